@@ -1,0 +1,31 @@
+"""`sparsroof analyze` against the bare fast_matrix_market load of the same file.
+
+Both are timed as whole commands (a fresh interpreter each time, as a user runs them) and
+the bare load also in-process. Usage: python bench/bench_analyze.py [NNZ]
+"""
+
+from __future__ import annotations
+
+import sys
+
+from common import command, generated_matrix, median_seconds
+
+
+def main() -> None:
+    nnz = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000_000
+    path = str(generated_matrix(nnz))
+    import fast_matrix_market as fmm
+
+    inproc = median_seconds(lambda: fmm.read_coo(path))
+    bare = median_seconds(command("-c", f"import fast_matrix_market as f; f.read_coo({path!r})"))
+    analyze = median_seconds(command("-m", "sparsroof", "analyze", path, "--kernel", "spmm",
+                                     "--d", "1,4,16,64", "--output", "json"))
+    print(f"matrix: {path} ({nnz:,} entries requested)")
+    print(f"bare load in-process        median {inproc:.3f} s")
+    print(f"bare load as a command      median {bare:.3f} s")
+    print(f"sparsroof analyze (command) median {analyze:.3f} s")
+    print(f"ratio analyze / bare command load: {analyze / bare:.2f}x (target <= 1.5x)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,41 @@
+"""Shared helpers for the benchmarks: generated inputs and median timing."""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+OUT = Path(__file__).resolve().parent / "out"
+
+
+def median_seconds(fn: Callable[[], object], repeat: int = 5) -> float:
+    """Median wall time of ``repeat`` calls of ``fn`` (after one warm-up call)."""
+    fn()
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def command(*args: str) -> Callable[[], object]:
+    """A callable that runs ``python args...`` and fails loudly on a non-zero exit."""
+    def run() -> object:
+        return subprocess.run([sys.executable, *args], check=True, stdout=subprocess.DEVNULL)
+    return run
+
+
+def generated_matrix(nnz: int = 10_000_000, rows: int = 1_000_000, seed: int = 1) -> Path:
+    """A real general uniformly random matrix with about ``nnz`` entries, cached in bench/out."""
+    from sparsroof.generate import uniform_random, write
+
+    path = OUT / f"random_{rows}_{nnz}.mtx"
+    if not path.exists():
+        OUT.mkdir(exist_ok=True)
+        write(uniform_random(rows, rows, nnz, seed=seed), path)
+    return path

@@ -1,0 +1,94 @@
+"""Options and error handling shared by every command."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+import click
+
+from ..errors import SparsroofError
+from ..report import OUTPUTS
+from ..traffic import INDEX_BYTES, KERNELS, VALUE_BYTES
+
+__all__ = [
+    "HW_OPTION",
+    "KERNEL_OPTION",
+    "WIDTH_OPTION",
+    "DTYPE_OPTION",
+    "INDEX_OPTION",
+    "OUTPUT_OPTION",
+    "echo_error",
+    "emit",
+    "run_guarded",
+    "table_console",
+]
+
+HW_OPTION = click.option(
+    "--hw", "hw", default="a100", show_default=True, metavar="NAME|PATH",
+    help="Hardware spec: a bundled name (see 'sparsroof hw list') or a path to a YAML spec.",
+)
+KERNEL_OPTION = click.option(
+    "--kernel", type=click.Choice(KERNELS), default="spmv", show_default=True,
+    help="SpMV (y = A·x) or SpMM (C = A·B with B of width d).",
+)
+WIDTH_OPTION = click.option(
+    "--d", "widths", multiple=True, metavar="D[,D...]",
+    help="Widths of B for SpMM, e.g. --d 1,4,16,64 (one row per width). [default: 1]",
+)
+DTYPE_OPTION = click.option(
+    "--dtype", type=click.Choice(list(VALUE_BYTES)), default="fp64", show_default=True,
+    help="Precision of values (and of the compute roof).",
+)
+INDEX_OPTION = click.option(
+    "--index", type=click.Choice(list(INDEX_BYTES)), default="int32", show_default=True,
+    help="Index type of the sparse format.",
+)
+OUTPUT_OPTION = click.option(
+    "--output", "-O", "output", type=click.Choice(OUTPUTS), default="table", show_default=True,
+    help="Result format on stdout.",
+)
+
+
+def echo_error(message: str) -> None:
+    """One line on stderr, prefixed so it can be found in logs."""
+    click.echo(f"sparsroof: error: {message}", err=True)
+
+
+def emit(text: str) -> None:
+    """Write results to stdout."""
+    click.echo(text, nl=not text.endswith("\n"))
+
+
+def table_console() -> Any:
+    """A rich console for stdout; wide enough not to wrap tables when piped to a file."""
+    from rich.console import Console
+
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=200, no_color=True, highlight=False)
+    return console
+
+
+def run_guarded(command: click.Command, argv: list[str] | None) -> int:
+    """Run a click command; user errors become one line and an exit code, never a traceback."""
+    try:
+        code = command.main(args=argv, prog_name="sparsroof", standalone_mode=False)
+    except click.exceptions.Abort:
+        echo_error("aborted")
+        return 130
+    except click.ClickException as err:
+        err.show()
+        return err.exit_code
+    except SparsroofError as err:
+        echo_error(str(err))
+        return err.exit_code
+    except BrokenPipeError:
+        # the reader went away (| head): exit quietly, without a second error at shutdown
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+    except click.exceptions.Exit as err:
+        return err.exit_code
+    return code if isinstance(code, int) else 0

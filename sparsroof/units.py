@@ -1,0 +1,87 @@
+"""Parsing quantities written with their units ("2039 GB/s", "40 MiB", "4.2 us").
+
+Values are returned in SI base units: bytes, bytes per second, FLOP per second (or
+operations per second for integer types), seconds and hertz. Decimal prefixes are powers
+of 1000 and binary prefixes (KiB, MiB, ...) powers of 1024, as the IEC defines them.
+
+>>> parse_quantity("2039 GB/s", "bandwidth")
+2039000000000.0
+>>> parse_quantity("40 MiB", "capacity")
+41943040.0
+>>> parse_quantity("4.2 us", "time")
+4.2e-06
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["KINDS", "UnitError", "parse_quantity"]
+
+_DECIMAL = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15}
+_BINARY = {"Ki": 2.0**10, "Mi": 2.0**20, "Gi": 2.0**30, "Ti": 2.0**40, "Pi": 2.0**50}
+_TIME = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ns": 1e-9}
+
+#: what each kind of quantity is called and an example of how to write it
+KINDS = {
+    "bandwidth": "a bandwidth such as '2039 GB/s' or '1.5 TiB/s'",
+    "capacity": "a capacity such as '40 MiB' or '80 GB'",
+    "throughput": "a throughput such as '19.5 TFLOP/s' or '624 TOP/s'",
+    "time": "a time such as '4.2 us' or '5 ms'",
+    "frequency": "a frequency such as '1.41 GHz'",
+}
+
+_NUMBER = r"(?P<num>[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)"
+_QUANTITY = re.compile(rf"^\s*{_NUMBER}\s*(?P<unit>\S+)\s*$")
+
+
+class UnitError(ValueError):
+    """A quantity whose number or unit does not fit the kind expected."""
+
+
+def _prefix(prefix: str) -> float | None:
+    if prefix in _BINARY:
+        return _BINARY[prefix]
+    return _DECIMAL.get(prefix)
+
+
+def _scale(unit: str, kind: str) -> float | None:
+    """Factor from ``unit`` to the SI base unit of ``kind``; None when it does not fit."""
+    if kind == "time":
+        return _TIME.get(unit)
+    patterns = {
+        "bandwidth": r"(?P<p>[kKMGTP]i?|)B/s",
+        "capacity": r"(?P<p>[kKMGTP]i?|)B",
+        "throughput": r"(?P<p>[kKMGTP]|)(?:FLOP/s|FLOPS|OP/s|OPS|IOPS)",
+        "frequency": r"(?P<p>[kKMGT]|)Hz",
+    }
+    match = re.fullmatch(patterns[kind], unit)
+    if match is None:
+        return None
+    return _prefix(match.group("p"))
+
+
+def parse_quantity(text: object, kind: str) -> float:
+    """Parse ``text`` as a positive quantity of ``kind`` and return it in SI base units.
+
+    Raises :class:`UnitError` with a message that says what was expected.
+
+    >>> parse_quantity("19.5 TFLOP/s", "throughput")
+    19500000000000.0
+    >>> parse_quantity("2 TB", "bandwidth")
+    Traceback (most recent call last):
+    ...
+    sparsroof.units.UnitError: '2 TB' is not a bandwidth such as '2039 GB/s' or '1.5 TiB/s'
+    """
+    if kind not in KINDS:
+        raise ValueError(f"unknown quantity kind {kind!r}")
+    if isinstance(text, bool) or not isinstance(text, str):
+        raise UnitError(f"{text!r} has no unit: write {KINDS[kind]}")
+    match = _QUANTITY.match(text)
+    factor = _scale(match.group("unit"), kind) if match else None
+    if match is None or factor is None:
+        raise UnitError(f"{text!r} is not {KINDS[kind]}")
+    value = float(match.group("num")) * factor
+    if value <= 0:
+        raise UnitError(f"{text!r} must be greater than zero")
+    return value

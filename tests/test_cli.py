@@ -1,0 +1,106 @@
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .conftest import DATA, ROOT
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "sparsroof", *args], capture_output=True,
+                          text=True, cwd=ROOT)
+
+
+def test_analyze_json_carries_versions_and_numbers() -> None:
+    out = run("analyze", "data/lap2d_64.mtx", "--kernel", "spmm", "--d", "1,4", "--output",
+              "json")
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert doc["schema_version"] == 1 and doc["version"]
+    (matrix,) = doc["matrices"]
+    assert matrix["matrix"]["stored_entries"] == 20224 and matrix["spec"] == "a100-80gb"
+    widths = [r["traffic"]["width"] for r in matrix["results"]]
+    assert widths == [1, 1, 4, 4]
+    first = matrix["results"][0]["traffic"]
+    # CSR fp64 int32: 20224 x 12 + 4097 x 4 bytes of A
+    assert first["bytes_a"] == 20224 * 12 + 4097 * 4
+    assert doc["errors"] == []
+
+
+def test_analyze_csv_has_one_row_per_width_and_model() -> None:
+    out = run("analyze", "data/random_1000.mtx", "--kernel", "spmm", "--d", "1,16",
+              "--output", "csv")
+    lines = out.stdout.strip().splitlines()
+    assert out.returncode == 0 and len(lines) == 1 + 4
+    assert lines[0].startswith("schema_version,version,matrix")
+
+
+def test_good_files_reported_when_one_fails(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.mtx"
+    bad.write_text("%%MatrixMarket matrix coordinate real general\n2 2 1\n3 3 1.0\n")
+    out = run("analyze", "data/lap2d_64.mtx", str(bad), "data/random_1000.mtx",
+              "--output", "json")
+    assert out.returncode == 1
+    doc = json.loads(out.stdout)
+    assert [m["matrix"]["name"] for m in doc["matrices"]] == ["lap2d_64", "random_1000"]
+    assert doc["errors"][0]["path"] == str(bad)
+    assert "Traceback" not in out.stderr
+    assert out.stderr.count("\n") == 1 and str(bad) in out.stderr
+
+
+@pytest.mark.parametrize("args,code,needle", [
+    (["analyze", "nope.mtx"], 1, "nope.mtx: no such file"),
+    (["analyze", "data/lap2d_64.mtx", "--hw", "a10O"], 1, "did you mean 'a100'"),
+    (["analyze", "data/lap2d_64.mtx", "--d", "4"], 2, "spmv multiplies by one vector"),
+    (["analyze", "data/lap2d_64.mtx", "--kernel", "spmm", "--d", "x"], 2, "not a whole number"),
+    (["analyze", "data/lap2d_64.mtx", "--kernel", "spmm", "--d", "0"], 2, "at least 1"),
+    (["analyze", "data/lap2d_64.mtx", "--dtype", "fp8"], 2, "Invalid value"),
+])
+def test_errors_are_one_line_with_exit_code(args: list[str], code: int, needle: str) -> None:
+    result = run(*args)
+    assert result.returncode == code, result.stderr
+    assert needle in result.stderr and "Traceback" not in result.stderr
+
+
+def test_table_output_lists_every_column() -> None:
+    out = run("analyze", "data/lap2d_64.mtx")
+    assert out.returncode == 0
+    for header in ("FLOPs", "SoL", "bound", "GFLOP/s", "compulsory", "random"):
+        assert header in out.stdout
+
+
+def test_quick_start_command_from_readme(tmp_path: Path) -> None:
+    """Run the README's first quick-start command (skipping the install part)."""
+    readme = (ROOT / "README.md").read_text()
+    block = re.search(r"```sh\n(.*?)```", readme, re.S)
+    assert block, "README has no ```sh quick-start block"
+    commands = [c for c in block.group(1).splitlines() if c.strip().startswith("pip install")]
+    first = commands[0]
+    run_part = first.split("&&")[-1].strip()
+    assert run_part.startswith("sparsroof analyze")
+    argv = shlex.split(run_part)
+    env = dict(os.environ)
+    # the installed entry point where there is one (CI installs the project), else -m
+    exe = shutil.which("sparsroof")
+    prefix = [exe] if exe else [sys.executable, "-m", "sparsroof"]
+    result = subprocess.run([*prefix, *argv[1:]], cwd=ROOT,
+                            capture_output=True, text=True, env=env)
+    assert result.returncode == 0, result.stderr
+    assert "lap2d_64" in result.stdout and "memory" in result.stdout
+    assert (DATA / "lap2d_64.mtx").exists()
+
+
+def test_broken_pipe_is_quiet() -> None:
+    cmd = f"{shlex.quote(sys.executable)} -m sparsroof analyze data/lap2d_64.mtx --kernel spmm " \
+          f"--d {','.join(str(i) for i in range(1, 400))} --output csv | head -1"
+    result = subprocess.run(cmd, shell=True, cwd=ROOT, capture_output=True, text=True)
+    assert result.stdout.startswith("schema_version")
+    assert "Traceback" not in result.stderr and "Error" not in result.stderr
