@@ -89,7 +89,7 @@ def to_json(analyses: Sequence[Analysis], errors: Sequence[dict[str, str]] = ())
     doc["flops_convention"] = "2 FLOPs (multiply + add) per stored entry per column of B"
     doc["matrices"] = [
         {"matrix": asdict(a.matrix), "spec": a.spec, "device": a.device,
-         "structure": asdict(a.structure),
+         "structure": a.structure.to_dict(),
          "results": [{"traffic": asdict(r.traffic) | {"bytes_total": r.traffic.bytes_total,
                                                       "intensity": r.traffic.intensity},
                       "bound": asdict(r.bound)} for r in a.results]}
