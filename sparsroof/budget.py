@@ -27,6 +27,7 @@ and the key, exit code 2.
 from __future__ import annotations
 
 import glob
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -232,7 +233,7 @@ def _matrices(value: object, base: Path) -> tuple[str, ...]:
         raise _Problem("matrices", "expected a path or glob, or a list of them")
     found: list[str] = []
     for pattern in patterns:
-        full = str(base / pattern)
+        full = os.path.normpath(base / pattern)
         if glob.has_magic(pattern):
             hits = sorted(glob.glob(full, recursive=True))
             if not hits:
