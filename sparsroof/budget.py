@@ -324,7 +324,8 @@ def _top(data: object) -> dict[str, Any]:
     for key in data:
         if key not in _TOP_KEYS:
             raise _Problem(str(key), f"unknown key (known: {', '.join(_TOP_KEYS)})")
-    if data.get("version", 1) != 1:
+    version = data.get("version", 1)
+    if isinstance(version, bool) or version != 1:
         raise _Problem("version", f"unsupported budget file version {data['version']!r} "
                        "(this sparsroof reads version 1)")
     checks = data.get("checks")

@@ -15,6 +15,7 @@ A baseline fails a point whose SoL latency or bytes moved grew by more than the 
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
@@ -199,13 +200,29 @@ def _against_baseline(check: Check, p: Point, entry: dict[str, Any], tolerance: 
     ]
 
 
-def _points(budget: Budget, check: Check, cache: dict[str, Matrix]) -> list[Point]:
+class _Matrices:
+    """Loads each matrix once and keeps it only while a later check still names it."""
+
+    def __init__(self, budget: Budget) -> None:
+        self.budget = budget
+        self.uses = Counter(p for c in budget.checks for p in c.matrices)
+        self.kept: dict[str, Matrix] = {}
+
+    def get(self, check: Check, path: str) -> Matrix:
+        self.uses[path] -= 1
+        try:
+            matrix = self.kept.pop(path) if path in self.kept else load(path)
+        except MatrixFileError as err:
+            raise BudgetError(self.budget.path, str(err), check.name, "matrices") from None
+        if self.uses[path] > 0:
+            self.kept[path] = matrix
+        return matrix
+
+
+def _points(check: Check, matrices: _Matrices) -> list[Point]:
     points = []
     for path in check.matrices:
-        try:
-            matrix = cache[path] if path in cache else cache.setdefault(path, load(path))
-        except MatrixFileError as err:
-            raise BudgetError(budget.path, str(err), check.name, "matrices") from None
+        matrix = matrices.get(check, path)
         analysis = analyze(matrix, check.spec, check.config)
         for r in analysis.results:
             t, b = r.traffic, r.bound
@@ -238,11 +255,11 @@ def run_checks(budget: Budget, baseline: str | None = None,
     """Model and judge every check of ``budget``; compare with ``baseline`` when given."""
     measured, notes = _measured(budget)
     old = load_baseline(baseline) if baseline is not None else None
-    cache: dict[str, Matrix] = {}
+    matrices = _Matrices(budget)
     points: list[Point] = []
     outcomes: list[Outcome] = []
     for check in budget.checks:
-        for p in _points(budget, check, cache):
+        for p in _points(check, matrices):
             points.append(p)
             outcomes.extend(_limits(check, p, measured, budget.measured or budget.path))
             if old is None or baseline is None:

@@ -332,6 +332,7 @@ INVALID_INPUTS = [
     (["--baseline", "{d}/t.json"], '{"kind": "check"}', "t.json: not a baseline"),
     (["--baseline", "{d}/t.json", "--tolerance", "five"], "{}", "--tolerance 'five' is not a"),
     (["--junit", "{d}/no/such/dir/r.xml"], None, "r.xml: cannot write"),
+    (["--tolerance", "5%"], None, "--tolerance applies to a --baseline"),
 ]
 
 
@@ -377,3 +378,16 @@ def test_example_budget_file_loads() -> None:
     assert all(os.path.exists(p) for c in budget.checks for p in c.matrices)
     assert (DATA / "lap2d_64.mtx").as_posix() in {Path(p).resolve().as_posix()
                                                   for c in budget.checks for p in c.matrices}
+
+
+def test_matrix_named_by_two_checks_is_loaded_once(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from sparsroof import budget_check
+
+    calls: list[str] = []
+    real = budget_check.load
+    monkeypatch.setattr(budget_check, "load", lambda p: calls.append(p) or real(p))
+    text = one("max_sol_latency: 1 ms")
+    path = budget_dir(tmp_path, text + text.split("checks:\n")[1].replace("tiny", "again"))
+    report = run_checks(load_budget(path))
+    assert [p.check for p in report.points] == ["tiny", "again"] and len(calls) == 1

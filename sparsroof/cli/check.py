@@ -11,6 +11,7 @@ import click
 from ..budget import BudgetError, load_budget
 from ..budget_check import PASS, baseline_document, parse_tolerance, run_checks
 from ..ci_output import to_json, to_junit, to_markdown, to_table, workflow_commands
+from ..errors import OptionError
 from .common import echo_error, emit, table_console
 
 
@@ -28,13 +29,13 @@ def _write(path: str, text: str, append: bool = False) -> None:
               "kernel, width, seconds); replaces the budget file's 'measured' key.")
 @click.option("--baseline", metavar="OLD.json",
               help="Fail points whose SoL latency or bytes moved grew past --tolerance.")
-@click.option("--tolerance", default="0%", show_default=True, metavar="PCT",
-              help="Allowed growth over --baseline, e.g. 5% or 0.05.")
+@click.option("--tolerance", metavar="PCT",
+              help="Allowed growth over --baseline, e.g. 5% or 0.05.  [default: 0%]")
 @click.option("--write-baseline", metavar="NEW.json",
               help="Record the current values as a baseline for a later run.")
 @click.option("--junit", metavar="REPORT.xml", help="Write a JUnit XML report.")
 @click.option("--json", "as_json", is_flag=True, help="JSON on stdout instead of the table.")
-def command(budget: str, measured: str | None, baseline: str | None, tolerance: str,
+def command(budget: str, measured: str | None, baseline: str | None, tolerance: str | None,
             write_baseline: str | None, junit: str | None, as_json: bool) -> int:
     """Check every limit of the BUDGET.yaml file against the models.
 
@@ -50,7 +51,9 @@ def command(budget: str, measured: str | None, baseline: str | None, tolerance: 
       sparsroof check budgets.yaml --junit report.xml --write-baseline base.json
       sparsroof check budgets.yaml --baseline base.json --tolerance 5%
     """
-    allowed = parse_tolerance(tolerance)
+    if tolerance is not None and baseline is None:
+        raise OptionError("--tolerance applies to a --baseline; give one")
+    allowed = parse_tolerance(tolerance or "0")
     report = run_checks(load_budget(budget, measured), baseline, allowed)
     for note in report.notes:
         click.echo(f"sparsroof: note: {note}", err=True)
