@@ -123,12 +123,13 @@ def show_table(spec: HwSpec) -> Any:
             _row(table, f"{level.name} bandwidth", level.bandwidth, "bandwidth")
         if level.capacity:
             _row(table, f"{level.name} capacity", level.capacity, "capacity")
-    for what, q, kind in (("launch overhead", spec.launch_overhead, "time"),
-                          ("network", spec.network, "bandwidth"), ("clock", spec.clock, "clock")):
-        if q is not None:
-            _row(table, what, q, kind)
-    for key, q in spec.parallelism.items():
-        _row(table, key, q, None)
+    for what, extra, kind in (("launch overhead", spec.launch_overhead, "time"),
+                              ("network", spec.network, "bandwidth"),
+                              ("clock", spec.clock, "clock")):
+        if extra is not None:
+            _row(table, what, extra, kind)
+    for key, count in spec.parallelism.items():
+        _row(table, key, count, None)
     for key, text in spec.host.items():
         table.add_row(f"host {key}", text, "", "")
     return table

@@ -30,11 +30,11 @@ path to the user's own YAML file works wherever a bundled name does.
 from __future__ import annotations
 
 import difflib
+import functools
 from collections.abc import Hashable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from collections.abc import Hashable
 from typing import Any
 
 import yaml
@@ -225,7 +225,10 @@ def _bundled_files() -> dict[str, Any]:
             if p.name.endswith(".yaml")}
 
 
-class _StrictLoader(yaml.SafeLoader):
+_SAFE_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # the C parser when built
+
+
+class _StrictLoader(_SAFE_LOADER):
     """PyYAML's safe loader, refusing a key written twice in one mapping (a silent overwrite
     in plain YAML, and in a spec almost always a copy-paste slip)."""
 
@@ -233,13 +236,13 @@ class _StrictLoader(yaml.SafeLoader):
 def _no_duplicates(loader: _StrictLoader, node: yaml.MappingNode, deep: bool = False) -> Any:
     seen: set[Any] = set()
     for key_node, _ in node.value:
-        key = loader.construct_object(key_node, deep=deep)  # type: ignore[no-untyped-call]
+        key = loader.construct_object(key_node, deep=deep)
         if isinstance(key, Hashable):
             if key in seen:
                 raise yaml.constructor.ConstructorError(
                     None, None, f"key {key!r} written twice", key_node.start_mark)
             seen.add(key)
-    return yaml.SafeLoader.construct_mapping(loader, node, deep)
+    return _SAFE_LOADER.construct_mapping(loader, node, deep)
 
 
 _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _no_duplicates)
@@ -255,6 +258,7 @@ def _read_yaml(text: str, origin: str) -> Any:
         raise SpecError(origin, f"{where}malformed YAML: {problem}") from None
 
 
+@functools.lru_cache(maxsize=1)
 def _aliases() -> dict[str, str]:
     table = {}
     for name, resource in _bundled_files().items():

@@ -122,12 +122,12 @@ def host_info(cpuinfo: Path = Path("/proc/cpuinfo"), sys_cpu: Path = _SYS_CPU) -
 def _triad_kernel() -> Callable[..., None]:
     from numba import njit, prange
 
-    @njit(parallel=True, cache=True)  # type: ignore[misc]
+    @njit(parallel=True, cache=True)
     def triad(a: Any, b: Any, c: Any, s: float) -> None:  # pragma: no cover - compiled
         for i in prange(a.shape[0]):
             a[i] = b[i] + s * c[i]
 
-    return triad  # type: ignore[no-any-return]
+    return triad
 
 
 def measure_triad(array_bytes: int, repetitions: int) -> float:
