@@ -162,6 +162,14 @@ def measure_gemm(n: int, dtype: str, repetitions: int) -> float:
     return 2.0 * n**3 / best
 
 
+def _gemm_size(dtype: str, seconds: float = 0.4) -> int:
+    """Matrix order for which one product takes about ``seconds`` here (1024 to 8192):
+    large enough for the BLAS to reach its rate on many cores, short on a small machine."""
+    rate = measure_gemm(1024, dtype, 1)
+    n = (seconds * rate / 2.0) ** (1.0 / 3.0)
+    return int(min(8192, max(1024, n // 256 * 256)))
+
+
 def _triad_size(host: HostInfo, quick: bool) -> int:
     llc = max((c.total_bytes for c in host.caches), default=32 * 2**20)
     size = max(4 * llc, (16 if quick else 64) * 2**20)
@@ -180,7 +188,7 @@ def probe(quick: bool = False, progress: Progress = lambda _: None) -> ProbeResu
     progress(f"memory: {bandwidth / 1e9:.1f} GB/s")
     flops, sizes = {}, {}
     for precision, dtype in (("fp64", "float64"), ("fp32", "float32")):
-        n = 512 if quick else 4096 if precision == "fp32" else 3072
+        n = 512 if quick else _gemm_size(dtype)
         progress(f"compute: {precision} matrix multiply {n} x {n}, best of {2 if quick else 3}")
         flops[precision] = measure_gemm(n, dtype, 2 if quick else 3)
         sizes[precision] = n

@@ -94,8 +94,8 @@ def probe(output_file: str | None, name: str | None, quick: bool, force: bool) -
     """Measure this machine and write a spec for it, every figure marked as measured.
 
     Memory bandwidth: a STREAM-style triad over arrays four times the last-level cache;
-    compute: fp64 and fp32 matrix multiply. Progress goes to stderr. Takes about 20-30 s
-    (a few seconds with --quick).
+    compute: fp64 and fp32 matrix multiply. Progress goes to stderr. Takes 10-30 s (a
+    few seconds with --quick).
     """
     from ..probe import probe as run_probe
     from ..probe import spec_yaml
