@@ -27,9 +27,9 @@ def cli() -> None:
 
 
 def _register() -> None:
-    from . import analyze, check
+    from . import analyze, check, hw
 
-    for module in (analyze, check):
+    for module in (analyze, check, hw):
         cli.add_command(module.command)
 
 
