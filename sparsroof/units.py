@@ -31,7 +31,7 @@ KINDS = {
     "frequency": "a frequency such as '1.41 GHz'",
 }
 
-_NUMBER = r"(?P<num>[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)"
+_NUMBER = r"(?P<num>[-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)"
 _QUANTITY = re.compile(rf"^\s*{_NUMBER}\s*(?P<unit>\S+)\s*$")
 
 
@@ -61,6 +61,18 @@ def _scale(unit: str, kind: str) -> float | None:
     return _prefix(match.group("p"))
 
 
+def _hint(text: str, kind: str) -> str:
+    """A pointer at the likely slip: bits for bytes, a per-second rate for an amount."""
+    unit = text.split()[-1] if text.split() else ""
+    if kind in ("bandwidth", "capacity") and re.fullmatch(r"[kKMGTP]?i?(b|bit)(/s|ps)?", unit):
+        return " (write bytes with a capital B, not bits)"
+    if kind == "bandwidth" and unit.endswith("B"):
+        return " (a bandwidth is bytes per second: add '/s')"
+    if kind == "capacity" and unit.endswith("B/s"):
+        return " (a capacity is an amount of bytes, not a rate)"
+    return ""
+
+
 def parse_quantity(text: object, kind: str) -> float:
     """Parse ``text`` as a positive quantity of ``kind`` and return it in SI base units.
 
@@ -68,10 +80,10 @@ def parse_quantity(text: object, kind: str) -> float:
 
     >>> parse_quantity("19.5 TFLOP/s", "throughput")
     19500000000000.0
-    >>> parse_quantity("2 TB", "bandwidth")
+    >>> parse_quantity("2 TB", "bandwidth")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    sparsroof.units.UnitError: '2 TB' is not a bandwidth such as '2039 GB/s' or '1.5 TiB/s'
+    sparsroof.units.UnitError: '2 TB' is not a bandwidth such as ... (...: add '/s')
     """
     if kind not in KINDS:
         raise ValueError(f"unknown quantity kind {kind!r}")
@@ -80,7 +92,7 @@ def parse_quantity(text: object, kind: str) -> float:
     match = _QUANTITY.match(text)
     factor = _scale(match.group("unit"), kind) if match else None
     if match is None or factor is None:
-        raise UnitError(f"{text!r} is not {KINDS[kind]}")
+        raise UnitError(f"{text!r} is not {KINDS[kind]}{_hint(text, kind)}")
     value = float(match.group("num")) * factor
     if value <= 0:
         raise UnitError(f"{text!r} must be greater than zero")

@@ -27,9 +27,9 @@ def cli() -> None:
 
 
 def _register() -> None:
-    from . import analyze
+    from . import analyze, check, hw
 
-    for module in (analyze,):
+    for module in (analyze, check, hw):
         cli.add_command(module.command)
 
 

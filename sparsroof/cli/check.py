@@ -1,0 +1,78 @@
+"""``sparsroof check``: performance budgets for CI, with JUnit, JSON and job annotations."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import click
+
+from ..budget import BudgetError, load_budget
+from ..budget_check import PASS, baseline_document, parse_tolerance, run_checks
+from ..ci_output import to_json, to_junit, to_markdown, to_table, workflow_commands
+from ..errors import OptionError
+from .common import echo_error, emit, table_console
+
+
+def _write(path: str, text: str, append: bool = False) -> None:
+    try:
+        with open(path, "a" if append else "w", encoding="utf-8") as handle:
+            handle.write(text)
+    except OSError as err:
+        raise BudgetError(path, f"cannot write: {err.strerror or err}") from None
+
+
+@click.command("check")
+@click.argument("budget", metavar="BUDGET.yaml")
+@click.option("--measured", metavar="FILE", help="Measured results (JSON or CSV with matrix, "
+              "kernel, width, seconds); replaces the budget file's 'measured' key.")
+@click.option("--baseline", metavar="OLD.json",
+              help="Fail points whose SoL latency or bytes moved grew past --tolerance.")
+@click.option("--tolerance", metavar="PCT",
+              help="Allowed growth over --baseline, e.g. 5% or 0.05.  [default: 0%]")
+@click.option("--write-baseline", metavar="NEW.json",
+              help="Record the current values as a baseline for a later run.")
+@click.option("--junit", metavar="REPORT.xml", help="Write a JUnit XML report.")
+@click.option("--json", "as_json", is_flag=True, help="JSON on stdout instead of the table.")
+def command(budget: str, measured: str | None, baseline: str | None, tolerance: str | None,
+            write_baseline: str | None, junit: str | None, as_json: bool) -> int:
+    """Check every limit of the BUDGET.yaml file against the models.
+
+    Prints one row per limit, matrix and width: value, limit, margin and status. Exit 0
+    when all pass, 1 when a limit is exceeded (or a measured time beats the speed of
+    light), 2 when the budget file or an input is invalid. Under GitHub Actions
+    (GITHUB_ACTIONS=true) failures are also printed as annotations, and a Markdown
+    summary is appended to the file named by GITHUB_STEP_SUMMARY when it is set.
+
+    \b
+    Examples:
+      sparsroof check examples/budgets.yaml
+      sparsroof check budgets.yaml --junit report.xml --write-baseline base.json
+      sparsroof check budgets.yaml --baseline base.json --tolerance 5%
+    """
+    if tolerance is not None and baseline is None:
+        raise OptionError("--tolerance applies to a --baseline; give one")
+    allowed = parse_tolerance(tolerance or "0")
+    report = run_checks(load_budget(budget, measured), baseline, allowed)
+    for note in report.notes:
+        click.echo(f"sparsroof: note: {note}", err=True)
+    if junit:
+        _write(junit, to_junit(report))
+    if write_baseline:
+        _write(write_baseline, json.dumps(baseline_document(report), indent=2) + "\n")
+    summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary:
+        _write(summary, to_markdown(report), append=True)
+    if as_json:
+        emit(to_json(report))
+    else:
+        table_console().print(to_table(report))
+    if os.environ.get("GITHUB_ACTIONS") == "true":
+        # the runner reads workflow commands from both streams; keep stdout pure JSON
+        for line in workflow_commands(report):
+            click.echo(line, err=as_json)
+    if report.exit_code:
+        echo_error(f"{Path(budget)}: {len(report.outcomes) - report.count(PASS)} of "
+                   f"{len(report.outcomes)} checks failed")
+    return report.exit_code

@@ -1,0 +1,113 @@
+"""``sparsroof hw``: list, show, validate and probe hardware specs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..errors import OptionError
+from ..hwreport import list_csv, list_json, list_table, show_json, show_table
+from ..hwspec import bundled_names, load_spec, validate_file
+from .common import OUTPUT_OPTION, emit, table_console
+
+__all__ = ["command"]
+
+
+@click.group("hw")
+def command() -> None:
+    """Hardware specs: list the bundled ones, show one, validate your own, probe this host.
+
+    \b
+    Examples:
+      sparsroof hw list
+      sparsroof hw show a100
+      sparsroof hw validate myspec.yaml
+      sparsroof hw probe -o myhost.yaml
+    """
+
+
+@command.command("list")
+@click.argument("specs", nargs=-1, metavar="[NAME|PATH]...")
+@OUTPUT_OPTION
+def list_(specs: tuple[str, ...], output: str) -> int:
+    """Summary of the bundled specs (or of the SPECS given): DRAM bandwidth, the peak of
+    each compute unit at its default precision, and the ridge point in FLOP/byte.
+
+    Default precisions: fp32 for SIMT/vector units (fp64 where there is no fp32 figure),
+    fp16 for tensor/matrix units (then bf16, tf32).
+    """
+    loaded = [load_spec(s) for s in (specs or bundled_names())]
+    if output == "json":
+        emit(list_json(loaded))
+    elif output == "csv":
+        emit(list_csv(loaded))
+    else:
+        table_console().print(list_table(loaded))
+    return 0
+
+
+@command.command("show")
+@click.argument("spec", metavar="NAME|PATH")
+@click.option("--output", "-O", "output", type=click.Choice(["table", "json"]),
+              default="table", show_default=True, help="Result format on stdout.")
+def show(spec: str, output: str) -> int:
+    """Every figure of one spec with its unit as written, its SI value and its source."""
+    loaded = load_spec(spec)
+    if output == "json":
+        emit(show_json(loaded))
+    else:
+        table_console().print(show_table(loaded))
+    return 0
+
+
+@command.command("validate")
+@click.argument("paths", nargs=-1, required=True, metavar="PATH...")
+def validate(paths: tuple[str, ...]) -> int:
+    """Check spec files: one 'OK' line per good file, one line per problem otherwise.
+
+    Every problem in a file is listed, not only the first. Exit code 1 if any file has a
+    problem.
+    """
+    bad = 0
+    for path in paths:
+        problems = validate_file(path)
+        if problems:
+            bad += 1
+            emit("\n".join(str(p) for p in problems))
+        else:
+            spec = load_spec(path)
+            emit(f"{path}: OK ({spec.name}: {spec.device})")
+    if bad:
+        click.echo(f"sparsroof: {bad} of {len(paths)} spec file(s) have problems", err=True)
+    return 1 if bad else 0
+
+
+@command.command("probe")
+@click.option("-o", "--output-file", "output_file", type=click.Path(dir_okay=False),
+              help="Write the spec here (default: stdout).")
+@click.option("--name", help="Spec name. [default: the output file's stem, else 'this-host']")
+@click.option("--quick", is_flag=True, help="Fewer repetitions and small matrices (seconds; "
+              "for tests, less accurate compute figures).")
+@click.option("--force", is_flag=True, help="Overwrite an existing output file.")
+def probe(output_file: str | None, name: str | None, quick: bool, force: bool) -> int:
+    """Measure this machine and write a spec for it, every figure marked as measured.
+
+    Memory bandwidth: a STREAM-style triad over arrays four times the last-level cache;
+    compute: fp64 and fp32 matrix multiply. Progress goes to stderr. Takes 10-30 s (a
+    few seconds with --quick).
+    """
+    from ..probe import probe as run_probe
+    from ..probe import spec_yaml
+
+    target = Path(output_file) if output_file else None
+    if target is not None and target.exists() and not force:
+        raise OptionError(f"{target}: exists; pass --force to overwrite it")
+    result = run_probe(quick=quick, progress=lambda m: click.echo(f"probe: {m}", err=True))
+    text = spec_yaml(result, name or (target.stem if target else "this-host"))
+    if target is None:
+        emit(text)
+    else:
+        target.write_text(text, encoding="utf-8")
+        click.echo(f"probe: wrote {target}", err=True)
+    return 0

@@ -1,0 +1,60 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from sparsroof.probe import CacheLevel, host_info, measure_gemm, measure_triad
+
+CPUINFO = """\
+processor\t: 0
+model name\t: Example CPU 9000
+physical id\t: 0
+cpu cores\t: 2
+processor\t: 1
+model name\t: Example CPU 9000
+physical id\t: 0
+cpu cores\t: 2
+processor\t: 2
+model name\t: Example CPU 9000
+physical id\t: 1
+cpu cores\t: 2
+processor\t: 3
+model name\t: Example CPU 9000
+physical id\t: 1
+cpu cores\t: 2
+"""
+
+
+def _cache(root: Path, cpu: int, index: int, level: int, kind: str, size: str,
+           shared: str) -> None:
+    d = root / f"cpu{cpu}" / "cache" / f"index{index}"
+    d.mkdir(parents=True)
+    for name, text in (("level", str(level)), ("type", kind), ("size", size),
+                       ("shared_cpu_list", shared)):
+        (d / name).write_text(text + "\n")
+
+
+def test_host_info_counts_sockets_cores_and_cache_instances(tmp_path: Path) -> None:
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text(CPUINFO)
+    sys_cpu = tmp_path / "cpu"
+    for cpu in range(4):
+        _cache(sys_cpu, cpu, 0, 1, "Data", "32K", str(cpu))
+        _cache(sys_cpu, cpu, 1, 1, "Instruction", "32K", str(cpu))
+        _cache(sys_cpu, cpu, 2, 3, "Unified", "16384K", "0-1" if cpu < 2 else "2-3")
+    host = host_info(cpuinfo, sys_cpu)
+    # 2 sockets x 2 cores, 4 logical CPUs -> 1 thread per core
+    assert (host.model, host.cores, host.sockets, host.threads_per_core) == \
+        ("Example CPU 9000", 4, 2, 1)
+    # L1d: 4 private 32 KiB caches; L3: 2 shared 16 MiB caches (instruction caches skipped)
+    assert host.caches == (CacheLevel(1, 32 * 1024, 4), CacheLevel(3, 16 * 2**20, 2))
+    assert host.caches[1].total_bytes == 32 * 2**20
+
+
+def test_measurements_are_positive_and_plausible() -> None:
+    bandwidth = measure_triad(8 * 2**20, 2)
+    assert 1e8 < bandwidth < 1e13                     # between 0.1 GB/s and 10 TB/s
+    flops = measure_gemm(128, "float64", 2)
+    assert 1e7 < flops < 1e14
+    assert np.isfinite([bandwidth, flops]).all()
