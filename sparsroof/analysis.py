@@ -126,6 +126,12 @@ class Result:
     role: str = ""  # "class", "optimistic", "pessimistic", "measured" or ""
 
     @property
+    def valid(self) -> bool:
+        """False for an N:M format that the pattern does not conform to."""
+        c = self.traffic.conforming
+        return c is None or c >= 1.0
+
+    @property
     def speedup_vs_dense(self) -> float:
         """Speedup at SoL over the dense GEMM of the same shape (*The Sparsity Roofline*,
         eq. 3, for one layer)."""
@@ -255,10 +261,11 @@ def _width_results(s: Structure, spec: HwSpec, config: Config, plan: _Plan,
 def analyze_structure(info: MatrixInfo, s: Structure, spec: HwSpec, config: Config,
                       verdict: Any = None) -> Analysis:
     """Model every (width, storage, model) combination of ``config`` for structure ``s``,
-    fastest first within each width."""
+    fastest first within each width; an N:M format the pattern does not fit comes last
+    (it cannot hold the matrix, so its time is not attainable)."""
     plan = _plan(s, spec, config, verdict)
     results = [r for w in config.widths for r in _width_results(s, spec, config, plan, w)]
-    results.sort(key=lambda r: (r.traffic.width, r.bound.sol_s))
+    results.sort(key=lambda r: (r.traffic.width, not r.valid, r.bound.sol_s))
     return Analysis(info, spec.name, spec.device, s, verdict, tuple(results))
 
 

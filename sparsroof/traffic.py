@@ -160,7 +160,23 @@ def _block_size(params: ModelParams, verdict_block: int | None) -> int:
 def b_bytes(s: Structure, model: str, d: int, s_v: int, params: ModelParams,
             verdict_block: int | None = None) -> tuple[float, str] | None:
     """(bytes of B, detail) under ``model``; None when the model cannot apply here
-    (no power-law fit, no cache capacity in the spec, or an unknown block size)."""
+    (no power-law fit, no cache capacity in the spec, or an unknown block size).
+
+    No model reads less than the compulsory traffic: every referenced row of B must be
+    read once. The blocked model's reuse factor and the scale-free model with α <= 2 can
+    fall below it; they are raised to it, and the detail says so.
+    """
+    found = _b_model(s, model, d, s_v, params, verdict_block)
+    if found is None:
+        return None
+    floor = reuse.compulsory(s.nonempty_cols, d, s_v)
+    if found[0] < floor:
+        return floor, (found[1] + ", " if found[1] else "") + "raised to the compulsory floor"
+    return found
+
+
+def _b_model(s: Structure, model: str, d: int, s_v: int, params: ModelParams,
+             verdict_block: int | None) -> tuple[float, str] | None:
     nnz = s.stored_entries
     if model in ("compulsory", "banded"):
         return reuse.compulsory(s.nonempty_cols, d, s_v), f"{s.nonempty_cols} rows of B"
