@@ -43,7 +43,7 @@ def place_labels(ax: Axes, xs: Sequence[float], ys: Sequence[float], texts: Sequ
     ``avoid`` lists further data points (markers) that no label may cover. Axis limits
     and the figure size must be final, since placement works in pixels.
     """
-    fig = ax.get_figure()
+    fig = ax.get_figure(root=True)
     assert fig is not None
     px_per_pt = fig.dpi / 72.0
     h = fontsize * 1.25 * px_per_pt
@@ -95,7 +95,7 @@ def callout_labels(ax: Axes, xs: Sequence[float], ys: Sequence[float], texts: Se
     point's position where free, else just past its neighbour, and stays inside the axes.
     Returns the label centres in display pixels.
     """
-    fig = ax.get_figure()
+    fig = ax.get_figure(root=True)
     assert fig is not None
     if not texts:
         return []

@@ -104,7 +104,7 @@ def _limits(points: Sequence[RoofPoint], peaks: list[tuple[str, float]],
 
 def _slope_angle(ax: Axes) -> float:
     """Screen angle (degrees) of a slope-1 line in log-log axes of final size and limits."""
-    fig = ax.get_figure()
+    fig = ax.get_figure(root=True)
     assert fig is not None
     box = ax.get_position()
     width_in, height_in = box.width * fig.get_figwidth(), box.height * fig.get_figheight()

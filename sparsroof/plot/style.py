@@ -90,10 +90,14 @@ def save(fig: Figure, path: str | Path) -> Path:
     fmt = figure_format(path)
     if not path.parent.is_dir():
         raise FigureError(f"{path}: directory {str(path.parent)!r} does not exist")
+    from matplotlib.legend import Legend
+
+    # a second legend added with add_artist is not in the tight box unless named here
+    legends = [a for ax in fig.axes for a in ax.get_children() if isinstance(a, Legend)]
     metadata = {"Creator": "sparsroof"} if fmt != "png" else {"Software": "sparsroof"}
     try:
         fig.savefig(path, format=fmt, dpi=fig.dpi, bbox_inches="tight",
-                    metadata=metadata)
+                    bbox_extra_artists=legends, metadata=metadata)
     except OSError as err:
         raise FigureError(f"{path}: cannot write: {err.strerror or err}") from None
     return path
