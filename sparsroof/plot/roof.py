@@ -86,7 +86,8 @@ def _ceilings(spec: HwSpec, precision: str) -> tuple[list[tuple[str, float]],
                                                      list[tuple[str, float]]]:
     peaks = sorted(((unit, q.value) for (unit, prec), q in spec.peaks.items()
                     if prec == precision), key=lambda t: t[1])
-    levels = [(level.name, level.bandwidth.value) for level in spec.memory]
+    # a cache whose bandwidth is unpublished has no ceiling to draw
+    levels = [(level.name, level.bandwidth.value) for level in spec.memory if level.bandwidth]
     return peaks, levels
 
 

@@ -92,12 +92,15 @@ def save(fig: Figure, path: str | Path) -> Path:
         raise FigureError(f"{path}: directory {str(path.parent)!r} does not exist")
     from matplotlib.legend import Legend
 
-    # a second legend added with add_artist is not in the tight box unless named here
-    legends = [a for ax in fig.axes for a in ax.get_children() if isinstance(a, Legend)]
+    # a second legend added with add_artist is not in the tight box unless named here;
+    # naming any replaces the default list (suptitle...), so that list goes in too
+    extra = fig.get_default_bbox_extra_artists()
+    extra += [a for ax in fig.axes for a in ax.get_children()
+              if isinstance(a, Legend) and a not in extra]
     metadata = {"Creator": "sparsroof"} if fmt != "png" else {"Software": "sparsroof"}
     try:
         fig.savefig(path, format=fmt, dpi=fig.dpi, bbox_inches="tight",
-                    bbox_extra_artists=legends, metadata=metadata)
+                    bbox_extra_artists=extra, metadata=metadata)
     except OSError as err:
         raise FigureError(f"{path}: cannot write: {err.strerror or err}") from None
     return path
