@@ -8,6 +8,7 @@ from ..analysis import Analysis, Config, analyze, parse_widths
 from ..errors import MatrixFileError
 from ..hwspec import load_spec
 from ..io import load
+from ..plot import KINDS, plot_analyses
 from ..report import to_csv, to_json, to_table
 from .common import (
     DTYPE_OPTION,
@@ -20,6 +21,7 @@ from .common import (
     emit,
     table_console,
 )
+from .plot import echo_written
 
 
 @click.command("analyze")
@@ -30,8 +32,12 @@ from .common import (
 @DTYPE_OPTION
 @INDEX_OPTION
 @OUTPUT_OPTION
+@click.option("--plot", "plot_path", default=None, metavar="FILE",
+              help="Also draw the results to FILE (.png, .svg or .pdf).")
+@click.option("--plot-kind", type=click.Choice(KINDS), default="roofline", show_default=True,
+              help="Figure for --plot: roofline, or time-based roofline.")
 def command(matrices: tuple[str, ...], hw: str, kernel: str, widths: tuple[str, ...],
-            dtype: str, index: str, output: str) -> int:
+            dtype: str, index: str, output: str, plot_path: str | None, plot_kind: str) -> int:
     """Speed-of-light latency and roofline position of SpMV/SpMM for each MATRIX.
 
     MATRIX is a Matrix Market file (.mtx, .mtx.gz) or a DLMC .smtx file. Every good
@@ -61,4 +67,6 @@ def command(matrices: tuple[str, ...], hw: str, kernel: str, widths: tuple[str, 
         console = table_console()
         for a in analyses:
             console.print(to_table(a))
+    if plot_path and analyses:
+        echo_written(plot_analyses(analyses, spec, plot_path, kind=plot_kind))
     return 1 if errors else 0
