@@ -40,6 +40,9 @@ class RankBound:
     bound: str  # "compute", "memory" or "network" (of the slowest rank)
     slowest_rank: int
     imbalance: float  # max entries per rank / mean entries per rank
+    peak_flops: float = 0.0  # the roofs it was bounded by
+    bandwidth: float = 0.0
+    network: float = 0.0
 
     @property
     def arithmetic_intensity(self) -> float:
@@ -142,4 +145,5 @@ def distributed_bounds(row: np.ndarray, col: np.ndarray, shape: tuple[int, int],
         network_s=network_s, sol_s=sol, bound="network" if name == "launch" else name,
         slowest_rank=slow,
         imbalance=float(nnz_r.max() / nnz_r.mean()) if nnz_r.sum() else 1.0,
+        peak_flops=peak_flops, bandwidth=bandwidth, network=network,
     )

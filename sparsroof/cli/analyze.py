@@ -8,6 +8,7 @@ from ..analysis import Analysis, Config, analyze, expand_choice, parse_widths
 from ..errors import MatrixFileError
 from ..hwspec import UNITS, load_spec
 from ..io import load
+from ..plot import KINDS, plot_analyses
 from ..report import to_csv, to_json, to_ranks_table, to_table
 from ..traffic import MODELS, STORAGES
 from .common import (
@@ -21,6 +22,7 @@ from .common import (
     emit,
     table_console,
 )
+from .plot import echo_written
 
 
 @click.command("analyze")
@@ -54,11 +56,15 @@ from .common import (
 @click.option("--block-size", type=click.Choice(["2", "4", "8", "16", "32"]), default=None,
               help="Block size t of the blocked model. [default: the classifier's, else 4]")
 @OUTPUT_OPTION
+@click.option("--plot", "plot_path", default=None, metavar="FILE",
+              help="Also draw the results to FILE (.png, .svg or .pdf).")
+@click.option("--plot-kind", type=click.Choice(KINDS), default="roofline", show_default=True,
+              help="Figure for --plot: roofline, time-based roofline, or ridgeline (needs --ranks).")
 def command(matrices: tuple[str, ...], hw: str, kernel: str, widths: tuple[str, ...],
             dtype: str, index: str, storages: tuple[str, ...], models: tuple[str, ...],
             unit: str | None, precision: str | None, launches: int | None,
             ranks: tuple[str, ...], cache_roof: bool, reuse_factor: float, hub_fraction: float,
-            block_size: str | None, output: str) -> int:
+            block_size: str | None, output: str, plot_path: str | None, plot_kind: str) -> int:
     """Speed-of-light latency and roofline position of SpMV/SpMM for each MATRIX.
 
     MATRIX is a Matrix Market file (.mtx, .mtx.gz) or a DLMC .smtx file. Every good
@@ -89,6 +95,8 @@ def command(matrices: tuple[str, ...], hw: str, kernel: str, widths: tuple[str, 
             echo_error(str(err))
             errors.append({"path": err.path, "error": err.problem})
     render(analyses, errors, output)
+    if plot_path and analyses:
+        echo_written(plot_analyses(analyses, spec, plot_path, kind=plot_kind))
     return 1 if errors else 0
 
 

@@ -1,0 +1,108 @@
+"""``sparsroof plot``: figures from saved results (analyze JSON, sparsity points)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from ..errors import SpecError
+from ..hwspec import load_spec
+from ..plot import (
+    parse_size,
+    plot_points,
+    read_results,
+    read_sparsity_points,
+    save,
+    sparsity_roofline_figure,
+)
+from ..plot.style import DEFAULT_DPI
+
+__all__ = ["command", "SIZE_OPTION", "DPI_OPTION", "size_of", "echo_written"]
+
+SIZE_OPTION = click.option(
+    "--size", metavar="WxH", default=None,
+    help="Figure size in inches, e.g. 8x5 (a legend of many names is added beside it).",
+)
+DPI_OPTION = click.option(
+    "--dpi", type=click.IntRange(30, 1200), default=DEFAULT_DPI, show_default=True,
+    help="Resolution of PNG output (dots per inch).",
+)
+_OUT = click.option("-o", "--out", "out", required=True, metavar="FILE",
+                    help="Figure file: .png, .svg or .pdf.")
+
+
+def size_of(text: str | None) -> tuple[float, float] | None:
+    return parse_size(text) if text else None
+
+
+def echo_written(path: object) -> None:
+    click.echo(f"sparsroof: wrote {path}", err=True)
+
+
+@click.group("plot")
+def command() -> None:
+    """Draw figures from saved results.
+
+    \b
+    Examples:
+      sparsroof analyze data/*.mtx --output json > results.json
+      sparsroof plot roofline results.json -o roofline.png
+      sparsroof plot time results.json -o time.pdf
+      sparsroof plot sparsity-roofline points.csv -o sparsity.svg
+    """
+
+
+def _results(kind: str, results: str, out: str, hw: str | None, size: str | None,
+             dpi: int) -> None:
+    points, spec_name = read_results(results)
+    name = hw or spec_name
+    if not name:
+        raise SpecError(results, "the results name no single hardware spec; pass --hw")
+    try:
+        spec = load_spec(name)
+    except SpecError as err:
+        raise SpecError(results, f"cannot load the spec the results name ({err}); "
+                        "pass --hw NAME|PATH") from None
+    echo_written(plot_points(points, spec, out, kind=kind, size=size_of(size), dpi=dpi))
+
+
+def _results_command(kind: str, summary: str) -> Any:
+    @click.command(kind, help=f"{summary}\n\nRESULTS is the output of "
+                   "'sparsroof analyze --output json'.")
+    @click.argument("results", metavar="RESULTS.json")
+    @_OUT
+    @click.option("--hw", default=None, metavar="NAME|PATH",
+                  help="Hardware spec for the ceilings [default: the one the results name].")
+    @SIZE_OPTION
+    @DPI_OPTION
+    def run(results: str, out: str, hw: str | None, size: str | None, dpi: int) -> None:
+        _results(kind, results, out, hw, size, dpi)
+
+    return run
+
+
+command.add_command(_results_command(
+    "roofline", "Log-log roofline of every result against every ceiling of the spec."))
+command.add_command(_results_command(
+    "time", "Time-based roofline: complexity plane beside the compute/memory time plane."))
+
+
+@command.command("sparsity-roofline")
+@click.argument("points", metavar="POINTS.csv|POINTS.json")
+@_OUT
+@click.option("--title", default=None, help="Figure title.")
+@click.option("--accuracy-label", default="accuracy", show_default=True,
+              help="Label of the accuracy axis, e.g. 'top-1 accuracy (%)'.")
+@SIZE_OPTION
+@DPI_OPTION
+def sparsity_roofline(points: str, out: str, title: str | None, accuracy_label: str,
+                      size: str | None, dpi: int) -> None:
+    """Accuracy vs speedup at speed of light, one line per sparsity pattern.
+
+    POINTS has the columns pattern, sparsity (a fraction), speedup and accuracy.
+    """
+    fig = sparsity_roofline_figure(read_sparsity_points(points), title=title,
+                                   accuracy_label=accuracy_label,
+                                   size=size_of(size) or (7.0, 5.0), dpi=dpi)
+    echo_written(save(fig, out))

@@ -1,0 +1,58 @@
+"""``sparsroof spy``: a density image of a matrix's sparsity pattern."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..errors import OptionError
+from ..io import Matrix, load
+from ..plot import figure_format, save, spy_figure
+from ..plot.spy import bandwidth
+from .plot import DPI_OPTION, SIZE_OPTION, echo_written, size_of
+
+__all__ = ["command"]
+
+
+@click.command("spy")
+@click.argument("matrix", metavar="MATRIX")
+@click.option("-o", "--out", "out", default=None, metavar="FILE",
+              help="Figure file: .png, .svg or .pdf [default: NAME-spy.png].")
+@click.option("--bins", type=click.IntRange(1, 8192), default=512, show_default=True,
+              help="Cells along the longer side; each shows the entries that fall in it.")
+@click.option("--grid", "block", type=click.IntRange(1), default=None, metavar="B",
+              help="Draw a grid of B x B blocks over the image.")
+@click.option("--band", default=None, metavar="W|auto",
+              help="Draw the band |i - j| <= W (auto: the matrix's own bandwidth).")
+@SIZE_OPTION
+@DPI_OPTION
+def command(matrix: str, out: str | None, bins: int, block: int | None, band: str | None,
+            size: str | None, dpi: int) -> None:
+    """Density image of MATRIX: entries binned into cells, log colour scale.
+
+    \b
+    Examples:
+      sparsroof spy data/lap2d_64.mtx -o lap.png --band auto
+      sparsroof spy layer.smtx -o layer.svg --grid 16
+    """
+    m = load(matrix)
+    path = out or f"{m.name}-spy.png"
+    figure_format(path)
+    fig = spy_figure(m, bins=bins, block=block, band=_band(band, m),
+                     size=size_of(size) or (6.5, 6.0), dpi=dpi)
+    echo_written(save(fig, Path(path)))
+
+
+def _band(text: str | None, m: Matrix) -> int | None:
+    if text is None:
+        return None
+    if text == "auto":
+        return bandwidth(m)
+    try:
+        width = int(text)
+    except ValueError:
+        raise OptionError(f"--band {text!r}: expected a whole number or 'auto'") from None
+    if width < 0:
+        raise OptionError(f"--band {text!r}: must not be negative")
+    return width

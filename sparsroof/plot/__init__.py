@@ -1,0 +1,99 @@
+"""Figures of sparsroof results: roofline, time-based roofline, ridgeline, sparsity
+roofline and spy plots.
+
+The only part of sparsroof that uses matplotlib, and only inside functions: importing
+this package does not import matplotlib. Every ``*_figure`` function returns a
+``matplotlib.figure.Figure`` built with the object API (no pyplot state); :func:`save`
+writes it as PNG, SVG or PDF by the file's suffix.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ..hwspec import HwSpec
+from .points import RoofPoint, read_results, roof_points
+from .ridge import RidgePoint, ridge_region, ridgeline, ridgeline_figure
+from .roof import roofline_figure
+from .sparsity import SparsityPoint, read_sparsity_points, sparsity_roofline_figure
+from .spy import density, spy_figure
+from .style import FigureError, figure_format, parse_size, save
+from .timeroof import time_roofline_figure
+
+__all__ = [
+    "KINDS",
+    "FigureError",
+    "RidgePoint",
+    "RoofPoint",
+    "SparsityPoint",
+    "density",
+    "figure_format",
+    "parse_size",
+    "plot_points",
+    "plot_analyses",
+    "read_results",
+    "read_sparsity_points",
+    "ridge_region",
+    "ridgeline",
+    "ridgeline_figure",
+    "roof_points",
+    "roofline_figure",
+    "save",
+    "sparsity_roofline_figure",
+    "spy_figure",
+    "time_roofline_figure",
+]
+
+#: figure kinds drawn from analysis results
+KINDS = ("roofline", "time", "ridgeline")
+
+
+def plot_points(points: Sequence[RoofPoint], spec: HwSpec, path: str | Path, *,
+                kind: str = "roofline", size: tuple[float, float] | None = None,
+                dpi: int = 150) -> Path:
+    """Draw ``points`` as a roofline or time-based roofline and write ``path``."""
+    figure_format(path)  # a bad suffix fails before any drawing
+    if kind == "roofline":
+        fig = roofline_figure(points, spec, size=size or (8.0, 5.5), dpi=dpi)
+    elif kind == "time":
+        fig = time_roofline_figure(points, spec, size=size or (12.0, 5.5), dpi=dpi)
+    else:
+        raise FigureError(f"unknown figure kind {kind!r} (use {', '.join(KINDS)})")
+    return save(fig, path)
+
+
+def plot_analyses(analyses: Sequence[Any], spec: HwSpec, path: str | Path, *,
+                  kind: str = "roofline", size: tuple[float, float] | None = None,
+                  dpi: int = 150) -> Path:
+    """Draw a list of :class:`~sparsroof.analysis.Analysis` results and write ``path``.
+
+    ``kind`` "ridgeline" draws the distributed results (``--ranks``) of the first matrix
+    that has them, at its first width."""
+    if kind == "ridgeline":
+        return _plot_ridgeline(analyses, path, size=size, dpi=dpi)
+    points = roof_points(analyses)
+    if not points:
+        raise FigureError(f"{path}: no results to plot")
+    return plot_points(points, spec, path, kind=kind, size=size, dpi=dpi)
+
+
+def _plot_ridgeline(analyses: Sequence[Any], path: str | Path, *,
+                    size: tuple[float, float] | None, dpi: int) -> Path:
+    figure_format(path)
+    with_ranks = [a for a in analyses if a.distributed]
+    if not with_ranks:
+        raise FigureError(f"{path}: a ridgeline needs distributed results (use --ranks)")
+    a = with_ranks[0]
+    width = a.distributed[0].width
+    ranks = [rb for rb in a.distributed if rb.width == width]
+    points = [RidgePoint(rb.ranks, rb.arithmetic_intensity, rb.memory_intensity, rb.bound)
+              for rb in ranks if rb.bytes_network > 0]
+    if not points:
+        raise FigureError(f"{path}: no rank count moves data over the network (use P > 1)")
+    first = ranks[0]
+    title = f"{a.matrix.name}, SpMM d={width} on {a.spec}: P = " + ", ".join(
+        str(p.ranks) for p in points)
+    return ridgeline(points, first.peak_flops, first.bandwidth, first.network, title, path,
+                     size=size or (7.0, 5.5), dpi=dpi)

@@ -1,0 +1,120 @@
+"""What the roofline plots draw: one flat record per (matrix, width, format, model).
+
+Records come from :class:`~sparsroof.analysis.Analysis` objects in memory, or from the
+JSON that ``sparsroof analyze --output json`` writes, so that any tool producing that
+document can be drawn. Fields are read by name; anything else in the input is ignored.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .style import FigureError
+
+__all__ = ["RoofPoint", "roof_points", "read_results", "OPTIMISTIC", "PESSIMISTIC"]
+
+#: the B-reuse models that bracket every other: perfect reuse and none
+OPTIMISTIC = "compulsory"
+PESSIMISTIC = "random"
+
+
+@dataclass(frozen=True)
+class RoofPoint:
+    """One modelled kernel: where it sits on the roofline and in the time plane (SI)."""
+
+    matrix: str
+    kernel: str
+    width: int
+    storage: str
+    model: str
+    unit: str
+    precision: str
+    intensity: float  # useful FLOP per byte
+    attainable_flops: float  # FLOP/s
+    flops_useful: float
+    flops_executed: float
+    bytes_total: float
+    compute_s: float
+    memory_s: float
+    launch_s: float
+    sol_s: float
+    bound: str
+    memory_level: str
+    peak_flops: float  # the roof this point was bounded by
+    bandwidth: float
+
+
+_TRAFFIC = ("kernel", "width", "storage", "model", "intensity", "flops_useful",
+            "flops_executed", "bytes_total")
+_BOUND = ("unit", "precision", "attainable_flops", "compute_s", "memory_s", "launch_s",
+          "sol_s", "bound", "memory_level", "peak_flops", "bandwidth")
+
+
+def roof_points(analyses: Iterable[Any]) -> list[RoofPoint]:
+    """Flatten analyses (objects with ``matrix.name`` and ``results``) into points."""
+    points = []
+    for a in analyses:
+        for r in a.results:
+            t, b = r.traffic, r.bound
+            values = {k: getattr(t, k) for k in _TRAFFIC}
+            values |= {k: getattr(b, k) for k in _BOUND}
+            points.append(RoofPoint(matrix=a.matrix.name, **values))
+    return points
+
+
+def _field(source: str, where: str, record: Any, key: str) -> Any:
+    if not isinstance(record, dict) or key not in record:
+        raise FigureError(f"{source}: {where}: missing {key!r}")
+    return record[key]
+
+
+def _points_of(source: str, doc: dict[str, Any]) -> list[RoofPoint]:
+    matrices = doc.get("matrices")
+    if not isinstance(matrices, list):
+        raise FigureError(f"{source}: expected the JSON of 'sparsroof analyze --output json' "
+                          "(no 'matrices' list)")
+    points = []
+    for i, m in enumerate(matrices):
+        where = f"matrices[{i}]"
+        name = _field(source, where, _field(source, where, m, "matrix"), "name")
+        for j, r in enumerate(_field(source, where, m, "results")):
+            at = f"{where}.results[{j}]"
+            t = _field(source, at, r, "traffic")
+            b = _field(source, at, r, "bound")
+            values = {k: _field(source, f"{at}.traffic", t, k) for k in _TRAFFIC}
+            values |= {k: _field(source, f"{at}.bound", b, k) for k in _BOUND}
+            points.append(RoofPoint(matrix=str(name), **values))
+    return points
+
+
+def read_results(path: str | Path) -> tuple[list[RoofPoint], str | None]:
+    """Points and spec name from an analyze JSON document at ``path``."""
+    source = str(path)
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise FigureError(f"{source}: no such file") from None
+    except json.JSONDecodeError as err:
+        raise FigureError(f"{source}: line {err.lineno}: not valid JSON: {err.msg}") from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise FigureError(f"{source}: cannot read: {err}") from None
+    if not isinstance(doc, dict):
+        raise FigureError(f"{source}: expected a JSON object")
+    points = _points_of(source, doc)
+    if not points:
+        raise FigureError(f"{source}: no results to plot")
+    specs = {str(m.get("spec")) for m in doc["matrices"] if m.get("spec")}
+    return points, (specs.pop() if len(specs) == 1 else None)
+
+
+def common(points: Sequence[RoofPoint], attr: str, source: str = "results") -> str:
+    """The one value of ``attr`` shared by every point (precision, unit, kernel)."""
+    values = sorted({str(getattr(p, attr)) for p in points})
+    if len(values) != 1:
+        raise FigureError(f"{source}: results mix {attr}s {', '.join(values)}; "
+                          "plot them separately")
+    return values[0]

@@ -1,0 +1,272 @@
+"""The roofline figure: attainable FLOP/s against arithmetic intensity, log-log.
+
+Ceilings follow the roofline model (Williams, Waterman and Patterson) as used for sparse
+kernels in *The Sparsity Roofline*: one diagonal β·AI per memory level of the spec and one
+horizontal P per compute unit at the plotted precision, each labelled with its value. The
+roof that bounded the points (their unit and memory level) is drawn solid and bold.
+
+Each matrix gets one colour, each (format, reuse model) one marker; the widths d of one
+series are joined as a trajectory, and the band between the optimistic (compulsory) and
+pessimistic (random) B-reuse models is shaded, as *Sparsity-Aware Roofline Models for
+Sparse Matrix-Matrix Multiplication* brackets real runs between those two models.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..hwspec import HwSpec
+from ..report import si
+from .labels import callout_labels, place_labels
+from .points import OPTIMISTIC, PESSIMISTIC, RoofPoint, common
+from .style import MARKERS, PALETTE, FigureError, log_axis, new_figure
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+__all__ = ["roofline_figure", "drawable", "series", "matrix_colors", "model_markers", "decades"]
+
+_ROOF: dict[str, Any] = {"color": "black", "lw": 1.8, "zorder": 2}
+_CEILING: dict[str, Any] = {"color": "0.45", "lw": 0.9, "ls": (0, (5, 3)), "zorder": 1}
+_INSIDE_LEGEND_MAX = 8  # more matrices than this: legend outside, numbers on the points
+
+
+def decades(lo: float, hi: float) -> tuple[float, float]:
+    """Widen ``[lo, hi]`` to whole powers of ten.
+
+    >>> decades(0.13, 9.7e12)
+    (0.1, 10000000000000.0)
+    """
+    return 10.0 ** math.floor(math.log10(lo)), 10.0 ** math.ceil(math.log10(hi))
+
+
+def drawable(points: Sequence[RoofPoint]) -> list[RoofPoint]:
+    """Points a log-log roofline can show: positive intensity and performance."""
+    return [p for p in points if p.intensity > 0 and p.attainable_flops > 0]
+
+
+def series(points: Sequence[RoofPoint]) -> dict[tuple[str, str, str], list[RoofPoint]]:
+    """Points grouped by (matrix, storage, model), each group sorted by width d."""
+    groups: dict[tuple[str, str, str], list[RoofPoint]] = {}
+    for p in points:
+        groups.setdefault((p.matrix, p.storage, p.model), []).append(p)
+    return {k: sorted(v, key=lambda p: p.width) for k, v in groups.items()}
+
+
+def matrix_colors(points: Sequence[RoofPoint]) -> dict[str, str]:
+    """One palette colour per matrix, in order of first appearance (cycling)."""
+    names = list(dict.fromkeys(p.matrix for p in points))
+    return {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(names)}
+
+
+def model_markers(points: Sequence[RoofPoint]) -> dict[tuple[str, str], str]:
+    """One marker per (storage, model): up/down triangles for the two bracketing models."""
+    keys = list(dict.fromkeys((p.storage, p.model) for p in points))
+    fixed = {OPTIMISTIC: "^", PESSIMISTIC: "v"}
+    others = iter(m for m in MARKERS if m not in fixed.values())
+    return {k: fixed.get(k[1]) or next(others, "o") for k in keys}
+
+
+def short(name: str, limit: int = 30) -> str:
+    """A long matrix name cut in the middle so legends stay narrow.
+
+    >>> short("layers.0.blocks.0.attn.proj_swin_tiny_unstructured_50")
+    'layers.0.blocks…nstructured_50'
+    """
+    if len(name) <= limit:
+        return name
+    tail = limit // 2 - 1
+    return f"{name[:limit - tail - 1]}…{name[-tail:]}"
+
+
+def _ceilings(spec: HwSpec, precision: str) -> tuple[list[tuple[str, float]],
+                                                     list[tuple[str, float]]]:
+    peaks = sorted(((unit, q.value) for (unit, prec), q in spec.peaks.items()
+                    if prec == precision), key=lambda t: t[1])
+    # a cache whose bandwidth is unpublished has no ceiling to draw
+    levels = [(level.name, level.bandwidth.value) for level in spec.memory if level.bandwidth]
+    return peaks, levels
+
+
+def _limits(points: Sequence[RoofPoint], peaks: list[tuple[str, float]],
+            levels: list[tuple[str, float]]) -> tuple[tuple[float, float], tuple[float, float]]:
+    ai = [p.intensity for p in points if p.intensity > 0]
+    perf = [p.attainable_flops for p in points if p.attainable_flops > 0]
+    top_peak = peaks[-1][1] if peaks else max(perf)
+    bws = [bw for _, bw in levels]
+    ridge_hi = top_peak / min(bws)
+    xlo, xhi = decades(min([*ai, top_peak / max(bws)]) / 2, max([*ai, ridge_hi]) * 4)
+    ylo, yhi = decades(min([*perf, min(bws) * xlo * 3]) / 2, top_peak * 2.5)
+    return (xlo, xhi), (ylo, yhi)
+
+
+def _slope_angle(ax: Axes) -> float:
+    """Screen angle (degrees) of a slope-1 line in log-log axes of final size and limits."""
+    fig = ax.get_figure(root=True)
+    assert fig is not None
+    box = ax.get_position()
+    width_in, height_in = box.width * fig.get_figwidth(), box.height * fig.get_figheight()
+    (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
+    per_decade_x = width_in / math.log10(x1 / x0)
+    per_decade_y = height_in / math.log10(y1 / y0)
+    return math.degrees(math.atan2(per_decade_y, per_decade_x))
+
+
+def _draw_ceilings(ax: Axes, peaks: list[tuple[str, float]], levels: list[tuple[str, float]],
+                   roof: tuple[str, float, str, float], precision: str) -> None:
+    (xlo, xhi), (ylo, _) = ax.get_xlim(), ax.get_ylim()
+    top = peaks[-1][1]
+    angle = _slope_angle(ax)
+    for name, bw in levels:
+        ax.plot([xlo, top / bw], [bw * xlo, top], gid=f"ceiling|memory|{name}", **_CEILING)
+        x = max(xlo * 1.6, ylo * 2.0 / bw)
+        ax.annotate(f"{name} {si(bw, 'B/s')}", (x, bw * x), xytext=(0, 3),
+                    textcoords="offset points", rotation=angle, rotation_mode="anchor",
+                    fontsize=7.5, color="0.25", ha="left", va="bottom")
+    fastest = max(bw for _, bw in levels)
+    for unit, peak in peaks:
+        ax.plot([peak / fastest, xhi], [peak, peak], gid=f"ceiling|compute|{unit}", **_CEILING)
+        ax.annotate(f"{unit} {precision} {si(peak, 'FLOP/s')}", (xhi, peak), xytext=(-4, 2),
+                    textcoords="offset points", fontsize=7.5, color="0.25", ha="right",
+                    va="bottom")
+    unit, peak, level, bw = roof
+    ridge = peak / bw
+    ax.plot([xlo, ridge, xhi], [bw * xlo, peak, peak], gid="roof", **_ROOF)
+    ax.annotate(f"ridge {ridge:.3g} FLOP/B", (ridge, peak), xytext=(4, -4),
+                textcoords="offset points", fontsize=7, color="0.25", ha="left", va="top")
+
+
+def _draw_band(ax: Axes, group: dict[str, list[RoofPoint]], color: str, gid: str,
+               lw: float) -> None:
+    """Shade from the optimistic to the pessimistic trajectory (a stroke for one width)."""
+    from matplotlib.patches import Polygon
+
+    opt = {p.width: p for p in group.get(OPTIMISTIC, [])}
+    pes = {p.width: p for p in group.get(PESSIMISTIC, [])}
+    widths = sorted(set(opt) & set(pes))
+    if not widths:
+        return
+    corners = [(opt[w].intensity, opt[w].attainable_flops) for w in widths]
+    corners += [(pes[w].intensity, pes[w].attainable_flops) for w in reversed(widths)]
+    ax.add_patch(Polygon(corners, closed=True, facecolor=color, edgecolor=color, alpha=0.2,
+                         lw=lw, joinstyle="round", capstyle="round", zorder=1.5, gid=gid))
+
+
+def _draw_points(ax: Axes, points: Sequence[RoofPoint]) -> list[tuple[str, RoofPoint]]:
+    """Markers, trajectories and bands; returns (matrix, anchor point) for labels."""
+    colors, markers = matrix_colors(points), model_markers(points)
+    groups = series(points)
+    bands: dict[tuple[str, str], dict[str, list[RoofPoint]]] = {}
+    for (matrix, storage, model), group in groups.items():
+        bands.setdefault((matrix, storage), {})[model] = group
+        xs = [p.intensity for p in group]
+        ys = [p.attainable_flops for p in group]
+        color = colors[matrix]
+        if len(group) > 1:
+            ax.plot(xs, ys, color=color, lw=0.9, alpha=0.8, zorder=2.5,
+                    gid=f"trajectory|{matrix}|{storage}|{model}")
+        ax.scatter(xs, ys, marker=markers[(storage, model)], s=28, color=color,
+                   edgecolors="white", linewidths=0.5, zorder=3,
+                   gid=f"points|{matrix}|{storage}|{model}")
+    for (matrix, storage), by_model in bands.items():
+        _draw_band(ax, by_model, colors[matrix], f"band|{matrix}|{storage}",
+                   lw=7 if len(colors) <= 4 else 3)
+    anchors = []
+    for matrix in colors:
+        mine = [p for p in points if p.matrix == matrix]
+        best = max(mine, key=lambda p: (p.model == OPTIMISTIC, p.width, p.intensity))
+        anchors.append((matrix, best))
+    return anchors
+
+
+def _legends(ax: Axes, points: Sequence[RoofPoint], numbered: bool) -> None:
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    markers = model_markers(points)
+    handles: list[Line2D | Patch] = [
+        Line2D([], [], ls="", marker=m, color="0.35", label=f"{storage} · {model}")
+        for (storage, model), m in markers.items()]
+    models = {p.model for p in points}
+    if {OPTIMISTIC, PESSIMISTIC} <= models:
+        handles.append(Patch(color="0.35", alpha=0.25, label=f"{OPTIMISTIC}–{PESSIMISTIC} band"))
+    if len({p.width for p in points}) > 1:
+        handles.append(Line2D([], [], color="0.35", lw=0.9, label="d = 1, 2, … joined"))
+    format_legend = ax.legend(handles=handles, loc="lower right", fontsize=7.5, framealpha=0.9,
+                              title="format · B reuse", title_fontsize=7.5)
+    colors = matrix_colors(points)
+    entries = [Patch(color=c, label=f"{i}  {short(name)}" if numbered else short(name))
+               for i, (name, c) in enumerate(colors.items(), start=1)]
+    if numbered:
+        ncol = math.ceil(len(entries) / 26)
+        ax.legend(handles=entries, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7,
+                  ncol=ncol, frameon=False, handlelength=1.0, columnspacing=1.0,
+                  title="matrix", title_fontsize=7.5, borderaxespad=0.0)
+    else:
+        ax.legend(handles=entries, loc="upper left", fontsize=7.5, framealpha=0.9,
+                  title="matrix", title_fontsize=7.5)
+    ax.add_artist(format_legend)
+
+
+def roofline_figure(points: Sequence[RoofPoint], spec: HwSpec, *, title: str | None = None,
+                    size: tuple[float, float] = (8.0, 5.5), dpi: int = 150) -> Figure:
+    """Build the roofline of ``points`` against every ceiling of ``spec``.
+
+    The plotted marker offsets are exactly (``intensity``, ``attainable_flops``) of each
+    point; the roof drawn bold is min(P, β·AI) for the points' unit and memory level.
+    """
+    precision = common(points, "precision")
+    peaks, levels = _ceilings(spec, precision)
+    shown = drawable(points)
+    if not shown:
+        raise FigureError("nothing to plot: every result has zero work or zero bytes")
+    hidden, points = len(points) - len(shown), shown
+    first = points[0]
+    roof = (first.unit, first.peak_flops, first.memory_level, first.bandwidth)
+    if not peaks:
+        peaks = [(first.unit, first.peak_flops)]
+    n_matrices = len({p.matrix for p in points})
+    numbered = n_matrices > _INSIDE_LEGEND_MAX
+    fig = new_figure(size, dpi)
+    ax = fig.add_subplot()
+    fig.subplots_adjust(left=0.13, right=0.97, bottom=0.1, top=0.91)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    xlim, ylim = _limits(points, peaks, levels)
+    ax.set_xlim(*xlim)
+    ax.set_ylim(*ylim)
+    log_axis(ax.xaxis, "")
+    log_axis(ax.yaxis, "FLOP/s")
+    ax.grid(True, which="major", color="0.9", lw=0.6, zorder=0)
+    ax.set_xlabel("arithmetic intensity (useful FLOP per byte)")
+    ax.set_ylabel("attainable performance")
+    kernel = "/".join(sorted({p.kernel for p in points}))
+    ax.set_title(title or f"Roofline: {spec.device}, {precision} ({kernel})", fontsize=10)
+    _draw_ceilings(ax, peaks, levels, roof, precision)
+    anchors = _draw_points(ax, points)
+    _legends(ax, points, numbered)
+    _label(ax, points, anchors, numbered)
+    if hidden:
+        ax.text(0.01, 0.01, f"{hidden} result(s) with no work not shown", fontsize=7,
+                color="0.3", transform=ax.transAxes)
+    return fig
+
+
+def _label(ax: Axes, points: Sequence[RoofPoint], anchors: list[tuple[str, RoofPoint]],
+           numbered: bool) -> None:
+    """Numbers beside each matrix when the legend is outside; widths d for one matrix."""
+    colors = matrix_colors(points)
+    avoid = [(p.intensity, p.attainable_flops) for p in points]
+    if numbered:
+        callout_labels(ax, [a.intensity for _, a in anchors],
+                       [a.attainable_flops for _, a in anchors],
+                       [str(i) for i in range(1, len(anchors) + 1)],
+                       [colors[m] for m, _ in anchors], angle=_slope_angle(ax))
+    elif len(colors) == 1 and len({p.width for p in points}) > 1:
+        top = [p for p in points if p.model == anchors[0][1].model]
+        place_labels(ax, [p.intensity for p in top], [p.attainable_flops for p in top],
+                     [f"d={p.width}" for p in top], ["0.3"] * len(top), fontsize=6.5,
+                     avoid=avoid)

@@ -1,0 +1,157 @@
+"""The time-based roofline: the complexity plane beside the compute/bandwidth time plane.
+
+After *Time-Based Roofline for Deep Learning Performance Analysis* (Wang et al.), §II-B
+and §II-C. Left, each kernel at (bytes moved, FLOPs executed): diagonals are constant
+arithmetic intensity, the bold one the machine balance P/β, and the box below
+(β·t_launch, P·t_launch) is work so small that the launch overhead dominates. Right, the
+same kernels at (memory time B/β, compute time F/P): above the diagonal compute-bound,
+below it memory-bound, iso-time curves max(t_c, t_m) = T are L-shaped, and the square
+of side t_launch is launch-bound.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..hwspec import HwSpec
+from ..report import si
+from .points import RoofPoint, common
+from .roof import decades, drawable, matrix_colors, model_markers, series, short
+from .style import FigureError, log_axis, new_figure
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+__all__ = ["time_roofline_figure"]
+
+_LAUNCH: dict[str, Any] = {"facecolor": "#E69F00", "alpha": 0.15, "edgecolor": "#E69F00", "lw": 1.0}
+
+
+def _scatter(ax: Axes, points: Sequence[RoofPoint], x: str, y: str, tag: str) -> None:
+    colors, markers = matrix_colors(points), model_markers(points)
+    for (matrix, storage, model), group in series(points).items():
+        xs = [getattr(p, x) for p in group]
+        ys = [getattr(p, y) for p in group]
+        if len(group) > 1:
+            ax.plot(xs, ys, color=colors[matrix], lw=0.8, alpha=0.8, zorder=2.5)
+        ax.scatter(xs, ys, marker=markers[(storage, model)], s=26, color=colors[matrix],
+                   edgecolors="white", linewidths=0.5, zorder=3,
+                   gid=f"{tag}|{matrix}|{storage}|{model}")
+
+
+def _square(values: Sequence[float], extra: Sequence[float]) -> tuple[float, float]:
+    positive = [v for v in [*values, *extra] if v > 0]
+    return decades(min(positive) / 3, max(positive) * 3)
+
+
+def _complexity(ax: Axes, points: Sequence[RoofPoint], peak: float, bw: float,
+                launch: float | None) -> None:
+    corner = [bw * launch, peak * launch] if launch else []
+    xlim = _square([p.bytes_total for p in points], corner[:1])
+    ylim = _square([p.flops_executed for p in points], corner[1:])
+    ax.set_xlim(*xlim)
+    ax.set_ylim(*ylim)
+    balance = peak / bw
+    lo, hi = min(xlim[0], ylim[0] / balance), max(xlim[1], ylim[1])
+    for k in range(math.floor(math.log10(ylim[0] / xlim[1])),
+                   math.ceil(math.log10(ylim[1] / xlim[0])) + 1):
+        ax.plot([lo, hi], [lo * 10.0**k, hi * 10.0**k], color="0.85", lw=0.6, zorder=0)
+    ax.plot([lo, hi], [lo * balance, hi * balance], color="black", lw=1.4, zorder=1,
+            gid="balance", label=f"machine balance {balance:.3g} FLOP/B")
+    if launch:
+        _box(ax, corner[0], corner[1], f"launch overhead\n{si(launch, 's')} dominates")
+    log_axis(ax.xaxis, "B")
+    log_axis(ax.yaxis, "FLOP")
+    ax.set_xlabel("bandwidth complexity (bytes moved)")
+    ax.set_ylabel("computational complexity (FLOPs executed)")
+    ax.set_title("complexity plane (grey: constant AI, ×10 apart)", fontsize=9)
+    _scatter(ax, points, "bytes_total", "flops_executed", "complexity")
+    ax.legend(loc="upper left", fontsize=7.5, framealpha=0.9)
+
+
+def _box(ax: Axes, x: float, y: float, text: str) -> None:
+    from matplotlib.patches import Rectangle
+
+    x0, y0 = ax.get_xlim()[0], ax.get_ylim()[0]
+    ax.add_patch(Rectangle((x0, y0), x - x0, y - y0, zorder=0.5, gid="launch", **_LAUNCH))
+    ax.text(x, y, text, fontsize=7, color="#8a5a00", ha="right", va="top",
+            transform=ax.transData, zorder=4)
+
+
+def _times(ax: Axes, points: Sequence[RoofPoint], launch: float | None) -> None:
+    both = [p.memory_s for p in points] + [p.compute_s for p in points]
+    lim = _square(both, [launch] if launch else [])
+    ax.set_xlim(*lim)
+    ax.set_ylim(*lim)
+    ax.set_aspect("equal")
+    ax.plot(lim, lim, color="black", lw=1.4, zorder=1, gid="diagonal")
+    for k in range(round(math.log10(lim[0])) + 1, round(math.log10(lim[1]))):
+        t = 10.0**k
+        ax.plot([lim[0], t, t], [t, t, lim[0]], color="0.55", lw=0.7, ls=(0, (2, 2)),
+                zorder=0.8, gid=f"isotime|{t:g}")
+        ax.annotate(si(t, "s"), (t, lim[0]), xytext=(2, 3), textcoords="offset points",
+                    fontsize=6.5, color="0.35", rotation=90, ha="left", va="bottom")
+    if launch:
+        _box(ax, launch, launch, f"launch-bound\n(< {si(launch, 's')})")
+    ax.text(0.04, 0.96, "compute-bound", transform=ax.transAxes, fontsize=8, va="top",
+            color="0.3")
+    ax.text(0.97, 0.12, "memory-bound", transform=ax.transAxes, fontsize=8, ha="right",
+            color="0.3")
+    log_axis(ax.xaxis, "s")
+    log_axis(ax.yaxis, "s")
+    ax.set_xlabel("memory time  bytes / β")
+    ax.set_ylabel("compute time  FLOPs / P")
+    ax.set_title("time plane (dashed: run time max(compute, memory) = T)", fontsize=9)
+    _scatter(ax, points, "memory_s", "compute_s", "time")
+    _legend(ax, points)
+
+
+def _legend(ax: Axes, points: Sequence[RoofPoint]) -> None:
+    """Matrices by colour and (format, model) by marker, beside the time plane."""
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    handles: list[Line2D | Patch] = [Patch(color=c, label=short(name))
+                                     for name, c in matrix_colors(points).items()]
+    handles += [Line2D([], [], ls="", marker=m, color="0.35", label=f"{storage} · {model}")
+                for (storage, model), m in model_markers(points).items()]
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.03, 1.0), fontsize=7,
+              frameon=False, ncol=math.ceil(len(handles) / 30), borderaxespad=0.0)
+
+
+def time_roofline_figure(points: Sequence[RoofPoint], spec: HwSpec, *,
+                         title: str | None = None, size: tuple[float, float] = (12.0, 5.5),
+                         dpi: int = 150) -> Figure:
+    """Build the two planes for ``points``; P and β are the roofs that bounded them.
+
+    Marker offsets are (``bytes_total``, ``flops_executed``) on the left and
+    (``memory_s``, ``compute_s``) on the right, exactly as computed.
+    """
+    precision = common(points, "precision")
+    shown = drawable(points)
+    if not shown:
+        raise FigureError("nothing to plot: every result has zero work or zero bytes")
+    peak, bw = common_roof(shown)
+    launch = spec.launch_overhead.value if spec.launch_overhead else None
+    fig = new_figure(size, dpi)
+    left, right = fig.subplots(1, 2)
+    fig.subplots_adjust(left=0.08, right=0.85, bottom=0.11, top=0.86, wspace=0.25)
+    for ax in (left, right):
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.grid(True, which="major", color="0.93", lw=0.5, zorder=0)
+    _complexity(left, shown, peak, bw, launch)
+    _times(right, shown, launch)
+    unit, level = shown[0].unit, shown[0].memory_level
+    note = "" if launch else "; the spec gives no launch overhead"
+    fig.suptitle(title or f"Time-based roofline: {spec.device}, {unit} {precision} "
+                 f"P = {si(peak, 'FLOP/s')}, {level} β = {si(bw, 'B/s')}{note}", fontsize=10)
+    return fig
+
+
+def common_roof(points: Sequence[RoofPoint]) -> tuple[float, float]:
+    """The (peak, bandwidth) shared by the points; the first when they differ."""
+    return points[0].peak_flops, points[0].bandwidth
