@@ -158,7 +158,7 @@ def sweep(indptr, colidx, rows, cols, halfwidth, last, m1, m2, m3, m4, m5,
     holds False on entry: scratch arrays the caller allocates.
     Returns (scalars, panel totals, panel maxima, block counts, N:M group histogram) with
     scalars = (bandwidth, entries near the diagonal, diagonals, lower envelope, upper
-    envelope).
+    envelope, entries on the main diagonal).
     """
     nlev = 1
     while (1 << (nlev - 1)) < rows:
@@ -168,7 +168,7 @@ def sweep(indptr, colidx, rows, cols, halfwidth, last, m1, m2, m3, m4, m5,
     tot = np.zeros(nlev, np.int64)
     mx = np.zeros(nlev, np.int64)
     hist = np.zeros((5, MAX_COUNT + 1), np.int64)
-    bw = near = ndiag = lower = upper = 0
+    bw = near = ndiag = lower = upper = ondiag = 0
     b1 = b2 = b3 = b4 = b5 = 0
     for i in range(rows):
         s, e = indptr[i], indptr[i + 1]
@@ -179,6 +179,7 @@ def sweep(indptr, colidx, rows, cols, halfwidth, last, m1, m2, m3, m4, m5,
             ad = -d if d < 0 else d
             bw = max(bw, ad)
             near += ad <= halfwidth
+            ondiag += d == 0
             if not diag[d + rows - 1]:
                 diag[d + rows - 1] = True
                 ndiag += 1
@@ -199,7 +200,7 @@ def sweep(indptr, colidx, rows, cols, halfwidth, last, m1, m2, m3, m4, m5,
             lower += max(0, i - np.int64(colidx[s]))
             _nm_runs(colidx, s, e, hist)
         _close_panels(i, rows, nlev, rowhist, cur, tot, mx)
-    scalars = np.array([bw, near, ndiag, lower, upper], np.int64)
+    scalars = np.array([bw, near, ndiag, lower, upper, ondiag], np.int64)
     return scalars, tot, mx, np.array([b1, b2, b3, b4, b5], np.int64), hist
 
 

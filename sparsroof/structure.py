@@ -80,6 +80,7 @@ class Structure:
     diagonal_fill: float = 0.0
     bandwidth: int = 0
     profile: int = 0
+    main_diagonal_share: float = 0.0  # stored (i, i) / min(rows, cols)
     near_diagonal_halfwidth: int = 0
     near_diagonal_share: float = 0.0
     blocks: dict[int, int] = field(default_factory=dict)
@@ -213,7 +214,7 @@ def _pattern_fields(matrix: Matrix) -> dict[str, Any]:
     scalars, tot, mx, nblocks, hist = k.sweep(
         indptr, colidx, rows, cols, halfwidth, np.full(cols, -1, stamp), *marks,
         diag := np.zeros(rows + cols - 1, np.bool_))
-    bw, near, ndiag, lower, upper = (int(x) for x in scalars)
+    bw, near, ndiag, lower, upper, ondiag = (int(x) for x in scalars)
     symmetry = None
     if rows == cols:
         checked, hits = k.mirrored(indptr, colidx, max(1, nnz // _SYMMETRY_SAMPLE))
@@ -222,6 +223,7 @@ def _pattern_fields(matrix: Matrix) -> dict[str, Any]:
     return {
         "pattern_symmetry": symmetry, "n_diagonals": ndiag, "bandwidth": bw,
         "profile": lower + upper, "diagonal_fill": _diagonal_fill(diag, rows, cols, nnz),
+        "main_diagonal_share": ondiag / min(rows, cols),
         "near_diagonal_halfwidth": halfwidth, "near_diagonal_share": near / nnz,
         "blocks": {b: int(n) for b, n in zip(BLOCK_SIZES, nblocks, strict=True)},
         "nm_conformance": conformance, "nm_exact": exact,
