@@ -217,7 +217,7 @@ class _Plan:
 
 def _plan(s: Structure, spec: HwSpec, config: Config, verdict: Any) -> _Plan:
     class_model = CLASS_MODEL.get(verdict.label) if verdict is not None else None
-    block = verdict.params.get("block_size") if verdict is not None else None
+    block = verdict.params.get("block") if verdict is not None else None
     return _Plan(
         models=_models(config, class_model),
         params=ModelParams(config.reuse_factor, config.hub_fraction, config.block_size,

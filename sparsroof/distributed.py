@@ -16,6 +16,7 @@ F / B_M and the memory intensity B_M / B_N (totals over ranks).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -68,11 +69,11 @@ def partition_rows(row_lengths: np.ndarray, ranks: int) -> np.ndarray:
     return np.minimum((before * ranks) // nnz, ranks - 1).astype(np.int64)
 
 
-def _kernel():  # type: ignore[no-untyped-def]
+def _kernel() -> Any:
     from numba import njit
 
     @njit(cache=True)
-    def rank_columns_kernel(entry_rank, col, col_owner, ranks, k):  # type: ignore[no-untyped-def]
+    def rank_columns_kernel(entry_rank, col, col_owner, ranks, k):
         start = np.zeros(ranks + 1, np.int64)
         for e in range(entry_rank.size):
             start[entry_rank[e] + 1] += 1
@@ -99,7 +100,7 @@ def _kernel():  # type: ignore[no-untyped-def]
     return rank_columns_kernel
 
 
-_KERNEL = None
+_KERNEL: Any = None
 
 
 def rank_columns(row: np.ndarray, col: np.ndarray, row_rank: np.ndarray,
@@ -116,7 +117,8 @@ def rank_columns(row: np.ndarray, col: np.ndarray, row_rank: np.ndarray,
     if _KERNEL is None:
         _KERNEL = _kernel()
     entry_rank = row_rank[row]
-    return _KERNEL(entry_rank, col, col_owner, ranks, col_owner.size)  # type: ignore[no-any-return]
+    distinct, remote = _KERNEL(entry_rank, col, col_owner, ranks, col_owner.size)
+    return distinct, remote
 
 
 def distributed_bounds(row: np.ndarray, col: np.ndarray, shape: tuple[int, int], *,

@@ -121,7 +121,9 @@ def bound(t: Traffic, spec: HwSpec, *, unit: str, precision: str, launches: int 
     peak = spec.peak(unit, precision).value
     level, cached = memory_level(spec, footprint)
     compute_s = t.flops_executed / peak
-    memory_s = t.bytes_total / level.bandwidth.value
+    # memory_level only picks a cache with a known bandwidth; main memory always has one
+    bandwidth = level.bandwidth.value if level.bandwidth else spec.dram.bandwidth.value
+    memory_s = t.bytes_total / bandwidth
     launch_s = launches * spec.launch_overhead.value if spec.launch_overhead else 0.0
     sol, name = sol_seconds(compute_s, memory_s, launch_s)
     return Bound(
@@ -129,7 +131,7 @@ def bound(t: Traffic, spec: HwSpec, *, unit: str, precision: str, launches: int 
         precision=precision,
         peak_flops=peak,
         memory_level=level.name,
-        bandwidth=level.bandwidth.value,
+        bandwidth=bandwidth,
         compute_s=compute_s,
         memory_s=memory_s,
         launch_s=launch_s,
