@@ -10,6 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 OUT = Path(__file__).resolve().parent / "out"
+ROOT = OUT.parent.parent
+sys.path.insert(0, str(ROOT))  # benchmark this checkout's package, not an installed one
 
 
 def median_seconds(fn: Callable[[], object], repeat: int = 5) -> float:
@@ -26,7 +28,8 @@ def median_seconds(fn: Callable[[], object], repeat: int = 5) -> float:
 def command(*args: str) -> Callable[[], object]:
     """A callable that runs ``python args...`` and fails loudly on a non-zero exit."""
     def run() -> object:
-        return subprocess.run([sys.executable, *args], check=True, stdout=subprocess.DEVNULL)
+        return subprocess.run([sys.executable, *args], check=True, stdout=subprocess.DEVNULL,
+                              cwd=ROOT)
     return run
 
 

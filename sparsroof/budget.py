@@ -37,7 +37,6 @@ import yaml
 from .analysis import Config
 from .errors import OptionError, SparsroofError
 from .hwspec import UNITS, HwSpec, load_spec
-from .roofline import sol_seconds
 from .traffic import INDEX_BYTES, KERNELS, MODELS, STORAGES, VALUE_BYTES
 from .units import UnitError, parse_quantity
 
@@ -48,7 +47,6 @@ __all__ = [
     "BudgetError",
     "Check",
     "Limit",
-    "dense_sol",
     "load_budget",
     "parse_budget",
     "parse_fraction",
@@ -119,33 +117,6 @@ class Budget:
     path: str
     checks: tuple[Check, ...]
     measured: str | None  # resolved path of the measured-results file, if any
-
-
-def dense_sol(rows: int, cols: int, width: int, dtype: str, spec: HwSpec, unit: str) -> float:
-    """Speed of light of the dense GEMM of the same shape, C (m x d) = A (m x k) · B (k x d).
-
-    The baseline for "speedup over dense" (*The Sparsity Roofline*, which compares a sparse
-    kernel's SoL with the dense one's on the same device)::
-
-        F = 2·m·k·d,   bytes = (m·k + k·d + m·d)·s_v   (A and B read once, C written once)
-        SoL = max(F / P_u, bytes / β)
-
-    with P_u the spec's peak for ``unit`` at ``dtype`` and β its main-memory bandwidth,
-    the same roofs :func:`sparsroof.roofline.bound` uses for the sparse kernel.
-
-    >>> from sparsroof.hwspec import load_spec
-    >>> a100 = load_spec("a100")
-    >>> round(dense_sol(1000, 1000, 1, "fp64", a100, "simt") * 1e6, 4)  # 8.016 MB / 2039 GB/s
-    3.9313
-    >>> round(dense_sol(4096, 4096, 4096, "fp64", a100, "simt") * 1e3, 3)  # 2·4096³ / 9.7 TF/s
-    14.169
-    """
-    s_v = VALUE_BYTES[dtype]
-    flops = 2.0 * rows * cols * width
-    moved = float(rows * cols + cols * width + rows * width) * s_v
-    compute_s = flops / spec.peak(unit, dtype).value
-    memory_s = moved / spec.dram.bandwidth.value
-    return sol_seconds(compute_s, memory_s)[0]
 
 
 class _Problem(Exception):
@@ -273,7 +244,7 @@ def _settings(raw: dict[str, Any], defaults: dict[str, Any], base: Path,
                     models=(_choice("model", s["model"], MODELS),),
                     unit=_choice("unit", s["unit"], UNITS))
     try:
-        spec.peak(config.unit, config.dtype)
+        spec.peak(config.unit or "simt", config.dtype)
     except SparsroofError as err:
         raise _Problem("dtype", str(err)) from None
     return spec, config

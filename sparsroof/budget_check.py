@@ -21,7 +21,7 @@ from typing import Any
 
 from ._version import __version__
 from .analysis import analyze
-from .budget import LIMITS, Budget, BudgetError, Check, Limit, dense_sol
+from .budget import LIMITS, Budget, BudgetError, Check, Limit
 from .budget_inputs import (
     BASELINE_CONFIG,
     BASELINE_SCHEMA,
@@ -231,8 +231,7 @@ def _points(check: Check, matrices: _Matrices) -> list[Point]:
                 kernel=t.kernel, width=t.width, dtype=t.dtype, index=t.index,
                 storage=t.storage, model=t.model, unit=b.unit, sol_s=b.sol_s,
                 bytes_total=t.bytes_total, attainable_flops=b.attainable_flops,
-                bound=b.bound, dense_sol_s=dense_sol(matrix.rows, matrix.cols, t.width,
-                                                     t.dtype, check.spec, b.unit),
+                bound=b.bound, dense_sol_s=r.dense_sol_s,
             ))
     return points
 

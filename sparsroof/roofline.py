@@ -1,22 +1,26 @@
 """Speed of light (SoL) of a kernel on a device: the roofline bound.
 
-For a compute unit with peak P and a memory level with bandwidth β (the roofline model
-of Williams et al., applied to sparse kernels in *The Sparsity Roofline*):
+For a compute unit with peak P and a memory level with bandwidth β (the roofline model,
+applied to sparse kernels in *The Sparsity Roofline*, with the launch-overhead ceiling of
+*Time-Based Roofline for Deep Learning Performance Analysis*):
 
     SoL = max(F_exec / P, bytes / β, launches · t_launch)
-    AI = F_useful / bytes,  attainable = F_useful / SoL = min(P·F/F_exec, β·AI)
+    AI = F_useful / bytes,  attainable = F_useful / SoL
 
-and the bound is whichever term is largest.
+and the bound is whichever term is largest. When the kernel's whole working set fits a
+cache level of the spec, that level's bandwidth is the memory roof (a warm repeated run
+never reaches DRAM; *Sparsity-Aware Roofline Models* saw runs "beat" a DRAM bound so).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .hwspec import HwSpec
+from .errors import OptionError
+from .hwspec import UNITS, HwSpec, MemoryLevel
 from .traffic import Traffic
 
-__all__ = ["Bound", "bound", "sol_seconds"]
+__all__ = ["Bound", "bound", "sol_seconds", "memory_level", "resolve_unit", "auto_unit"]
 
 
 @dataclass(frozen=True)
@@ -34,6 +38,7 @@ class Bound:
     sol_s: float
     bound: str  # "compute", "memory" or "launch"
     attainable_flops: float
+    in_cache: bool = False  # the working set fits memory_level, a cache
 
 
 def sol_seconds(compute_s: float, memory_s: float, launch_s: float = 0.0) -> tuple[float, str]:
@@ -49,8 +54,62 @@ def sol_seconds(compute_s: float, memory_s: float, launch_s: float = 0.0) -> tup
     return value, name
 
 
-def bound(t: Traffic, spec: HwSpec, *, unit: str, precision: str, launches: int = 0) -> Bound:
-    """Bound of traffic ``t`` on ``spec``, memory roof at main memory.
+def memory_level(spec: HwSpec, footprint: float | None) -> tuple[MemoryLevel, bool]:
+    """The fastest level whose capacity holds ``footprint`` bytes and whose bandwidth is
+    known (main memory when none does, or when ``footprint`` is None); True when that
+    level is a cache.
+
+    >>> from sparsroof.hwspec import load_spec
+    >>> a100 = load_spec("a100")
+    >>> [(lvl.name, cached) for lvl, cached in (memory_level(a100, 1e6), memory_level(a100, 1e9))]
+    [('L2', True), ('HBM2e', False)]
+    """
+    if footprint is not None:
+        for level in spec.memory[:-1]:
+            if (level.capacity is not None and level.bandwidth is not None
+                    and footprint <= level.capacity.value):
+                return level, True
+    return spec.dram, False
+
+
+def auto_unit(storage: str, nm_group: tuple[int, int] | None = None) -> str:
+    """The compute unit a pattern can use (*The Sparsity Roofline*, section 5):
+    unstructured formats run on SIMT cores; dense and block formats on tensor cores;
+    2:4 on sparse tensor cores, other N:M patterns on dense tensor cores.
+
+    >>> auto_unit("csr"), auto_unit("bsr16"), auto_unit("nm", (2, 4)), auto_unit("nm", (1, 4))
+    ('simt', 'tensor', 'tensor-sparse', 'tensor')
+    """
+    if storage == "nm":
+        return "tensor-sparse" if nm_group == (2, 4) else "tensor"
+    if storage == "dense" or storage.startswith("bsr"):
+        return "tensor"
+    return "simt"
+
+
+def resolve_unit(spec: HwSpec, unit: str, dtype: str, precision: str | None,
+                 explicit: bool) -> tuple[str, str]:
+    """(unit, precision) with a peak in ``spec``.
+
+    The precision is ``precision`` or the value type; tensor units compute fp32 data as
+    tf32. An explicitly chosen unit that lacks the precision is an error; an automatic
+    choice falls back from sparse tensor to tensor to SIMT units.
+    """
+    wanted = precision or dtype
+    order = [unit] if explicit else list(UNITS[: UNITS.index(unit) + 1])[::-1]
+    for candidate in order:
+        for p in (wanted, "tf32") if (wanted == "fp32" and candidate != "simt"
+                                       and precision is None) else (wanted,):
+            if (candidate, p) in spec.peaks:
+                return candidate, p
+    have = ", ".join(sorted(f"{u}/{p}" for u, p in spec.peaks))
+    raise OptionError(f"{spec.name} has no {unit} peak at {wanted} (it has: {have})")
+
+
+def bound(t: Traffic, spec: HwSpec, *, unit: str, precision: str, launches: int = 0,
+          footprint: float | None = None) -> Bound:
+    """Bound of traffic ``t`` on ``spec``. ``footprint`` (bytes of the working set) lets a
+    cache level be the memory roof; None keeps main memory.
 
     >>> from sparsroof.hwspec import load_spec
     >>> from sparsroof.traffic import Traffic
@@ -60,9 +119,11 @@ def bound(t: Traffic, spec: HwSpec, *, unit: str, precision: str, launches: int 
     (3.923, 'memory')
     """
     peak = spec.peak(unit, precision).value
-    level = spec.dram
+    level, cached = memory_level(spec, footprint)
     compute_s = t.flops_executed / peak
-    memory_s = t.bytes_total / level.bandwidth.value
+    # memory_level only picks a cache with a known bandwidth; main memory always has one
+    bandwidth = level.bandwidth.value if level.bandwidth else spec.dram.bandwidth.value
+    memory_s = t.bytes_total / bandwidth
     launch_s = launches * spec.launch_overhead.value if spec.launch_overhead else 0.0
     sol, name = sol_seconds(compute_s, memory_s, launch_s)
     return Bound(
@@ -70,11 +131,12 @@ def bound(t: Traffic, spec: HwSpec, *, unit: str, precision: str, launches: int 
         precision=precision,
         peak_flops=peak,
         memory_level=level.name,
-        bandwidth=level.bandwidth.value,
+        bandwidth=bandwidth,
         compute_s=compute_s,
         memory_s=memory_s,
         launch_s=launch_s,
         sol_s=sol,
         bound=name,
         attainable_flops=t.flops_useful / sol if sol > 0 else 0.0,
+        in_cache=cached,
     )

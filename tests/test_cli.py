@@ -28,7 +28,12 @@ def test_analyze_json_carries_versions_and_numbers() -> None:
     (matrix,) = doc["matrices"]
     assert matrix["matrix"]["stored_entries"] == 20224 and matrix["spec"] == "a100-80gb"
     widths = [r["traffic"]["width"] for r in matrix["results"]]
-    assert widths == [1, 1, 4, 4]
+    assert widths == [1] * 4 + [4] * 4
+    # the class picks the banded model; the measured model and the band come beside it
+    assert matrix["class"]["label"] == "banded"
+    roles = {r["traffic"]["model"]: r["role"] for r in matrix["results"]}
+    assert roles == {"banded": "class", "cache-aware": "measured",
+                     "compulsory": "optimistic", "random": "pessimistic"}
     first = matrix["results"][0]["traffic"]
     # CSR fp64 int32: 20224 x 12 + 4097 x 4 bytes of A
     assert first["bytes_a"] == 20224 * 12 + 4097 * 4
@@ -39,7 +44,9 @@ def test_analyze_csv_has_one_row_per_width_and_model() -> None:
     out = run("analyze", "data/random_1000.mtx", "--kernel", "spmm", "--d", "1,16",
               "--output", "csv")
     lines = out.stdout.strip().splitlines()
-    assert out.returncode == 0 and len(lines) == 1 + 4
+    # a random matrix: its class model is random itself, so 3 models (random, cache-aware,
+    # compulsory) x 2 widths
+    assert out.returncode == 0 and len(lines) == 1 + 2 * 3
     assert lines[0].startswith("schema_version,version,matrix")
 
 

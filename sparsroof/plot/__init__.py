@@ -47,7 +47,7 @@ __all__ = [
 ]
 
 #: figure kinds drawn from analysis results
-KINDS = ("roofline", "time")
+KINDS = ("roofline", "time", "ridgeline")
 
 
 def plot_points(points: Sequence[RoofPoint], spec: HwSpec, path: str | Path, *,
@@ -67,8 +67,33 @@ def plot_points(points: Sequence[RoofPoint], spec: HwSpec, path: str | Path, *,
 def plot_analyses(analyses: Sequence[Any], spec: HwSpec, path: str | Path, *,
                   kind: str = "roofline", size: tuple[float, float] | None = None,
                   dpi: int = 150) -> Path:
-    """Draw a list of :class:`~sparsroof.analysis.Analysis` results and write ``path``."""
+    """Draw a list of :class:`~sparsroof.analysis.Analysis` results and write ``path``.
+
+    ``kind`` "ridgeline" draws the distributed results (``--ranks``) of the first matrix
+    that has them, at its first width."""
+    if kind == "ridgeline":
+        return _plot_ridgeline(analyses, path, size=size, dpi=dpi)
     points = roof_points(analyses)
     if not points:
         raise FigureError(f"{path}: no results to plot")
     return plot_points(points, spec, path, kind=kind, size=size, dpi=dpi)
+
+
+def _plot_ridgeline(analyses: Sequence[Any], path: str | Path, *,
+                    size: tuple[float, float] | None, dpi: int) -> Path:
+    figure_format(path)
+    with_ranks = [a for a in analyses if a.distributed]
+    if not with_ranks:
+        raise FigureError(f"{path}: a ridgeline needs distributed results (use --ranks)")
+    a = with_ranks[0]
+    width = a.distributed[0].width
+    ranks = [rb for rb in a.distributed if rb.width == width]
+    points = [RidgePoint(rb.ranks, rb.arithmetic_intensity, rb.memory_intensity, rb.bound)
+              for rb in ranks if rb.bytes_network > 0]
+    if not points:
+        raise FigureError(f"{path}: no rank count moves data over the network (use P > 1)")
+    first = ranks[0]
+    title = f"{a.matrix.name}, SpMM d={width} on {a.spec}: P = " + ", ".join(
+        str(p.ranks) for p in points)
+    return ridgeline(points, first.peak_flops, first.bandwidth, first.network, title, path,
+                     size=size or (7.0, 5.5), dpi=dpi)

@@ -1,0 +1,232 @@
+# mypy: disable-error-code="no-untyped-def"
+"""Compiled O(nnz) passes behind :mod:`sparsroof.structure`.
+
+Entries are first grouped by row with a stable counting sort, and the columns of each row
+put in increasing order where they are not already (they usually are). Then one fused
+sweep over the rows measures every distinct-count feature with "last row seen" marker
+arrays, so that no feature needs a sort or a hash of its own:
+
+* distinct columns per row panel of height h = 2^k, for every k at once: an entry (i, j)
+  whose column j was last touched in row p is new to its panel exactly for the heights
+  with ``p >> k != i >> k``, that is for k < bit_length(p XOR i); a histogram of that
+  bit length per row gives the count of every height in the same pass;
+* aligned b x b blocks for b = 2, 4, ..., 32, with one "last row" marker per column group;
+* N:M groups (i, j // M) as runs of equal ``j >> log2 M`` along a sorted row;
+* the occupied diagonals, the bandwidth, the envelope and the entries near the diagonal.
+
+Pattern symmetry is a separate pass: a binary search of (j, i) in the sorted row j.
+
+Compiled with numba and cached on disk; the first call in a fresh environment compiles
+(several seconds), later processes load the cache.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+__all__ = ["GROUP_SHIFTS", "MAX_COUNT", "group_by_row", "sort_rows", "sweep", "mirrored"]
+
+#: log2 of the block sizes and N:M group widths measured: 2, 4, 8, 16, 32
+GROUP_SHIFTS = (1, 2, 3, 4, 5)
+#: entries per N:M group are counted up to this value (larger counts are lumped into it)
+MAX_COUNT = 33
+
+
+@njit(cache=True)
+def group_by_row(row, col, rows):
+    """Row pointers and the column indices grouped by row (a stable counting sort).
+
+    Returns ``col`` itself when the entries already come in row order.
+    """
+    n = row.size
+    indptr = np.zeros(rows + 1, np.int64)
+    in_order = True
+    prev = -1
+    for e in range(n):
+        r = np.int64(row[e])
+        indptr[r + 1] += 1
+        if r < prev:
+            in_order = False
+        prev = r
+    for i in range(rows):
+        indptr[i + 1] += indptr[i]
+    if in_order:
+        return indptr, col
+    out = np.empty(n, col.dtype)
+    pos = indptr[:-1].copy()
+    for e in range(n):
+        r = row[e]
+        out[pos[r]] = col[e]
+        pos[r] += 1
+    return indptr, out
+
+
+@njit(cache=True)
+def sort_rows(indptr, colidx, copy):
+    """Columns in increasing order within every row; sorts a copy first if ``copy``.
+
+    Returns ``colidx`` itself when every row is already in order.
+    """
+    out = colidx
+    copied = not copy
+    for i in range(indptr.size - 1):
+        s, e = indptr[i], indptr[i + 1]
+        for idx in range(s + 1, e):
+            if out[idx] < out[idx - 1]:
+                if not copied:
+                    out = colidx.copy()
+                    copied = True
+                out[s:e] = np.sort(out[s:e])
+                break
+    return out
+
+
+@njit(cache=True, inline="always")
+def _bit_length(x):
+    n = 0
+    if x >> 16:
+        x >>= 16
+        n += 16
+    if x >> 8:
+        x >>= 8
+        n += 8
+    if x >> 4:
+        x >>= 4
+        n += 4
+    if x >> 2:
+        x >>= 2
+        n += 2
+    if x >> 1:
+        x >>= 1
+        n += 1
+    return n + x
+
+
+@njit(cache=True)
+def _close_panels(i, rows, nlev, rowhist, cur, tot, mx):
+    """Add row i's new columns to every level's current panel; close finished panels."""
+    acc = 0
+    for k in range(nlev - 1, -1, -1):
+        acc += rowhist[k + 1]
+        cur[k] += acc
+        rowhist[k + 1] = 0
+    rowhist[0] = 0
+    for k in range(nlev):
+        if ((i + 1) & ((1 << k) - 1)) == 0 or i == rows - 1:
+            tot[k] += cur[k]
+            mx[k] = max(mx[k], cur[k])
+            cur[k] = 0
+
+
+@njit(cache=True, inline="always")
+def _block(m, k, i, j, prev_j):
+    """1 if entry (i, j) opens a new aligned 2^k block, else 0; updates the marker."""
+    g = j >> k
+    if i > 0 and prev_j >= 0 and (prev_j >> k) == g:
+        return 0  # same block as the previous entry of this row
+    q = m[g]
+    m[g] = i
+    return 1 if q < 0 or (q >> k) != (i >> k) else 0
+
+
+@njit(cache=True)
+def _nm_runs(colidx, s, e, hist):
+    """Histogram, per M = 2^k, of the entries in each non-empty group (i, j // M) of a row."""
+    for t in range(5):
+        k = t + 1
+        run = 0
+        g = -1
+        for idx in range(s, e):
+            h = colidx[idx] >> k
+            if h != g:
+                if run:
+                    hist[t, min(run, MAX_COUNT)] += 1
+                g = h
+                run = 0
+            run += 1
+        if run:
+            hist[t, min(run, MAX_COUNT)] += 1
+
+
+@njit(cache=True)
+def sweep(indptr, colidx, rows, cols, halfwidth, last, m1, m2, m3, m4, m5,
+          diag):
+    """One pass over the rows (columns sorted within each row); see the module docstring.
+
+    ``last`` (cols), ``m1``..``m5`` (cols >> k, + 1) hold -1 and ``diag`` (rows + cols - 1)
+    holds False on entry: scratch arrays the caller allocates.
+    Returns (scalars, panel totals, panel maxima, block counts, N:M group histogram) with
+    scalars = (bandwidth, entries near the diagonal, diagonals, lower envelope, upper
+    envelope, entries on the main diagonal).
+    """
+    nlev = 1
+    while (1 << (nlev - 1)) < rows:
+        nlev += 1
+    rowhist = np.zeros(nlev + 1, np.int64)
+    cur = np.zeros(nlev, np.int64)
+    tot = np.zeros(nlev, np.int64)
+    mx = np.zeros(nlev, np.int64)
+    hist = np.zeros((5, MAX_COUNT + 1), np.int64)
+    bw = near = ndiag = lower = upper = ondiag = 0
+    b1 = b2 = b3 = b4 = b5 = 0
+    for i in range(rows):
+        s, e = indptr[i], indptr[i + 1]
+        prev_j = -1
+        for idx in range(s, e):
+            j = np.int64(colidx[idx])
+            d = j - i
+            ad = -d if d < 0 else d
+            bw = max(bw, ad)
+            near += ad <= halfwidth
+            ondiag += d == 0
+            if not diag[d + rows - 1]:
+                diag[d + rows - 1] = True
+                ndiag += 1
+            p = last[j]
+            if p < 0:
+                rowhist[nlev] += 1
+                upper += max(0, j - i)
+            else:
+                rowhist[min(_bit_length(p ^ i), nlev)] += 1
+            last[j] = i
+            b1 += _block(m1, 1, i, j, prev_j)
+            b2 += _block(m2, 2, i, j, prev_j)
+            b3 += _block(m3, 3, i, j, prev_j)
+            b4 += _block(m4, 4, i, j, prev_j)
+            b5 += _block(m5, 5, i, j, prev_j)
+            prev_j = j
+        if e > s:
+            lower += max(0, i - np.int64(colidx[s]))
+            _nm_runs(colidx, s, e, hist)
+        _close_panels(i, rows, nlev, rowhist, cur, tot, mx)
+    scalars = np.array([bw, near, ndiag, lower, upper, ondiag], np.int64)
+    return scalars, tot, mx, np.array([b1, b2, b3, b4, b5], np.int64), hist
+
+
+@njit(cache=True)
+def mirrored(indptr, colidx, stride):
+    """(off-diagonal entries checked, of which mirrored) over every ``stride``-th entry.
+
+    Entry (i, j) is mirrored when (j, i) is also stored: a binary search in sorted row j.
+    """
+    rows = indptr.size - 1
+    checked = hits = 0
+    i = 0
+    for e in range(0, colidx.size, stride):
+        while indptr[i + 1] <= e:
+            i += 1
+        j = np.int64(colidx[e])
+        if j == i or j >= rows:
+            continue
+        checked += 1
+        lo, hi = indptr[j], indptr[j + 1]
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if colidx[mid] < i:
+                lo = mid + 1
+            else:
+                hi = mid
+        if lo < indptr[j + 1] and colidx[lo] == i:
+            hits += 1
+    return checked, hits
