@@ -186,3 +186,16 @@ def test_cli_errors_are_one_line(tmp_path) -> None:
     out = _cli(str(bad))
     assert out.returncode == 1 and out.stderr.strip() == (
         f"sparsroof: error: {bad}: layers.a: missing 'n'")
+
+
+def test_cli_plot_needs_accuracy_and_draws_known_points(tmp_path) -> None:
+    out = _cli("swin_tiny", "--pattern", "2:4", "--plot", str(tmp_path / "f.png"))
+    assert out.returncode == 2 and "--accuracy" in out.stderr
+    acc = tmp_path / "acc.csv"
+    acc.write_text("pattern,sparsity,accuracy\nblock4,50,78\n2:4,50,80.5\n")
+    fig = tmp_path / "f.png"
+    out = _cli("swin_tiny", "--pattern", "block4,2:4", "--sparsity", "50,75", "--accuracy",
+               str(acc), "--plot", str(fig), "--output", "csv")
+    assert out.returncode == 0, out.stderr
+    assert fig.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "1 of 3 points have no accuracy" in out.stderr

@@ -12,7 +12,7 @@ from ..kernels import Options
 from ..manifest import bundled_models, load_manifest
 from ..patterns import parse_patterns, parse_sparsity
 from ..traffic import VALUE_BYTES
-from ..whatif import DEFAULT_SPARSITIES, read_accuracy, study
+from ..whatif import DEFAULT_SPARSITIES, ModelResult, read_accuracy, study
 from ..whatif_report import to_csv, to_json, to_layer_table, to_table
 from .common import HW_OPTION, OUTPUT_OPTION, emit, table_console
 
@@ -55,13 +55,16 @@ def _levels(values: tuple[str, ...]) -> tuple[float, ...]:
 @click.option("--points", "points_file", default=None, metavar="FILE.csv|FILE.json",
               help="Also write the Sparsity Roofline points (pattern, sparsity, speedup, "
                    "accuracy) to this file.")
+@click.option("--plot", "plot_file", default=None, metavar="FIG.png|svg|pdf",
+              help="Draw the Sparsity Roofline (accuracy vs speedup) of the points that "
+                   "have an accuracy; needs --accuracy.")
 @click.option("--layers", "show_layers", is_flag=True,
               help="Table output: add a per-layer table for every pattern and level.")
 @OUTPUT_OPTION
 def command(model: str, hw: str, patterns: tuple[str, ...], sparsities: tuple[str, ...],
             dtype: str, batch: int, unit: str | None, nm_native: bool, im2col: bool,
             cache_roof: bool, accuracy_file: str | None, points_file: str | None,
-            show_layers: bool, output: str) -> int:
+            plot_file: str | None, show_layers: bool, output: str) -> int:
     """Speed-of-light latency and speedup of a whole pruned model, per pattern and level.
 
     MODEL is a bundled manifest (resnet50, convnext_tiny, swin_tiny, deit_small) or a
@@ -74,7 +77,10 @@ def command(model: str, hw: str, patterns: tuple[str, ...], sparsities: tuple[st
       sparsroof whatif swin_tiny --hw a100 --pattern unstructured,block2,block4,block16
       sparsroof whatif convnext_tiny --pattern 2:4,1:4,2:8,2:16 --nm-native
       sparsroof whatif resnet50 --batch 32 --output csv > resnet50.csv
+      sparsroof whatif swin_tiny --accuracy acc.csv --plot swin.png
     """
+    if plot_file and not accuracy_file:
+        raise OptionError("--plot draws accuracy against speedup: give --accuracy ACC.csv")
     if points_file and Path(points_file).suffix.lower() not in (".csv", ".json"):
         raise OptionError(f"--points {points_file}: use a .csv or .json file")
     spec = load_spec(hw)
@@ -88,6 +94,8 @@ def command(model: str, hw: str, patterns: tuple[str, ...], sparsities: tuple[st
         text = (to_json(results, options, layers=False) if points_file.lower().endswith(".json")
                 else to_csv(results))
         Path(points_file).write_text(text, encoding="utf-8")
+    if plot_file:
+        _plot(results, plot_file, f"{manifest.name} on {spec.name}, {dtype}, batch {batch}")
     if output == "json":
         emit(to_json(results, options))
     elif output == "csv":
@@ -99,6 +107,21 @@ def command(model: str, hw: str, patterns: tuple[str, ...], sparsities: tuple[st
         for r in results if show_layers else ():
             console.print(to_layer_table(r))
     return 0
+
+
+def _plot(results: list[ModelResult], path: str, title: str) -> None:
+    from ..plot import SparsityPoint, figure_format, save, sparsity_roofline_figure
+
+    figure_format(path)  # a bad suffix fails before any drawing
+    known = [SparsityPoint(r.pattern, r.sparsity, r.speedup, r.accuracy) for r in results
+             if r.accuracy is not None]
+    if not known:
+        raise OptionError("--plot: the accuracy file matches none of the patterns and levels")
+    if len(known) < len(results):
+        click.echo(f"sparsroof: {len(results) - len(known)} of {len(results)} points have no "
+                   "accuracy and are left out of the figure", err=True)
+    fig = sparsity_roofline_figure(known, title=title)
+    click.echo(f"sparsroof: wrote {save(fig, path)}", err=True)
 
 
 command.help = (command.help or "") + f"\n\nBundled models: {', '.join(bundled_models())}."
