@@ -27,9 +27,9 @@ def cli() -> None:
 
 
 def _register() -> None:
-    from . import analyze, check, hw, plot, spy
+    from . import analyze, check, hw, plot, spy, whatif
 
-    for module in (analyze, check, hw, plot, spy):
+    for module in (analyze, check, hw, plot, spy, whatif):
         cli.add_command(module.command)
 
 

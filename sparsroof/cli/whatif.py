@@ -1,0 +1,127 @@
+"""``sparsroof whatif``: whole-model Sparsity Roofline of pruning patterns on a device."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..errors import OptionError
+from ..hwspec import UNITS, load_spec
+from ..kernels import Options
+from ..manifest import bundled_models, load_manifest
+from ..patterns import parse_patterns, parse_sparsity
+from ..traffic import VALUE_BYTES
+from ..whatif import DEFAULT_SPARSITIES, ModelResult, read_accuracy, study
+from ..whatif_report import to_csv, to_json, to_layer_table, to_table
+from .common import HW_OPTION, OUTPUT_OPTION, emit, table_console
+
+__all__ = ["command"]
+
+
+def _levels(values: tuple[str, ...]) -> tuple[float, ...]:
+    parts = [p for v in values for p in v.split(",") if p.strip()]
+    return tuple(dict.fromkeys(parse_sparsity(p) for p in parts)) or DEFAULT_SPARSITIES
+
+
+@click.command("whatif")
+@click.argument("model", metavar="MODEL|MANIFEST.yaml")
+@HW_OPTION
+@click.option("--pattern", "patterns", multiple=True, metavar="P[,P...]",
+              help="Sparsity patterns: unstructured, blockB (B in 2..32), N:M (e.g. 2:4, "
+                   "1:4, 2:16). [default: unstructured,block4,2:4]")
+@click.option("--sparsity", "sparsities", multiple=True, metavar="S[,S...]",
+              help="Sparsity levels in percent for unstructured and block patterns (N:M "
+                   "patterns fix their own, 1 - N/M). [default: 50,75,87.5,93.75,96.875]")
+@click.option("--dtype", type=click.Choice(list(VALUE_BYTES)), default="fp16",
+              show_default=True, help="Precision of weights and features.")
+@click.option("--batch", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Batch size: the dense width n of every layer scales with it.")
+@click.option("--unit", type=click.Choice(UNITS), default=None,
+              help="Run every pruned layer on this unit, multiplying only stored entries. "
+                   "[default: SIMT for unstructured, tensor for blocks, sparse tensor for "
+                   "2:4]")
+@click.option("--nm-native", is_flag=True,
+              help="Hypothetical hardware: any N:M pattern runs natively at the "
+                   "throughput of the 2:4 sparse tensor cores.")
+@click.option("--im2col", is_flag=True,
+              help="Charge convolution inputs as the k x n im2col matrix (eq. 1 of the "
+                   "paper) instead of the feature map read once.")
+@click.option("--cache-roof", is_flag=True,
+              help="Use a cache level's bandwidth when a layer's working set fits in it "
+                   "(the paper and the default use main memory).")
+@click.option("--accuracy", "accuracy_file", default=None, metavar="ACC.csv",
+              help="CSV with columns pattern, sparsity, accuracy, joined to the results.")
+@click.option("--points", "points_file", default=None, metavar="FILE.csv|FILE.json",
+              help="Also write the Sparsity Roofline points (pattern, sparsity, speedup, "
+                   "accuracy) to this file.")
+@click.option("--plot", "plot_file", default=None, metavar="FIG.png|svg|pdf",
+              help="Draw the Sparsity Roofline (accuracy vs speedup) of the points that "
+                   "have an accuracy; needs --accuracy.")
+@click.option("--layers", "show_layers", is_flag=True,
+              help="Table output: add a per-layer table for every pattern and level.")
+@OUTPUT_OPTION
+def command(model: str, hw: str, patterns: tuple[str, ...], sparsities: tuple[str, ...],
+            dtype: str, batch: int, unit: str | None, nm_native: bool, im2col: bool,
+            cache_roof: bool, accuracy_file: str | None, points_file: str | None,
+            plot_file: str | None, show_layers: bool, output: str) -> int:
+    """Speed-of-light latency and speedup of a whole pruned model, per pattern and level.
+
+    MODEL is a bundled manifest (resnet50, convnext_tiny, swin_tiny, deit_small) or a
+    manifest YAML file. Every layer's dense GEMM and pruned kernel get the same roofline
+    bound; the model's SoL is the sum over its layers and the speedup is the dense sum
+    over the sparse sum.
+
+    \b
+    Examples:
+      sparsroof whatif swin_tiny --hw a100 --pattern unstructured,block2,block4,block16
+      sparsroof whatif convnext_tiny --pattern 2:4,1:4,2:8,2:16 --nm-native
+      sparsroof whatif resnet50 --batch 32 --output csv > resnet50.csv
+      sparsroof whatif swin_tiny --accuracy acc.csv --plot swin.png
+    """
+    if plot_file and not accuracy_file:
+        raise OptionError("--plot draws accuracy against speedup: give --accuracy ACC.csv")
+    if points_file and Path(points_file).suffix.lower() not in (".csv", ".json"):
+        raise OptionError(f"--points {points_file}: use a .csv or .json file")
+    spec = load_spec(hw)
+    manifest = load_manifest(model)
+    options = Options(dtype=dtype, batch=batch, unit=unit, nm_native=nm_native,
+                      im2col=im2col, cache_roof=cache_roof)
+    accuracy = read_accuracy(accuracy_file) if accuracy_file else None
+    results = study(manifest, spec, parse_patterns(patterns or ("unstructured,block4,2:4",)),
+                    _levels(sparsities), options, accuracy)
+    if points_file:
+        text = (to_json(results, options, layers=False) if points_file.lower().endswith(".json")
+                else to_csv(results))
+        Path(points_file).write_text(text, encoding="utf-8")
+    if plot_file:
+        _plot(results, plot_file, f"{manifest.name} on {spec.name}, {dtype}, batch {batch}")
+    if output == "json":
+        emit(to_json(results, options))
+    elif output == "csv":
+        emit(to_csv(results))
+    else:
+        console = table_console()
+        console.print(to_table(results, f"{manifest.name} on {spec.name} ({spec.device}), "
+                               f"{dtype}, batch {batch}"))
+        for r in results if show_layers else ():
+            console.print(to_layer_table(r))
+    return 0
+
+
+def _plot(results: list[ModelResult], path: str, title: str) -> None:
+    from ..plot import SparsityPoint, figure_format, save, sparsity_roofline_figure
+
+    figure_format(path)  # a bad suffix fails before any drawing
+    known = [SparsityPoint(r.pattern, r.sparsity, r.speedup, r.accuracy) for r in results
+             if r.accuracy is not None]
+    if not known:
+        raise OptionError("--plot: the accuracy file matches none of the patterns and levels")
+    if len(known) < len(results):
+        click.echo(f"sparsroof: {len(results) - len(known)} of {len(results)} points have no "
+                   "accuracy and are left out of the figure", err=True)
+    fig = sparsity_roofline_figure(known, title=title)
+    click.echo(f"sparsroof: wrote {save(fig, path)}", err=True)
+
+
+command.help = (command.help or "") + f"\n\nBundled models: {', '.join(bundled_models())}."
