@@ -22,7 +22,7 @@ from pathlib import Path
 
 from . import formats
 from .errors import OptionError
-from .hwspec import HwSpec, Quantity
+from .hwspec import HwSpec
 from .io import load
 from .manifest import Layer, ManifestError
 from .patterns import (
@@ -37,7 +37,7 @@ from .patterns import (
 from .roofline import resolve_unit
 from .traffic import INDEX_BYTES, VALUE_BYTES
 
-__all__ = ["Options", "Kernel", "entry_rate_spec", "dense_kernel", "synthetic_kernel",
+__all__ = ["Options", "Kernel", "dense_kernel", "synthetic_kernel",
            "file_kernel"]
 
 _SPARSE_TC = "tensor-sparse"
@@ -79,20 +79,6 @@ class Kernel:
     executed_entries: float
     detail: str = ""
     source: str = "synthetic"
-
-
-def entry_rate_spec(spec: HwSpec) -> HwSpec:
-    """``spec`` with each sparse tensor-core peak halved: from the dense-equivalent rate
-    of a 2:4 GEMM to the rate of the entries it multiplies.
-
-    >>> from sparsroof.hwspec import load_spec
-    >>> entry_rate_spec(load_spec("a100")).peak("tensor-sparse", "fp16").value / 1e12
-    312.0
-    """
-    peaks = {key: (Quantity(q.value / 2, q.text, q.source + "; halved: stored entries of a "
-                            "2:4 matrix") if key[0] == _SPARSE_TC else q)
-             for key, q in spec.peaks.items()}
-    return replace(spec, peaks=peaks)
 
 
 def _unit(spec: HwSpec, unit: str, options: Options, explicit: bool) -> tuple[str, str]:

@@ -20,7 +20,8 @@ from .errors import OptionError
 from .hwspec import UNITS, HwSpec, MemoryLevel
 from .traffic import Traffic
 
-__all__ = ["Bound", "bound", "sol_seconds", "memory_level", "resolve_unit", "auto_unit"]
+__all__ = ["Bound", "bound", "entry_peak", "sol_seconds", "memory_level", "resolve_unit",
+           "auto_unit"]
 
 
 @dataclass(frozen=True)
@@ -106,6 +107,22 @@ def resolve_unit(spec: HwSpec, unit: str, dtype: str, precision: str | None,
     raise OptionError(f"{spec.name} has no {unit} peak at {wanted} (it has: {have})")
 
 
+def entry_peak(spec: HwSpec, unit: str, precision: str) -> float:
+    """Peak rate at which ``unit`` multiplies stored entries, in FLOP/s.
+
+    Sparse tensor-core peaks are quoted dense-equivalent: a 2:4 GEMM is credited with the
+    FLOPs of the zeros it skips. Against the entries actually stored that rate is halved
+    (so a compute-bound 2:4 layer runs 2x faster than dense, not 4x).
+
+    >>> from sparsroof.hwspec import load_spec
+    >>> a100 = load_spec("a100")
+    >>> entry_peak(a100, "tensor-sparse", "fp16") / 1e12, entry_peak(a100, "tensor", "fp16") / 1e12
+    (312.0, 312.0)
+    """
+    peak = spec.peak(unit, precision).value
+    return peak / 2 if unit == "tensor-sparse" else peak
+
+
 def bound(t: Traffic, spec: HwSpec, *, unit: str, precision: str, launches: int = 0,
           footprint: float | None = None) -> Bound:
     """Bound of traffic ``t`` on ``spec``. ``footprint`` (bytes of the working set) lets a
@@ -118,7 +135,7 @@ def bound(t: Traffic, spec: HwSpec, *, unit: str, precision: str, launches: int 
     >>> round(b.memory_s * 1e3, 3), b.bound   # 8 GB at 2039 GB/s
     (3.923, 'memory')
     """
-    peak = spec.peak(unit, precision).value
+    peak = entry_peak(spec, unit, precision)
     level, cached = memory_level(spec, footprint)
     compute_s = t.flops_executed / peak
     # memory_level only picks a cache with a known bandwidth; main memory always has one

@@ -28,7 +28,6 @@ from .kernels import (
     Kernel,
     Options,
     dense_kernel,
-    entry_rate_spec,
     file_kernel,
     synthetic_kernel,
 )
@@ -176,7 +175,7 @@ def layer_traffic(layer: Layer, kernel: Kernel, options: Options) -> Traffic:
 
 def _bound(t: Traffic, kernel: Kernel, spec: HwSpec, options: Options) -> Bound:
     # sparse tensor cores are charged per entry multiplied, at half their quoted peak
-    return bound(t, entry_rate_spec(spec), unit=kernel.unit, precision=kernel.precision,
+    return bound(t, spec, unit=kernel.unit, precision=kernel.precision,
                  launches=options.launches,
                  footprint=t.bytes_total if options.cache_roof else None)
 
