@@ -14,7 +14,8 @@ random. The rules run in order; the first that holds decides:
 4. block: the largest b in 2..32 whose b x b blocks stay filled as b doubles (each
    fill_b >= 0.45·fill_(b/2), fill_1 = 1) and are fuller than a uniformly random
    pattern of the same density would give, rho / (1 - (1 - rho)^(b²)): at least 2.5
-   times that with fill_b >= 0.35, or 1.5 times with nearly full blocks (fill_b >= 0.9). It is *block* (finite-element nodal blocks) when the main
+   times that with fill_b >= 0.35, or 1.5 times with nearly full blocks (fill_b >= 0.9).
+   It is *block* (finite-element nodal blocks) when the main
    diagonal is stored (>= 90 %), the pattern is symmetric (>= 0.8) or the density is
    below 1 %; otherwise *block-pruned* (weights pruned in whole blocks).
 5. banded (envelope): at least 90 % of entries within 5 % of the dimension from the

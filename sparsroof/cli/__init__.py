@@ -27,9 +27,9 @@ def cli() -> None:
 
 
 def _register() -> None:
-    from . import analyze, check, hw, plot, spy
+    from . import analyze, check, classify, generate, hw, plot, spy
 
-    for module in (analyze, check, hw, plot, spy):
+    for module in (analyze, check, classify, generate, hw, plot, spy):
         cli.add_command(module.command)
 
 
