@@ -11,14 +11,15 @@ random. The rules run in order; the first that holds decides:
    several, the sparsest, then the narrowest M (only for M <= cols / 2).
 3. banded (diagonal structure): the occupied diagonals are at least half full
    (diagonal fill >= 0.5) and at most half of all diagonals are occupied.
-4. block: the largest b in 2..32 whose b x b blocks stay filled as b doubles (each
+4. banded (envelope): at least 90 % of entries within 5 % of the dimension from the
+   diagonal (a uniformly random pattern has about 10 % there).
+5. block: the largest b in 2..32 whose b x b blocks stay filled as b doubles (each
    fill_b >= 0.45·fill_(b/2), fill_1 = 1) and are fuller than a uniformly random
    pattern of the same density would give, rho / (1 - (1 - rho)^(b²)): at least 2.5
-   times that with fill_b >= 0.35, or 1.5 times with nearly full blocks (fill_b >= 0.9). It is *block* (finite-element nodal blocks) when the main
+   times that with fill_b >= 0.35, or 1.5 times with nearly full blocks (fill_b >= 0.9).
+   It is *block* (finite-element nodal blocks) when the main
    diagonal is stored (>= 90 %), the pattern is symmetric (>= 0.8) or the density is
-   below 1 %; otherwise *block-pruned* (weights pruned in whole blocks).
-5. banded (envelope): at least 90 % of entries within 5 % of the dimension from the
-   diagonal (a uniformly random pattern has about 10 % there).
+   below 3 %; otherwise *block-pruned* (weights pruned in whole blocks).
 6. scale-free: the column degrees follow a power law better than an exponential (log
    likelihood ratio > 0, p < 0.1) with 1.5 <= alpha <= 4 over a tail of >= 50 columns,
    and the top 1 % of columns hold at least 3 % of the entries.
@@ -108,7 +109,7 @@ def _block(s: Structure) -> Verdict | None:
         return None
     b, fill, lift = found
     symmetry = s.pattern_symmetry or 0.0
-    nodal = s.main_diagonal_share >= 0.9 or symmetry >= 0.8 or s.density < 0.01
+    nodal = s.main_diagonal_share >= 0.9 or symmetry >= 0.8 or s.density < 0.03
     conf = min(_ramp(fill, 0.35, 0.8), _ramp(lift, 1.5, 4.0))
     evidence: dict[str, float | str] = {f"block fill {b}": fill, "lift over random": lift,
                                         "main diagonal": s.main_diagonal_share,
@@ -192,7 +193,7 @@ def classify(s: Structure) -> Verdict:
         return Verdict("mixed", 0.0, {}, {"stored entries": 0.0})
     if s.density >= 0.9:
         return Verdict("dense", _ramp(s.density, 0.9, 0.99), {}, {"density": s.density})
-    for rule in (_nm, _banded, _block, _envelope, _scale_free):
+    for rule in (_nm, _banded, _envelope, _block, _scale_free):
         verdict = rule(s)
         if verdict is not None:
             return verdict

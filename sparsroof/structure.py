@@ -21,7 +21,7 @@ Every feature is computed over whole arrays or in the compiled O(nnz) passes of
   columns in a row holding at most N entries; ``nm_exact["N:M"]``: share of *all* groups
   (rows · ceil(cols / M)) holding exactly N entries, 1 for a pattern pruned to N:M;
 * ``pattern_symmetry``: share of off-diagonal entries (i, j) with (j, i) also stored
-  (square matrices; above 2^20 entries measured on every s-th entry, s = nnz >> 20);
+  (square matrices; above 2^18 entries measured on every s-th entry, s = nnz >> 18);
 * the column degree power-law fit (:mod:`sparsroof.powerlaw`) and ``hub_share``: share of
   entries in the top 0.1 % and 1 % of columns by count (at least one column each);
 * ``panel_columns[h]`` = (Σ over row panels [p·h, (p+1)·h) of the distinct columns in
@@ -45,7 +45,7 @@ __all__ = ["BLOCK_SIZES", "NM_PATTERNS", "HUB_FRACTIONS", "LengthStats", "Struct
 BLOCK_SIZES = (2, 4, 8, 16, 32)
 NM_PATTERNS = ((1, 2), (2, 4), (1, 4), (2, 8), (4, 8), (1, 8), (2, 16), (4, 16), (8, 16))
 HUB_FRACTIONS = {"0.1%": 0.001, "1%": 0.01}
-_SYMMETRY_SAMPLE = 1 << 20
+_SYMMETRY_SAMPLE = 1 << 18
 _LIST_LIMIT = 256
 
 

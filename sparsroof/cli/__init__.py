@@ -27,9 +27,9 @@ def cli() -> None:
 
 
 def _register() -> None:
-    from . import analyze, check, hw, plot, spy, whatif
+    from . import analyze, check, classify, generate, hw, plot, spy, whatif
 
-    for module in (analyze, check, hw, plot, spy, whatif):
+    for module in (analyze, check, classify, generate, hw, plot, spy, whatif):
         cli.add_command(module.command)
 
 

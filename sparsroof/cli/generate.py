@@ -1,0 +1,105 @@
+"""``sparsroof generate KIND``: write a seeded matrix of a known structure class."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from .. import generate as gen
+from ..errors import OptionError
+
+_SEED = click.option("--seed", type=int, default=0, show_default=True,
+                     help="Random seed: the same seed gives the same matrix.")
+_OUT = click.option("-o", "--output", "output", required=True, metavar="FILE",
+                    type=click.Path(dir_okay=False, writable=True),
+                    help="Matrix Market file to write.")
+
+
+def _int(name: str, default: int | None, text: str) -> Callable[..., Any]:
+    return click.option(f"--{name}", name.replace("-", "_"), type=click.IntRange(min=0),
+                        default=default, required=default is None, show_default=True,
+                        help=text)
+
+
+def _float(name: str, default: float, text: str) -> Callable[..., Any]:
+    return click.option(f"--{name}", name.replace("-", "_"), type=float, default=default,
+                        show_default=True, help=text)
+
+
+def _nm(text: str) -> tuple[int, int]:
+    try:
+        n, m = (int(x) for x in text.split(":"))
+    except ValueError:
+        raise OptionError(f"--pattern must look like N:M, e.g. 2:4 (got {text!r})") from None
+    return n, m
+
+
+#: kind -> options, in the order of the generator's parameters
+_OPTIONS: dict[str, list[Callable[..., Any]]] = {
+    "random": [_int("rows", None, "Rows."), _int("cols", None, "Columns."),
+               _int("nnz", None, "Entries drawn (duplicates are dropped).")],
+    "banded": [_int("n", None, "Rows and columns."),
+               _int("halfwidth", None, "Diagonals -halfwidth..halfwidth."),
+               _float("fill", 1.0, "Chance that a cell in the band is stored.")],
+    "stencil2d": [_int("n", None, "Grid side: n² rows.")],
+    "stencil3d": [_int("n", None, "Grid side: n³ rows.")],
+    "block": [_int("block-rows", None, "Block rows (and block columns)."),
+              _int("block", 4, "Block size b."),
+              _int("blocks-per-row", 4, "Blocks per block row, the diagonal one included."),
+              _float("fill", 1.0, "Chance that a cell of a stored block is stored.")],
+    "powerlaw": [_int("n", None, "Vertices (rows and columns)."),
+                 _float("alpha", 2.5, "Power-law exponent of the degrees."),
+                 _float("mean-degree", 10.0, "Mean entries per row."),
+                 click.option("--symmetric", is_flag=True, help="Mirror every edge.")],
+    "nm": [_int("rows", None, "Rows."), _int("cols", None, "Columns (a multiple of M)."),
+           click.option("--pattern", default="2:4", show_default=True, metavar="N:M",
+                        help="At most N entries in every M consecutive columns.")],
+    "block-pruned": [_int("rows", None, "Rows."), _int("cols", None, "Columns."),
+                     _int("block", 4, "Block size B."),
+                     _float("sparsity", 0.9, "Share of blocks pruned away.")],
+    "pruned": [_int("rows", None, "Rows."), _int("cols", None, "Columns."),
+               _float("sparsity", 0.9, "Share of weights pruned away."),
+               _float("spread", 0.5, "Log-normal spread of row/column importance.")],
+    "dense": [_int("rows", None, "Rows."), _int("cols", None, "Columns.")],
+}
+
+
+def _make(kind: str) -> click.Command:
+    fn, label = gen.GENERATORS[kind]
+    seeded = "seed" in inspect.signature(fn).parameters
+
+    def run(output: str, **params: Any) -> int:
+        if "pattern" in params:
+            params["n"], params["m"] = _nm(params.pop("pattern"))
+        if not seeded:
+            params.pop("seed", None)
+        g = fn(**params)
+        gen.write(g, output, comment=gen.describe(kind, params))
+        click.echo(f"wrote {output}: {g.rows:,} x {g.cols:,}, {g.nnz:,} entries ({label})",
+                   err=True)
+        return 0
+
+    doc = inspect.cleandoc(fn.__doc__ or "").split(">>>")[0].replace("``", "").strip()
+    command = click.Command(kind, callback=run, help=f"{doc}\n\nStructure class: {label}.")
+    for option in [_OUT, *([_SEED] if seeded else []), *_OPTIONS[kind]]:
+        command = option(command)
+    return command
+
+
+@click.group("generate")
+def command() -> None:
+    """Write a seeded matrix of a known structure class as Matrix Market.
+
+    \b
+    Examples:
+      sparsroof generate banded --n 10000 --halfwidth 3 -o band.mtx
+      sparsroof generate powerlaw --n 100000 --alpha 2.3 --seed 7 -o graph.mtx
+      sparsroof generate nm --rows 512 --cols 1024 --pattern 2:4 -o w24.mtx
+    """
+
+
+for _kind in gen.GENERATORS:
+    command.add_command(_make(_kind))

@@ -1,0 +1,127 @@
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections import Counter
+from collections.abc import Callable, Iterator
+
+import numpy as np
+import pytest
+
+from sparsroof import generate as gen
+from sparsroof.classify import CLASSES, classify
+from sparsroof.errors import SparsroofError
+from sparsroof.io import Header, Matrix, load
+from sparsroof.structure import measure
+
+from .conftest import ROOT
+
+
+def _matrix(g: gen.Generated) -> Matrix:
+    h = Header("g", "coordinate", "real", "general", g.rows, g.cols, g.nnz)
+    return Matrix("g", "", g.rows, g.cols, g.row, g.col, g.values, h)
+
+
+def _cases() -> Iterator[tuple[str, str, Callable[[], gen.Generated]]]:
+    """About 200 generated matrices: every class at several sizes, parameters and seeds."""
+    for seed in range(5):
+        for rows, cols, nnz in ((300, 300, 3000), (1000, 700, 12000), (2000, 2000, 8000),
+                                (256, 512, 30000), (4000, 1000, 40000)):
+            yield "random", f"random {rows}x{cols} {nnz} s{seed}", \
+                lambda r=rows, c=cols, z=nnz, s=seed: gen.uniform_random(r, c, z, s)
+        for n, w, fill in ((500, 1, 1.0), (2000, 5, 0.8), (3000, 20, 0.4), (1000, 0, 1.0),
+                           (4000, 60, 0.25)):
+            yield "banded", f"banded {n} w{w} f{fill} s{seed}", \
+                lambda n=n, w=w, f=fill, s=seed: gen.banded(n, w, f, s)
+        for b, per_row, fill in ((2, 3, 1.0), (4, 4, 1.0), (8, 3, 0.7), (16, 2, 0.9),
+                                 (4, 6, 0.6)):
+            yield "block", f"block b{b} k{per_row} f{fill} s{seed}", \
+                lambda b=b, k=per_row, f=fill, s=seed: gen.block_structured(512, b, k, f, s)
+        for n, alpha, deg in ((3000, 2.2, 8), (5000, 2.5, 6), (8000, 3.0, 10), (4000, 2.7, 12),
+                              (10000, 2.0, 5)):
+            yield "scale-free", f"powerlaw {n} a{alpha} d{deg} s{seed}", \
+                lambda n=n, a=alpha, d=deg, s=seed: gen.power_law(n, a, d, s, symmetric=s % 2 == 1)
+        for rows, cols, n, m in ((128, 256, 2, 4), (64, 512, 1, 4), (256, 256, 1, 2),
+                                 (100, 512, 2, 8), (64, 1024, 2, 16)):
+            yield "nm", f"nm {n}:{m} {rows}x{cols} s{seed}", \
+                lambda r=rows, c=cols, n=n, m=m, s=seed: gen.nm(r, c, n, m, s)
+        for rows, cols, b, sp in ((256, 256, 4, 0.8), (512, 256, 8, 0.9), (256, 512, 2, 0.75),
+                                  (512, 512, 16, 0.95), (384, 768, 32, 0.7)):
+            yield "block-pruned", f"block-pruned {rows}x{cols} b{b} {sp} s{seed}", \
+                lambda r=rows, c=cols, b=b, p=sp, s=seed: gen.block_pruned(r, c, b, p, s)
+        for rows, cols, sp in ((256, 256, 0.9), (512, 128, 0.7), (128, 1024, 0.95),
+                               (300, 300, 0.5), (1024, 512, 0.98)):
+            yield "unstructured-pruned", f"pruned {rows}x{cols} {sp} s{seed}", \
+                lambda r=rows, c=cols, p=sp, s=seed: gen.magnitude_pruned(r, c, p, seed=s)
+        for n in (8, 20, 30):
+            yield "banded", f"stencil2d {n + seed}", lambda n=n + seed: gen.stencil_2d(n)
+        yield "banded", f"stencil3d {6 + seed}", lambda n=6 + seed: gen.stencil_3d(n)
+        yield "dense", f"dense s{seed}", lambda s=seed: gen.dense(40 + 10 * s, 60, s)
+
+
+def test_generated_cases_are_classified_with_at_least_95_percent_accuracy() -> None:
+    cases = list(_cases())
+    assert len(cases) >= 200
+    wrong, confusion = [], Counter()
+    for want, name, make in cases:
+        verdict = classify(measure(_matrix(make())))
+        assert verdict.label in CLASSES and 0.0 <= verdict.confidence <= 1.0
+        confusion[(want, verdict.label)] += 1
+        if verdict.label != want:
+            wrong.append(f"{name}: {verdict.label}")
+    accuracy = 1 - len(wrong) / len(cases)
+    assert accuracy >= 0.95, f"accuracy {accuracy:.3f}; misclassified: {wrong}"
+    assert {want for want, _, _ in cases} == set(CLASSES) - {"mixed"}
+
+
+def test_verdicts_carry_their_parameters() -> None:
+    v = classify(measure(_matrix(gen.nm(64, 256, 2, 8, seed=1))))
+    assert (v.label, v.params) == ("nm", {"n": 2, "m": 8})
+    v = classify(measure(_matrix(gen.block_pruned(256, 256, 8, 0.9, seed=1))))
+    assert (v.label, v.params["block"]) == ("block-pruned", 8)
+    v = classify(measure(_matrix(gen.power_law(20000, 2.5, 10, seed=2))))
+    assert v.label == "scale-free" and abs(v.params["alpha"] - 2.5) <= 0.2
+    json.dumps(v.to_dict())
+
+
+def test_empty_matrix_is_mixed_with_no_confidence() -> None:
+    g = gen.Generated(3, 3, np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0))
+    v = classify(measure(_matrix(g)))
+    assert (v.label, v.confidence) == ("mixed", 0.0)
+
+
+def test_classify_cli_json(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "band.mtx"
+    gen.write(gen.banded(500, 2), path)
+    out = subprocess.run([sys.executable, "-m", "sparsroof", "classify", str(path),
+                          str(tmp_path / "missing.mtx"), "--output", "json"],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 1 and "missing.mtx: no such file" in out.stderr
+    doc = json.loads(out.stdout)
+    assert doc["schema_version"] == 1 and doc["kind"] == "classify"
+    (m,) = doc["matrices"]
+    assert m["verdict"]["label"] == "banded" and m["verdict"]["params"]["bandwidth"] == 2
+    assert m["features"]["n_diagonals"] == 5 and len(doc["errors"]) == 1
+
+
+def test_corpus_files_classify_without_error(corpus) -> None:  # type: ignore[no-untyped-def]
+    done = 0
+    for path in sorted(corpus.iterdir()):
+        if path.name == "SOURCES.md":
+            continue
+        try:
+            m = load(path)
+        except SparsroofError:
+            continue  # the malformed files of the corpus are rejected by the loader
+        v = classify(measure(m))
+        assert v.label in CLASSES
+        done += 1
+    assert done >= 40
+
+
+@pytest.mark.parametrize("name, label", [("lap2D_5pt_n100.mtx", "banded"),
+                                         ("lund_a.mtx", "block"),
+                                         ("random_90_768_768.mtx", "random")])
+def test_corpus_examples(corpus, name: str, label: str) -> None:  # type: ignore[no-untyped-def]
+    assert classify(measure(load(corpus / name))).label == label
