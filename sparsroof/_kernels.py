@@ -2,9 +2,10 @@
 """Compiled O(nnz) passes behind :mod:`sparsroof.structure`.
 
 Entries are first grouped by row with a stable counting sort, and the columns of each row
-put in increasing order where they are not already (they usually are). Then one fused
-sweep over the rows measures every distinct-count feature with "last row seen" marker
-arrays, so that no feature needs a sort or a hash of its own:
+put in increasing order where they are not already (they usually are). Then two sweeps over
+the rows, run at the same time on two threads (the compiled code releases the GIL),
+measure every distinct-count feature with "last row seen" marker arrays, so that no
+feature needs a sort or a hash of its own:
 
 * distinct columns per row panel of height h = 2^k, for every k at once: an entry (i, j)
   whose column j was last touched in row p is new to its panel exactly for the heights
@@ -25,7 +26,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["GROUP_SHIFTS", "MAX_COUNT", "group_by_row", "sort_rows", "sweep", "mirrored"]
+__all__ = ["GROUP_SHIFTS", "MAX_COUNT", "group_by_row", "sort_rows", "sweep_panels",
+           "sweep_groups", "mirrored"]
 
 #: log2 of the block sizes and N:M group widths measured: 2, 4, 8, 16, 32
 GROUP_SHIFTS = (1, 2, 3, 4, 5)
@@ -103,7 +105,7 @@ def _bit_length(x):
     return n + x
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _close_panels(i, rows, nlev, rowhist, cur, tot, mx):
     """Add row i's new columns to every level's current panel; close finished panels."""
     acc = 0
@@ -130,7 +132,7 @@ def _block(m, k, i, j, prev_j):
     return 1 if q < 0 or (q >> k) != (i >> k) else 0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _nm_runs(colidx, s, e, hist):
     """Histogram, per M = 2^k, of the entries in each non-empty group (i, j // M) of a row."""
     for t in range(5):
@@ -149,14 +151,12 @@ def _nm_runs(colidx, s, e, hist):
             hist[t, min(run, MAX_COUNT)] += 1
 
 
-@njit(cache=True)
-def sweep(indptr, colidx, rows, cols, halfwidth, last, m1, m2, m3, m4, m5,
-          diag):
-    """One pass over the rows (columns sorted within each row); see the module docstring.
+@njit(cache=True, nogil=True)
+def sweep_panels(indptr, colidx, rows, halfwidth, last, diag):
+    """Row pass for the panel counts, the diagonals, the bandwidth and the envelope.
 
-    ``last`` (cols), ``m1``..``m5`` (cols >> k, + 1) hold -1 and ``diag`` (rows + cols - 1)
-    holds False on entry: scratch arrays the caller allocates.
-    Returns (scalars, panel totals, panel maxima, block counts, N:M group histogram) with
+    ``last`` (cols) holds -1 and ``diag`` (rows + cols - 1) False on entry: scratch
+    arrays the caller allocates. Returns (scalars, panel totals, panel maxima) with
     scalars = (bandwidth, entries near the diagonal, diagonals, lower envelope, upper
     envelope, entries on the main diagonal).
     """
@@ -167,12 +167,9 @@ def sweep(indptr, colidx, rows, cols, halfwidth, last, m1, m2, m3, m4, m5,
     cur = np.zeros(nlev, np.int64)
     tot = np.zeros(nlev, np.int64)
     mx = np.zeros(nlev, np.int64)
-    hist = np.zeros((5, MAX_COUNT + 1), np.int64)
     bw = near = ndiag = lower = upper = ondiag = 0
-    b1 = b2 = b3 = b4 = b5 = 0
     for i in range(rows):
         s, e = indptr[i], indptr[i + 1]
-        prev_j = -1
         for idx in range(s, e):
             j = np.int64(colidx[idx])
             d = j - i
@@ -190,6 +187,27 @@ def sweep(indptr, colidx, rows, cols, halfwidth, last, m1, m2, m3, m4, m5,
             else:
                 rowhist[min(_bit_length(p ^ i), nlev)] += 1
             last[j] = i
+        if e > s:
+            lower += max(0, i - np.int64(colidx[s]))
+        _close_panels(i, rows, nlev, rowhist, cur, tot, mx)
+    scalars = np.array([bw, near, ndiag, lower, upper, ondiag], np.int64)
+    return scalars, tot, mx
+
+
+@njit(cache=True, nogil=True)
+def sweep_groups(indptr, colidx, rows, m1, m2, m3, m4, m5):
+    """Row pass for the aligned b x b blocks and the N:M group histogram.
+
+    ``m1``..``m5`` (cols >> k, + 1) hold -1 on entry. Returns (block counts for
+    b = 2 .. 32, N:M group histogram per M = 2 .. 32).
+    """
+    hist = np.zeros((5, MAX_COUNT + 1), np.int64)
+    b1 = b2 = b3 = b4 = b5 = 0
+    for i in range(rows):
+        s, e = indptr[i], indptr[i + 1]
+        prev_j = -1
+        for idx in range(s, e):
+            j = np.int64(colidx[idx])
             b1 += _block(m1, 1, i, j, prev_j)
             b2 += _block(m2, 2, i, j, prev_j)
             b3 += _block(m3, 3, i, j, prev_j)
@@ -197,11 +215,8 @@ def sweep(indptr, colidx, rows, cols, halfwidth, last, m1, m2, m3, m4, m5,
             b5 += _block(m5, 5, i, j, prev_j)
             prev_j = j
         if e > s:
-            lower += max(0, i - np.int64(colidx[s]))
             _nm_runs(colidx, s, e, hist)
-        _close_panels(i, rows, nlev, rowhist, cur, tot, mx)
-    scalars = np.array([bw, near, ndiag, lower, upper, ondiag], np.int64)
-    return scalars, tot, mx, np.array([b1, b2, b3, b4, b5], np.int64), hist
+    return np.array([b1, b2, b3, b4, b5], np.int64), hist
 
 
 @njit(cache=True)

@@ -31,6 +31,7 @@ Every feature is computed over whole arrays or in the compiled O(nnz) passes of
 from __future__ import annotations
 
 import math
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -211,9 +212,13 @@ def _pattern_fields(matrix: Matrix) -> dict[str, Any]:
     stamp = np.int32 if max(rows, cols) < 2**31 else np.int64
     marks = [np.full((cols >> s) + 1, -1, stamp) for s in k.GROUP_SHIFTS]
     halfwidth = math.ceil(0.05 * max(rows, cols))
-    scalars, tot, mx, nblocks, hist = k.sweep(
-        indptr, colidx, rows, cols, halfwidth, np.full(cols, -1, stamp), *marks,
-        diag := np.zeros(rows + cols - 1, np.bool_))
+    diag = np.zeros(rows + cols - 1, np.bool_)
+    # the two sweeps touch disjoint scratch arrays; the second runs on another core
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        groups = pool.submit(k.sweep_groups, indptr, colidx, rows, *marks)
+        scalars, tot, mx = k.sweep_panels(indptr, colidx, rows, halfwidth,
+                                          np.full(cols, -1, stamp), diag)
+        nblocks, hist = groups.result()
     bw, near, ndiag, lower, upper, ondiag = (int(x) for x in scalars)
     symmetry = None
     if rows == cols:
