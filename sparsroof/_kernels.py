@@ -26,13 +26,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["GROUP_SHIFTS", "MAX_COUNT", "group_by_row", "sort_rows", "sweep_panels",
-           "sweep_groups", "mirrored"]
+from ._counts import MAX_COUNT
 
-#: log2 of the block sizes and N:M group widths measured: 2, 4, 8, 16, 32
-GROUP_SHIFTS = (1, 2, 3, 4, 5)
-#: entries per N:M group are counted up to this value (larger counts are lumped into it)
-MAX_COUNT = 33
+__all__ = ["group_by_row", "sort_rows", "sweep_panels", "sweep_groups", "mirrored"]
 
 
 @njit(cache=True)

@@ -31,12 +31,12 @@ Every feature is computed over whole arrays or in the compiled O(nnz) passes of
 from __future__ import annotations
 
 import math
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
 
+from ._counts import counts
 from .io import Matrix
 from .powerlaw import PowerLawFit, fit_power_law
 
@@ -46,7 +46,6 @@ __all__ = ["BLOCK_SIZES", "NM_PATTERNS", "HUB_FRACTIONS", "LengthStats", "Struct
 BLOCK_SIZES = (2, 4, 8, 16, 32)
 NM_PATTERNS = ((1, 2), (2, 4), (1, 4), (2, 8), (4, 8), (1, 8), (2, 16), (4, 16), (8, 16))
 HUB_FRACTIONS = {"0.1%": 0.001, "1%": 0.01}
-_SYMMETRY_SAMPLE = 1 << 18
 _LIST_LIMIT = 256
 
 
@@ -198,42 +197,24 @@ def _power_law_fields(col_counts: np.ndarray) -> dict[str, Any]:
             "col_llr_exponential": fit.llr, "col_llr_p": fit.p_value}
 
 
-def _pattern_fields(matrix: Matrix) -> dict[str, Any]:
-    """Everything the compiled passes measure (the matrix has at least one entry)."""
-    from . import _kernels
-
-    k: Any = _kernels  # compiled dispatchers: their signatures are not visible to mypy
-
+def _pattern_fields(matrix: Matrix, route: str | None = None) -> dict[str, Any]:
+    """Everything the distinct-count passes measure (the matrix has at least one entry)."""
     rows, cols, nnz = matrix.rows, matrix.cols, matrix.stored_entries
-    row = np.ascontiguousarray(matrix.row)
-    col = np.ascontiguousarray(matrix.col)
-    indptr, grouped = k.group_by_row(row, col, rows)
-    colidx = k.sort_rows(indptr, grouped, grouped is col)  # never reorder the caller's array
-    stamp = np.int32 if max(rows, cols) < 2**31 else np.int64
-    marks = [np.full((cols >> s) + 1, -1, stamp) for s in k.GROUP_SHIFTS]
     halfwidth = math.ceil(0.05 * max(rows, cols))
-    diag = np.zeros(rows + cols - 1, np.bool_)
-    # the two sweeps touch disjoint scratch arrays; the second runs on another core
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        groups = pool.submit(k.sweep_groups, indptr, colidx, rows, *marks)
-        scalars, tot, mx = k.sweep_panels(indptr, colidx, rows, halfwidth,
-                                          np.full(cols, -1, stamp), diag)
-        nblocks, hist = groups.result()
-    bw, near, ndiag, lower, upper, ondiag = (int(x) for x in scalars)
-    symmetry = None
-    if rows == cols:
-        checked, hits = k.mirrored(indptr, colidx, max(1, nnz // _SYMMETRY_SAMPLE))
-        symmetry = hits / checked if checked else 1.0
-    conformance, exact = _nm(hist, rows, cols)
+    c = counts(matrix.row, matrix.col, rows, cols, halfwidth, route)
+    bw, near, ndiag, lower, upper, ondiag = (int(x) for x in c.scalars)
+    conformance, exact = _nm(c.nm_hist, rows, cols)
     return {
-        "pattern_symmetry": symmetry, "n_diagonals": ndiag, "bandwidth": bw,
-        "profile": lower + upper, "diagonal_fill": _diagonal_fill(diag, rows, cols, nnz),
+        "pattern_symmetry": (c.mirror[1] / c.mirror[0] if c.mirror[0] else 1.0)
+        if c.mirror else None,
+        "n_diagonals": ndiag, "bandwidth": bw,
+        "profile": lower + upper, "diagonal_fill": _diagonal_fill(c.diag, rows, cols, nnz),
         "main_diagonal_share": ondiag / min(rows, cols),
         "near_diagonal_halfwidth": halfwidth, "near_diagonal_share": near / nnz,
-        "blocks": {b: int(n) for b, n in zip(BLOCK_SIZES, nblocks, strict=True)},
+        "blocks": {b: int(n) for b, n in zip(BLOCK_SIZES, c.blocks, strict=True)},
         "nm_conformance": conformance, "nm_exact": exact,
-        "panel_columns": {1 << h: (int(t), int(m)) for h, (t, m) in enumerate(zip(tot, mx,
-                                                                                   strict=True))},
+        "panel_columns": {1 << h: (int(t), int(m)) for h, (t, m) in
+                          enumerate(zip(c.panel_total, c.panel_max, strict=True))},
     }
 
 

@@ -1,0 +1,41 @@
+"""The numpy and compiled routes of the distinct-count features agree exactly."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sparsroof._counts import counts
+from sparsroof.generate import stencil_2d
+
+
+def _both(row: np.ndarray, col: np.ndarray, rows: int, cols: int) -> None:
+    a = counts(row, col, rows, cols, halfwidth=3, route="numpy")
+    b = counts(row, col, rows, cols, halfwidth=3, route="compiled")
+    for name in ("scalars", "panel_total", "panel_max", "blocks", "nm_hist", "diag"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
+    assert a.mirror == b.mirror
+
+
+@st.composite
+def _patterns(draw):  # type: ignore[no-untyped-def]
+    rows, cols = draw(st.integers(1, 70)), draw(st.integers(1, 70))
+    n = draw(st.integers(1, 400))
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    # duplicates and any order, as files may hold them
+    return (rng.integers(0, rows, n).astype(np.int32), rng.integers(0, cols, n).astype(np.int32),
+            rows, cols)
+
+
+@settings(max_examples=60, deadline=None)
+@given(_patterns())
+def test_routes_agree_on_random_patterns(case) -> None:  # type: ignore[no-untyped-def]
+    _both(*case)
+
+
+@pytest.mark.parametrize("n", [5, 16, 33])
+def test_routes_agree_on_a_stencil(n: int) -> None:
+    g = stencil_2d(n)
+    _both(g.row.astype(np.int32), g.col.astype(np.int32), g.rows, g.cols)
