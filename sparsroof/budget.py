@@ -39,6 +39,7 @@ from .errors import OptionError, SparsroofError
 from .hwspec import UNITS, HwSpec, load_spec
 from .traffic import INDEX_BYTES, KERNELS, MODELS, STORAGES, VALUE_BYTES
 from .units import UnitError, parse_quantity
+from .userfile import read_text
 
 __all__ = [
     "BOUNDS",
@@ -351,12 +352,7 @@ def _check_lines(text: str) -> list[int]:
 
 def load_budget(path: str | Path, measured: str | Path | None = None) -> Budget:
     """Read and validate the budget file at ``path`` (YAML, loaded safely)."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise BudgetError(path, "no such file") from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise BudgetError(path, f"cannot read: {err}") from None
+    text = read_text(path, lambda problem: BudgetError(path, problem))
     try:
         data = yaml.safe_load(text)
         lines = _check_lines(text)

@@ -22,6 +22,7 @@ from typing import Any
 
 from .budget import BudgetError
 from .units import UnitError, parse_quantity
+from .userfile import read_text
 
 __all__ = [
     "BASELINE_SCHEMA",
@@ -57,12 +58,7 @@ def matrix_key(text: str) -> str:
 
 
 def _read(path: str | Path) -> str:
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise BudgetError(path, "no such file") from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise BudgetError(path, f"cannot read: {err}") from None
+    return read_text(path, lambda problem: BudgetError(path, problem))
 
 
 def _seconds(value: object) -> float:

@@ -40,6 +40,7 @@ from typing import Any
 import yaml
 
 from .errors import SpecError
+from .userfile import read_text
 
 __all__ = [
     "UNITS",
@@ -282,14 +283,7 @@ def read_spec_file(name_or_path: str | Path) -> tuple[Any, str]:
     text = str(name_or_path)
     path = Path(text)
     if path.suffix in (".yaml", ".yml") or path.exists():
-        try:
-            content = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise SpecError(text, "no such file") from None
-        except IsADirectoryError:
-            raise SpecError(text, "is a directory, not a YAML spec file") from None
-        except (OSError, UnicodeDecodeError) as err:
-            raise SpecError(text, f"cannot read: {err}") from None
+        content = read_text(path, lambda problem: SpecError(text, problem))
         return _read_yaml(content, text), text
     files = _bundled_files()
     aliases = _aliases()

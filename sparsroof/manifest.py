@@ -34,6 +34,7 @@ import yaml
 
 from .errors import OptionError, SparsroofError
 from .patterns import parse_pattern, parse_sparsity
+from .userfile import read_text
 
 __all__ = ["KINDS", "ManifestError", "Layer", "Manifest", "bundled_models", "load_manifest",
            "parse_manifest"]
@@ -215,12 +216,7 @@ def load_manifest(name_or_path: str | Path) -> Manifest:
     text = str(name_or_path)
     path = Path(text)
     if path.suffix in (".yaml", ".yml") or path.exists():
-        try:
-            content = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise ManifestError(text, "no such file") from None
-        except (OSError, UnicodeDecodeError) as err:
-            raise ManifestError(text, f"cannot read: {err}") from None
+        content = read_text(path, lambda problem: ManifestError(text, problem))
         return parse_manifest(_read(content, text), text, path.resolve().parent)
     files = _bundled()
     key = text.lower().replace("-", "_")

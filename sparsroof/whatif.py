@@ -35,6 +35,7 @@ from .manifest import Layer, Manifest
 from .patterns import Pattern, parse_pattern, parse_sparsity
 from .roofline import Bound, bound
 from .traffic import VALUE_BYTES, Traffic, c_bytes
+from .userfile import read_text
 
 __all__ = [
     "DEFAULT_SPARSITIES",
@@ -231,12 +232,7 @@ def read_accuracy(path: str | Path) -> dict[tuple[str, float], float]:
     """(pattern label, sparsity fraction) -> accuracy, from a CSV with the columns
     pattern, sparsity (percent above 1, else a fraction) and accuracy."""
     source = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise AccuracyError(f"{source}: no such file") from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise AccuracyError(f"{source}: cannot read: {err}") from None
+    text = read_text(path, lambda problem: AccuracyError(f"{source}: {problem}"))
     reader = csv.DictReader(text.splitlines())
     missing = {"pattern", "sparsity", "accuracy"} - set(reader.fieldnames or ())
     if missing:

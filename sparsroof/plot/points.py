@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..userfile import read_text
 from .style import FigureError
 
 __all__ = ["RoofPoint", "roof_points", "read_results", "OPTIMISTIC", "PESSIMISTIC"]
@@ -94,14 +95,11 @@ def _points_of(source: str, doc: dict[str, Any]) -> list[RoofPoint]:
 def read_results(path: str | Path) -> tuple[list[RoofPoint], str | None]:
     """Points and spec name from an analyze JSON document at ``path``."""
     source = str(path)
+    text = read_text(path, lambda problem: FigureError(f"{source}: {problem}"))
     try:
-        doc = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise FigureError(f"{source}: no such file") from None
+        doc = json.loads(text)
     except json.JSONDecodeError as err:
         raise FigureError(f"{source}: line {err.lineno}: not valid JSON: {err.msg}") from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise FigureError(f"{source}: cannot read: {err}") from None
     if not isinstance(doc, dict):
         raise FigureError(f"{source}: expected a JSON object")
     points = _points_of(source, doc)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..userfile import read_text
 from .style import MARKERS, PALETTE, FigureError, new_figure
 
 if TYPE_CHECKING:
@@ -57,12 +58,7 @@ def _point(source: str, where: str, raw: dict[str, Any]) -> SparsityPoint:
 def read_sparsity_points(path: str | Path) -> list[SparsityPoint]:
     """Points from a CSV with a header row, or JSON (a list, or {"points": [...]})."""
     source = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise FigureError(f"{source}: no such file") from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise FigureError(f"{source}: cannot read: {err}") from None
+    text = read_text(path, lambda problem: FigureError(f"{source}: {problem}"))
     if source.lower().endswith(".json"):
         try:
             doc = json.loads(text)
