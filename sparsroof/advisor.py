@@ -33,7 +33,7 @@ from .hwspec import HwSpec
 from .io import Matrix
 
 __all__ = ["DP_FORMATS", "CostModel", "Strips", "Block", "Advice", "FormatRow", "strip_rows",
-           "strips", "format_rows",
+           "strips", "format_rows", "prediction_models",
            "sol_models", "calibrated_models", "partition", "advise"]
 
 #: formats the partition considers (HYB's width rule needs whole-matrix histograms)
@@ -229,3 +229,23 @@ def format_rows(s: Any, spec: HwSpec, calibration: Any = None, dtype: str = "fp6
                               b.sol_s, cal))
     return sorted(rows, key=lambda r: r.calibrated_s if r.calibrated_s is not None
                   else r.sol_s)
+
+
+def prediction_models(spec: HwSpec, s: Any, rows: list[FormatRow], calibration: Any = None
+                      ) -> tuple[int, dict[str, CostModel], dict[str, float], float]:
+    """(strip size, per-format block cost models, whole-matrix seconds per format, seconds
+    of reading x once) from the SoL model, or from ``calibration`` when given."""
+    from .roofline import memory_level
+
+    csr = next(r for r in rows if r.storage == "csr")
+    size = strip_rows(spec, csr.bytes_total / max(s.rows, 1))
+    x_bytes = s.nonempty_cols * 8
+    if calibration is not None:
+        models = calibrated_models(calibration, calibration.level_of(csr.bytes_total), 4)
+        single = {r.storage: r.calibrated_s for r in rows if r.calibrated_s is not None}
+        return size, models, single, models["csr"].u * x_bytes if "csr" in models else 0.0
+    level, _ = memory_level(spec, csr.bytes_total)
+    bandwidth = (level.bandwidth or spec.dram.bandwidth).value
+    launches = 1 if spec.kind == "gpu" and spec.launch_overhead else 0
+    models = sol_models(spec, bandwidth, 8, "fp64", launches)
+    return size, models, {r.storage: r.sol_s for r in rows}, x_bytes / bandwidth

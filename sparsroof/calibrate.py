@@ -14,7 +14,8 @@ The two phases of *A Performance Modeling and Optimization Analysis Tool for SpM
 
   with ``misses`` the reads of x beyond the compulsory ones when rows are taken in panels
   whose distinct columns fill the second-largest cache (the cache-aware B model of
-  :mod:`sparsroof.reuse`: scattered columns miss, near-diagonal ones do not), and with ``slots`` the entries the kernel executes (padding included), ``bytes`` the SpMV
+  :mod:`sparsroof.reuse`: scattered columns miss, near-diagonal ones do not),
+  ``slots`` the entries the kernel executes (padding included), ``bytes`` the SpMV
   traffic (A in its format, x once, y once) and b_L the seconds per byte of the memory
   level L whose capacity holds the working set (the levels come from the spec, their
   bandwidths from :mod:`sparsroof.roofs`). The paper fits time against strips and
@@ -26,7 +27,7 @@ The result is saved as JSON with ``schema_version`` and read back by :func:`load
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -224,7 +225,7 @@ def fit(samples: list[Sample], levels: Iterable[str]) -> dict[str, FormatFit]:
 
 
 def calibrate(spec: HwSpec, roofs: dict[str, float], *, dtype: str = "fp64",
-              formats: Iterable[str] = KERNEL_FORMATS,
+              formats: Sequence[str] = KERNEL_FORMATS,
               matrices: list[tuple[str, int, int]] | None = None,
               progress: Callable[[int, int, str], None] = lambda *_: None,
               **timing: Any) -> tuple[Calibration, list[Sample]]:

@@ -64,12 +64,12 @@ def _kernels() -> dict[str, Callable[..., Any]]:
     return {"triad1": triad1, "read1": read1, "triad": triad, "read": read}
 
 
-def _best(fn: Callable[[], object], calls: int) -> float:
-    fn()
+def _best(fn: Callable[..., object], args: tuple[Any, ...], calls: int) -> float:
+    fn(*args)
     best = float("inf")
     for _ in range(calls):
         start = time.perf_counter()
-        fn()
+        fn(*args)
         best = min(best, time.perf_counter() - start)
     return best
 
@@ -91,11 +91,11 @@ def measure_level(working_set: float, parts: int, calls: int = 5) -> dict[str, f
         x, sums = np.ones(n1), np.zeros(threads)
         reps1 = max(1, int(_TARGET_BYTES / (8 * n1)))
         if threads == 1:
-            t3 = _best(lambda: k["triad1"](a, b, c, 3.0, reps), calls)
-            t1 = _best(lambda: k["read1"](x, reps1), calls)
+            t3 = _best(k["triad1"], (a, b, c, 3.0, reps), calls)
+            t1 = _best(k["read1"], (x, reps1), calls)
         else:
-            t3 = _best(lambda: k["triad"](a, b, c, 3.0, reps, threads), calls)
-            t1 = _best(lambda: k["read"](x, reps1, threads, sums), calls)
+            t3 = _best(k["triad"], (a, b, c, 3.0, reps, threads), calls)
+            t1 = _best(k["read"], (x, reps1, threads, sums), calls)
         out[f"triad_{threads}"] = 24.0 * n3 * reps / t3
         out[f"read_{threads}"] = 8.0 * n1 * reps1 / t1
     return out

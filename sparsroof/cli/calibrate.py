@@ -56,3 +56,34 @@ def command(hw: str, output_file: str, dtype: str) -> int:
                    f"{100 * fit.median_error:.1f} %, worst {100 * fit.max_error:.1f} %", err=True)
     click.echo(f"calibrate: wrote {output_file}", err=True)
     return 0
+
+
+def predictions(analyses: list, calibration_file: str) -> list[dict]:
+    """Calibrated SpMV seconds per matrix and calibrated format of each analysis."""
+    from ..calibrate import load as load_calibration
+
+    cal = load_calibration(calibration_file)
+    out = []
+    for a in analyses:
+        storages = dict.fromkeys(r.traffic.storage for r in a.results)
+        out.append({"matrix": a.matrix.name, "calibration": calibration_file,
+                    "predicted_s": {f: cal.predict_structure(a.structure, f)
+                                    for f in storages if f in cal.fits}})
+    return out
+
+
+def render_predictions(preds: list[dict], output: str, json_text: str | None = None) -> str:
+    """The calibrated predictions as a table, or merged into analyze's JSON document."""
+    import json
+
+    from ..report import si
+
+    if json_text is not None:
+        doc = json.loads(json_text)
+        doc["calibrated"] = preds
+        return json.dumps(doc, indent=2)
+    lines = ["calibrated SpMV time on this host (sparsroof calibrate):"]
+    for p in preds:
+        cells = ", ".join(f"{f} {si(t, 's')}" for f, t in p["predicted_s"].items())
+        lines.append(f"  {p['matrix']}: {cells or 'no calibrated format among those analysed'}")
+    return "\n".join(lines)

@@ -7,11 +7,10 @@ from dataclasses import asdict
 
 import click
 
-from ..advisor import advise, calibrated_models, format_rows, sol_models, strip_rows
+from ..advisor import advise, format_rows, prediction_models
 from ..hwspec import load_spec
 from ..io import load
 from ..report import _envelope, si
-from ..roofline import memory_level
 from ..structure import measure
 from .common import HW_OPTION, OUTPUT_OPTION, emit, table_console
 
@@ -46,20 +45,7 @@ def command(matrix: str, hw: str, calibration_file: str | None, max_block: int,
     m = load(matrix)
     s = measure(m)
     rows = format_rows(s, spec, cal)
-    by_name = {r.storage: r for r in rows}
-    csr = by_name["csr"]
-    size = strip_rows(spec, csr.bytes_total / max(s.rows, 1))
-    level, _ = memory_level(spec, csr.bytes_total)
-    x_bytes = s.nonempty_cols * 8
-    if cal is not None:
-        models = calibrated_models(cal, cal.level_of(csr.bytes_total), 4)
-        single = {r.storage: r.calibrated_s for r in rows if r.calibrated_s is not None}
-        x_s = models["csr"].u * x_bytes if "csr" in models else 0.0
-    else:
-        launches = 1 if spec.kind == "gpu" and spec.launch_overhead else 0
-        models = sol_models(spec, level.bandwidth.value, 8, "fp64", launches)
-        single = {r.storage: r.sol_s for r in rows}
-        x_s = x_bytes / level.bandwidth.value
+    size, models, single, x_s = prediction_models(spec, s, rows, cal)
     advice = advise(m, spec, models, single, size=size, max_block=max_block, x_seconds=x_s)
     if output == "json":
         doc = _envelope("formats") | {"matrix": m.name, "spec": spec.name,
