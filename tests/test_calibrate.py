@@ -104,8 +104,9 @@ def test_bad_calibration_files(tmp_path: Path, text: str, problem: str) -> None:
 def test_bench_command_json(spec_file: Path) -> None:
     result = CliRunner().invoke(cli, ["bench", "data/lap2d_64.mtx", "--hw", str(spec_file),
                                       "--formats", "csr,coo,dia", "--repeat", "3", "-O",
-                                      "json"])
-    assert result.exit_code in (0, 3), result.output
+                                      "json"], standalone_mode=False)
+    assert result.exception is None, result.output
+    assert result.return_value in (0, 3)
     doc = json.loads(result.stdout)
     assert doc["schema_version"] == 1 and doc["kind"] == "bench"
     by = {r["storage"]: r for r in doc["results"]}
@@ -121,7 +122,52 @@ def test_bench_flags_a_run_faster_than_the_bound(tmp_path: Path) -> None:
     slow = tmp_path / "slow.yaml"   # 1 kB/s memory: every real run beats this bound
     slow.write_text(SPEC.replace("10 GB/s", "1 kB/s").replace("50 GB/s", "1 kB/s"))
     result = CliRunner().invoke(cli, ["bench", "data/lap2d_64.mtx", "--hw", str(slow),
-                                      "--formats", "csr", "--repeat", "3"])
-    assert result.exit_code == 3
+                                      "--formats", "csr", "--repeat", "3"],
+                           standalone_mode=False)
+    assert result.return_value == 3  # the exit code of sparsroof bench
     assert "MODEL ERROR" in result.stderr
     assert "FASTER THAN BOUND" in result.stdout
+
+
+def _synthetic_calibration(path: Path) -> Path:
+    """A calibration fitted on made-up samples t = 1 us + 1 ns/slot (no host runs)."""
+    samples = [Sample("m", f, r, r * k, 12.0 * r * k, "DRAM", 1e-6 + 1e-9 * r * k)
+               for f in ("csr", "coo") for r in (100, 1000, 10000) for k in (1, 5)]
+    levels = (("L2", 2.0**20), ("DRAM", None))
+    save(Calibration("tiny-cpu", "test CPU", "fp64", levels, {"L2": 5e10},
+                     fit(samples, ["L2", "DRAM"])), samples, path)
+    return path
+
+
+def test_formats_command_partition_covers_the_rows(tmp_path: Path, spec_file: Path) -> None:
+    cal = _synthetic_calibration(tmp_path / "cal.json")
+    for extra in ([], ["--calibration", str(cal)]):
+        result = CliRunner().invoke(cli, ["formats", "data/lap2d_64.mtx", "--hw",
+                                          str(spec_file), "-O", "json", *extra],
+                                    standalone_mode=False)
+        assert result.exception is None, result.output
+        doc = json.loads(result.stdout)
+        blocks = doc["partition"]["blocks"]
+        assert blocks[0]["first_row"] == 0 and blocks[-1]["last_row"] == 4096
+        assert doc["partition"]["gain"] >= 1.0
+        names = {r["storage"] for r in doc["formats"]}
+        assert {"csr", "coo", "ell", "dia", "bsr4"} <= names
+    csr = next(r for r in doc["formats"] if r["storage"] == "csr")
+    # 20224 entries: 1 us + 20224 ns (the fit is exact on its made-up samples)
+    assert csr["calibrated_s"] == pytest.approx(1e-6 + 20224e-9, rel=1e-6)
+
+
+def test_analyze_with_calibration(tmp_path: Path, spec_file: Path,
+                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    import sparsroof.analysis
+
+    monkeypatch.setattr(sparsroof.analysis, "_classify", lambda s: None)
+    cal = _synthetic_calibration(tmp_path / "cal.json")
+    result = CliRunner().invoke(cli, ["analyze", "data/lap2d_64.mtx", "--hw", str(spec_file),
+                                      "--storage", "csr,ell", "--calibration", str(cal),
+                                      "-O", "json"], standalone_mode=False)
+    assert result.exception is None, result.output
+    doc = json.loads(result.stdout)
+    preds = doc["calibrated"][0]["predicted_s"]
+    assert set(preds) == {"csr"}  # ell has no calibrated kernel
+    assert preds["csr"] == pytest.approx(1e-6 + 20224e-9, rel=1e-6)
