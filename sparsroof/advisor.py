@@ -111,18 +111,19 @@ def strip_rows(spec: HwSpec, csr_bytes_per_row: float) -> int:
 def strips(m: Matrix, size: int, block: int = 4) -> Strips:
     """Per-strip rows, entries, longest row, distinct diagonals and b x b blocks."""
     n = max(1, math.ceil(m.rows / size))
-    lengths = np.bincount(m.row, minlength=m.rows) if m.rows else np.zeros(0, np.int64)
+    row, col = m.row.astype(np.int64), m.col.astype(np.int64)  # keys below overflow int32
+    lengths = np.bincount(row, minlength=m.rows) if m.rows else np.zeros(0, np.int64)
     starts = np.arange(n) * size
     rows = np.minimum(starts + size, m.rows) - starts
     nnz = np.add.reduceat(lengths, starts) if m.rows else np.zeros(n, np.int64)
     max_len = np.maximum.reduceat(lengths, starts) if m.rows else np.zeros(n, np.int64)
-    strip = m.row // size
+    strip = row // size
     span = m.rows + m.cols
-    key = np.unique(strip * span + (m.col - m.row + m.rows))
+    key = np.unique(strip * span + (col - row + m.rows))
     key_strip = key // span
     diag_ptr = np.searchsorted(key_strip, np.arange(n + 1))
     diag_off = (key % span - m.rows).astype(np.int64)
-    bkey = np.unique((m.row // block) * (m.cols // block + 1) + m.col // block)
+    bkey = np.unique((row // block) * (m.cols // block + 1) + col // block)
     bstrip = (bkey // (m.cols // block + 1)) * block // size
     blocks = np.bincount(bstrip, minlength=n)
     return Strips(size, rows.astype(np.int64), nnz.astype(np.int64),

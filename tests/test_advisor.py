@@ -98,3 +98,14 @@ def test_strip_counts_by_hand() -> None:
     assert st.max_len.tolist() == [3, 3]
     assert np.diff(st.diag_ptr).tolist() == [3, 3]
     assert st.blocks.tolist() == [2, 2]  # 2x2 blocks (0,0),(0,1) and (1,0),(1,1)
+
+
+def test_strip_keys_do_not_overflow_int32_indices() -> None:
+    # 400,000 x 400,000 with int32 indices: (row // 4)·(cols // 4 + 1) passes 2^31
+    n = 400_000
+    r = np.array([0, n - 1], dtype=np.int32)
+    m = Matrix("t", "t", n, n, r, r.copy(), None,
+               Header("t", "coordinate", "pattern", "general", n, n, 2))
+    st = strips(m, 200_000, block=4)
+    assert st.blocks.tolist() == [1, 1]
+    assert np.diff(st.diag_ptr).tolist() == [1, 1]
