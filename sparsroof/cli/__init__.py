@@ -27,9 +27,22 @@ def cli() -> None:
 
 
 def _register() -> None:
-    from . import analyze, check, classify, generate, hw, plot, spy, whatif
+    from . import (
+        analyze,
+        bench,
+        calibrate,
+        check,
+        classify,
+        formats,
+        generate,
+        hw,
+        plot,
+        spy,
+        whatif,
+    )
 
-    for module in (analyze, check, classify, generate, hw, plot, spy, whatif):
+    for module in (analyze, bench, calibrate, check, classify, formats, generate, hw, plot, spy,
+                   whatif):
         cli.add_command(module.command)
 
 

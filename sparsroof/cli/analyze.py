@@ -55,6 +55,9 @@ from .plot import echo_written
               default=0.001, show_default=True, help="Hub share f of columns (scale-free).")
 @click.option("--block-size", type=click.Choice(["2", "4", "8", "16", "32"]), default=None,
               help="Block size t of the blocked model. [default: the classifier's, else 4]")
+@click.option("--calibration", "calibration_file", default=None, metavar="FILE",
+              help="Host calibration (sparsroof calibrate): also predict the measured SpMV "
+                   "time of each calibrated format.")
 @OUTPUT_OPTION
 @click.option("--plot", "plot_path", default=None, metavar="FILE",
               help="Also draw the results to FILE (.png, .svg or .pdf).")
@@ -65,7 +68,8 @@ def command(matrices: tuple[str, ...], hw: str, kernel: str, widths: tuple[str, 
             dtype: str, index: str, storages: tuple[str, ...], models: tuple[str, ...],
             unit: str | None, precision: str | None, launches: int | None,
             ranks: tuple[str, ...], cache_roof: bool, reuse_factor: float, hub_fraction: float,
-            block_size: str | None, output: str, plot_path: str | None, plot_kind: str) -> int:
+            block_size: str | None, output: str, plot_path: str | None, plot_kind: str,
+            calibration_file: str | None = None) -> int:
     """Speed-of-light latency and roofline position of SpMV/SpMM for each MATRIX.
 
     MATRIX is a Matrix Market file (.mtx, .mtx.gz) or a DLMC .smtx file. Every good
@@ -95,7 +99,17 @@ def command(matrices: tuple[str, ...], hw: str, kernel: str, widths: tuple[str, 
         except MatrixFileError as err:
             echo_error(str(err))
             errors.append({"path": err.path, "error": err.problem})
-    render(analyses, errors, output)
+    if calibration_file and output == "json":
+        from .calibrate import predictions, render_predictions
+
+        emit(render_predictions(predictions(analyses, calibration_file), output,
+                                to_json(analyses, errors)))
+    else:
+        render(analyses, errors, output)
+        if calibration_file and output == "table":
+            from .calibrate import predictions, render_predictions
+
+            emit(render_predictions(predictions(analyses, calibration_file), output))
     if plot_path and analyses:
         echo_written(plot_analyses(analyses, spec, plot_path, kind=plot_kind))
     return 1 if errors else 0

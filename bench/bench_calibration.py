@@ -1,0 +1,109 @@
+"""Calibrated CSR SpMV prediction against fresh measurements, and runs that beat the bound.
+
+Matrices: every corpus file with at least 50,000 stored entries, plus generated matrices
+of each class (banded, stencil, block, random, scale-free, DNN-like pruned). Each is timed
+afresh (scipy CSR, fastest of the repetitions) and predicted by the calibration.
+Usage: python bench/bench_calibration.py SPEC.yaml CALIBRATION.json  (prints a Markdown table)
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from sparsroof.benchmark import bench
+from sparsroof.calibrate import load as load_calibration
+from sparsroof.hwspec import load_spec
+from sparsroof.io import Header, Matrix, load
+from sparsroof.roofs import with_roofs
+from sparsroof.structure import measure
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+
+
+def _matrix(name: str, n: int, row: np.ndarray, col: np.ndarray) -> Matrix:
+    keep = (col >= 0) & (col < n)
+    key = np.unique(row[keep] * n + col[keep])
+    r, c = key // n, key % n
+    return Matrix(name, name, n, n, r, c, np.ones(r.size),
+                  Header(name, "coordinate", "real", "general", n, n, r.size))
+
+
+def generated() -> list[Matrix]:
+    rng = np.random.default_rng(11)
+    out = []
+    for n in (20_000, 60_000, 200_000, 1_000_000):
+        w = 5
+        row = np.repeat(np.arange(n), 2 * w + 1)
+        out.append(_matrix(f"banded_{n}", n, row, row + np.tile(np.arange(-w, w + 1), n)))
+        g = int(np.sqrt(n))
+        i = np.arange(g * g)
+        row = np.repeat(i, 5)
+        col = row + np.tile([0, 1, -1, g, -g], g * g)
+        out.append(_matrix(f"stencil_{g * g}", g * g, row, col))
+        nb = n // 4
+        br = np.repeat(np.arange(nb), 3)
+        bc = np.clip(br + rng.integers(-50, 51, br.size), 0, nb - 1)
+        rr, cc = np.meshgrid(np.arange(4), np.arange(4), indexing="ij")
+        out.append(_matrix(f"block4_{n}", n, (br[:, None] * 4 + rr.ravel()).ravel(),
+                           (bc[:, None] * 4 + cc.ravel()).ravel()))
+        row = rng.integers(0, n, 8 * n)
+        out.append(_matrix(f"random_{n}", n, row, rng.integers(0, n, row.size)))
+        deg = np.minimum((rng.pareto(1.2, n) + 1).astype(np.int64) * 2, n // 10)
+        row = np.repeat(np.arange(n), deg)
+        hub = (rng.pareto(1.2, row.size) * 10).astype(np.int64) % n
+        out.append(_matrix(f"scalefree_{n}", n, row, hub))
+    for k in (512, 2048):
+        mask = rng.random((k, k)) < 0.2
+        r, c = np.nonzero(mask)
+        out.append(_matrix(f"pruned_{k}", k, r, c))
+    return out
+
+
+def corpus() -> list[Matrix]:
+    out = []
+    for p in sorted(CORPUS.glob("*")):
+        if p.suffix not in (".mtx", ".smtx", ".gz") or p.name.startswith(("bad", "invalid")):
+            continue
+        try:
+            m = load(p)
+        except Exception:  # noqa: BLE001 - malformed corpus files are skipped here
+            continue
+        if m.stored_entries >= 50_000:
+            out.append(m)
+    return out
+
+
+def main() -> None:
+    spec_path, cal_path = sys.argv[1], sys.argv[2]
+    cal = load_calibration(cal_path)
+    spec = with_roofs(load_spec(spec_path), cal.roofs, "calibration")
+    rows, errs, beats = [], [], 0
+    for m in corpus() + generated():
+        s = measure(m)
+        r = bench(m, s, spec, formats=["csr"])[0]
+        assert r.timing is not None
+        pred = cal.predict_structure(s, "csr")
+        assert pred is not None
+        err = abs(pred - r.timing.min_s) / r.timing.min_s
+        errs.append(err)
+        beats += r.beats_bound
+        rows.append(f"| {m.name[:40]} | {m.stored_entries:,} | {r.timing.min_s * 1e6:.1f} | "
+                    f"{r.timing.median_s * 1e6:.1f} | {pred * 1e6:.1f} | {100 * err:.1f} | "
+                    f"{r.sol_s * 1e6:.1f} ({r.memory_level}) | "
+                    f"{'YES' if r.beats_bound else 'no'} |")
+        print(rows[-1], file=sys.stderr)
+    print("| matrix | entries | best us | median us | predicted us | error % | SoL us (roof) "
+          "| beats bound |")
+    print("|---|---:|---:|---:|---:|---:|---:|---|")
+    print("\n".join(rows))
+    print(f"\n{len(errs)} matrices: median |error| {100 * statistics.median(errs):.1f} %, "
+          f"worst {100 * max(errs):.1f} %; measurements faster than the bound: {beats} "
+          f"({100 * beats / len(errs):.0f} %)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,114 @@
+"""``sparsroof bench``: run the real kernels on this host and judge them against the bound."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+
+import click
+
+from ..benchmark import KERNEL_FORMATS, Measurement, bench
+from ..hwspec import load_spec
+from ..io import load
+from ..report import _envelope, si
+from ..structure import measure
+from .common import DTYPE_OPTION, KERNEL_OPTION, OUTPUT_OPTION, emit, table_console
+
+
+@click.command("bench")
+@click.argument("matrix")
+@click.option("--hw", required=True, metavar="NAME|PATH",
+              help="Spec of this host (e.g. from 'sparsroof hw probe -o myhost.yaml').")
+@KERNEL_OPTION
+@click.option("--d", "width", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Width of B for SpMM.")
+@DTYPE_OPTION
+@click.option("--formats", "formats", default=",".join(KERNEL_FORMATS), show_default=True,
+              help="Formats to run, comma separated.")
+@click.option("--block", type=click.Choice(["2", "4", "8", "16", "32"]), default="4",
+              show_default=True, help="BSR block size.")
+@click.option("--backend", type=click.Choice(["scipy", "cusparse"]), default="scipy",
+              show_default=True, help="scipy on the CPU, or cuSPARSE through CuPy on a GPU.")
+@click.option("--calibration", "calibration_file", default=None, metavar="FILE",
+              help="Take the memory roofs measured by 'sparsroof calibrate' for cache levels.")
+@click.option("--repeat", type=click.IntRange(min=1), default=7, show_default=True,
+              help="Timed repetitions (at least; more until 0.05 s have run).")
+@OUTPUT_OPTION
+def command(matrix: str, hw: str, kernel: str, width: int, dtype: str, formats: str,
+            block: str, backend: str, calibration_file: str | None, repeat: int,
+            output: str) -> int:
+    """Time each format's SpMV/SpMM kernel on MATRIX here: median time, achieved GB/s and
+    GFLOP/s, and the share of the speed of light. A run faster than its bound is a model
+    error and is flagged; the exit code is then 3.
+
+    \b
+    Examples:
+      sparsroof bench data/lap2d_64.mtx --hw myhost.yaml
+      sparsroof bench a.mtx --hw myhost.yaml --kernel spmm --d 16 --formats csr,bsr
+    """
+    spec = load_spec(hw)
+    if calibration_file:
+        from ..calibrate import load as load_calibration
+        from ..roofs import with_roofs
+
+        cal = load_calibration(calibration_file)
+        spec = with_roofs(spec, cal.roofs, f"measured by sparsroof calibrate ({calibration_file})")
+    m = load(matrix)
+    results = bench(m, measure(m), spec, formats=[f.strip() for f in formats.split(",")],
+                    kernel=kernel, width=width, dtype=dtype, block=int(block),
+                    backend=backend, repeat=repeat,
+                    progress=lambda msg: click.echo(f"bench: {msg}", err=True))
+    beaten = [r for r in results if r.beats_bound]
+    for r in beaten:
+        click.echo(f"sparsroof: MODEL ERROR: {r.storage} ran in {si(r.timing.min_s, 's')}, "  # type: ignore[union-attr]
+                   f"faster than its bound {si(r.sol_s, 's')} ({r.memory_level} roof); the "
+                   f"spec or the traffic model is wrong for this host", err=True)
+    _render(results, spec.name, output)
+    return 3 if beaten else 0
+
+
+def _record(r: Measurement) -> dict:
+    d = asdict(r)
+    d.pop("timing")
+    return d | {"median_s": r.median_s, "min_s": r.timing.min_s if r.timing else None,
+                "repeats": len(r.timing.samples) if r.timing else 0,
+                "achieved_bytes_per_s": r.achieved_bytes_per_s,
+                "achieved_flops": r.achieved_flops, "sol_share": r.sol_share,
+                "beats_bound": r.beats_bound}
+
+
+def _render(results: list[Measurement], spec: str, output: str) -> None:
+    if output == "json":
+        emit(json.dumps(_envelope("bench") | {"spec": spec,
+                                              "results": [_record(r) for r in results]},
+                        indent=2))
+        return
+    if output == "csv":
+        import csv
+        import io
+
+        out = io.StringIO()
+        rows = [_record(r) for r in results]
+        writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+        emit(out.getvalue())
+        return
+    from rich.table import Table
+
+    name = results[0].matrix if results else ""
+    table = Table(title=f"{name}: measured on this host, bound on {spec}", title_justify="left")
+    for h in ("backend", "format", "median", "best", "GB/s", "GFLOP/s", "SoL", "roof",
+              "% of SoL", "note"):
+        table.add_column(h, justify="left" if h in ("backend", "format", "roof", "note")
+                         else "right")
+    for r in results:
+        if r.timing is None:
+            table.add_row(r.backend, r.storage, "-", "-", "-", "-", si(r.sol_s, "s"),
+                          r.memory_level, "-", f"skipped: {r.skipped}")
+            continue
+        table.add_row(r.backend, r.storage, si(r.timing.median_s, "s"), si(r.timing.min_s, "s"),
+                      f"{r.achieved_bytes_per_s / 1e9:.3g}", f"{r.achieved_flops / 1e9:.3g}",  # type: ignore[operator]
+                      si(r.sol_s, "s"), r.memory_level, f"{100 * r.sol_share:.1f}",  # type: ignore[operator]
+                      "FASTER THAN BOUND: model error" if r.beats_bound else "")
+    table_console().print(table)

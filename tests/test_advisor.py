@@ -1,0 +1,111 @@
+"""The format advisor's dynamic program against brute force, and its per-strip counts."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from sparsroof import formats
+from sparsroof.advisor import CostModel, partition, strips
+from sparsroof.io import Header, Matrix
+
+
+def _matrix(rows: int, cols: int, row: np.ndarray, col: np.ndarray) -> Matrix:
+    key = np.unique(row * cols + col)
+    r, c = key // cols, key % cols
+    return Matrix("t", "t", rows, cols, r, c, None,
+                  Header("t", "coordinate", "pattern", "general", rows, cols, r.size))
+
+
+def _mixed(seed: int) -> Matrix:
+    """Strips of different character: banded rows, then long random rows, then a diagonal."""
+    rng = np.random.default_rng(seed)
+    n = 256
+    r1 = np.repeat(np.arange(96), 3)
+    c1 = r1 + np.tile([-1, 0, 1], 96)
+    r2 = rng.integers(96, 192, 1500)
+    c2 = rng.integers(0, n, 1500)
+    r3 = np.arange(192, n)
+    keep = (c1 >= 0) & (c1 < n)
+    return _matrix(n, n, np.concatenate([r1[keep], r2, r3]),
+                   np.concatenate([c1[keep], c2, r3]))
+
+
+def _block_seconds(m: Matrix, lo: int, hi: int, model: CostModel, fmt: str) -> float:
+    """One block's time from the formats module on the block's own rows."""
+    sel = (m.row >= lo) & (m.row < hi)
+    row, col, rows = m.row[sel] - lo, m.col[sel], hi - lo
+    nnz = int(sel.sum())
+    lengths = np.bincount(row, minlength=rows)
+    if fmt == "csr":
+        s = formats.csr(nnz, rows, 8, 4)
+    elif fmt == "csc":
+        s = formats.csc(nnz, m.cols, 8, 4)
+    elif fmt == "coo":
+        s = formats.coo(nnz, 8, 4)
+    elif fmt == "ell":
+        s = formats.ell(rows, int(lengths.max()), 8, 4)
+    elif fmt == "dia":
+        s = formats.dia(np.unique(col - row).size, rows, 8, 4)
+    else:
+        s = formats.bsr(np.unique((row // 4) * m.cols + col // 4).size, rows, 4, 8, 4)
+    mem = model.u * (s.bytes + rows * 8) + model.v * rows + model.w * s.executed_entries
+    return model.const + max(mem, model.z * s.executed_entries)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_dp_equals_brute_force(seed: int) -> None:
+    m = _mixed(seed)
+    size = 32  # 8 strips: 2^7 = 128 partitions
+    model = CostModel(const=2e-6, u=1e-10, v=1e-9, w=5e-10, z=1e-10)
+    models = {f: model for f in ("csr", "csc", "coo", "ell", "dia", "bsr")}
+    st = strips(m, size, block=4)
+    n = st.rows.size
+    best = np.inf
+    for cuts in itertools.product([False, True], repeat=n - 1):
+        edges = [0, *[i + 1 for i, c in enumerate(cuts) if c], n]
+        total = sum(min(_block_seconds(m, a * size, min(b * size, m.rows), model, f)
+                        for f in models) for a, b in itertools.pairwise(edges))
+        best = min(best, total)
+    parts, total = partition(st, models, 8, 4, max_block=n)
+    assert total == pytest.approx(best, rel=1e-12)
+    assert parts[0][0] == 0 and parts[-1][1] == n - 1
+    for (_, last), (first, _) in itertools.pairwise([(p[0], p[1]) for p in parts]):
+        assert first == last + 1
+    # the blocks' own times add up to the total
+    assert sum(p[3] for p in parts) == pytest.approx(total)
+
+
+def test_bounded_blocks_never_beat_unbounded() -> None:
+    m = _mixed(3)
+    models = {f: CostModel(1e-6, 1e-10, 1e-9, 0.0, 0.0) for f in ("csr", "ell", "dia")}
+    st = strips(m, 32)
+    _, free = partition(st, models, 8, 4, max_block=st.rows.size)
+    parts, bounded = partition(st, models, 8, 4, max_block=2)
+    assert bounded >= free - 1e-15
+    assert all(p[1] - p[0] + 1 <= 2 for p in parts)
+
+
+def test_strip_counts_by_hand() -> None:
+    # 4 x 4 tridiagonal, strips of 2 rows: rows 0-1 hold 2 + 3 entries on diagonals
+    # {0, 1} and {-1, 0, 1}; rows 2-3 hold 3 + 2 on {-1, 0, 1} and {-1, 0}
+    r = np.array([0, 0, 1, 1, 1, 2, 2, 2, 3, 3])
+    c = np.array([0, 1, 0, 1, 2, 1, 2, 3, 2, 3])
+    st = strips(_matrix(4, 4, r, c), 2, block=2)
+    assert st.nnz.tolist() == [5, 5]
+    assert st.max_len.tolist() == [3, 3]
+    assert np.diff(st.diag_ptr).tolist() == [3, 3]
+    assert st.blocks.tolist() == [2, 2]  # 2x2 blocks (0,0),(0,1) and (1,0),(1,1)
+
+
+def test_strip_keys_do_not_overflow_int32_indices() -> None:
+    # 400,000 x 400,000 with int32 indices: (row // 4)·(cols // 4 + 1) passes 2^31
+    n = 400_000
+    r = np.array([0, n - 1], dtype=np.int32)
+    m = Matrix("t", "t", n, n, r, r.copy(), None,
+               Header("t", "coordinate", "pattern", "general", n, n, 2))
+    st = strips(m, 200_000, block=4)
+    assert st.blocks.tolist() == [1, 1]
+    assert np.diff(st.diag_ptr).tolist() == [1, 1]

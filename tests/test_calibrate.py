@@ -1,0 +1,173 @@
+"""Calibration: the fit, the JSON round trip, bad files, and the commands that use it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sparsroof.calibrate import (
+    Calibration,
+    CalibrationError,
+    Sample,
+    calibrate,
+    fit,
+    load,
+    save,
+)
+from sparsroof.cli import cli
+from sparsroof.hwspec import load_spec
+
+# a small CPU spec written by hand: every level with a bandwidth, as the schema of every
+# spec version accepts
+SPEC = """\
+name: tiny-cpu
+device: test CPU
+kind: cpu
+peaks:
+  simt:
+    fp64: {value: 10 GFLOP/s, source: test}
+    fp32: {value: 20 GFLOP/s, source: test}
+memory:
+  - name: L2
+    bandwidth: {value: 50 GB/s, source: test}
+    capacity: {value: 1 MiB, source: test}
+  - name: DRAM
+    bandwidth: {value: 10 GB/s, source: test}
+    capacity: {value: 16 GiB, source: test}
+parallelism:
+  cores: {value: 2, source: test}
+"""
+
+
+@pytest.fixture
+def spec_file(tmp_path: Path) -> Path:
+    path = tmp_path / "tiny.yaml"
+    path.write_text(SPEC)
+    return path
+
+
+def test_fit_recovers_known_coefficients() -> None:
+    # times made from t = 2 us + 1 ns/row + 0.5 ns/slot + 0.1 ns/byte (DRAM), exactly
+    samples = []
+    for rows in (1000, 5000, 20000, 80000):
+        for per_row in (1, 4, 16):
+            slots = rows * per_row
+            b = 12.0 * slots + 12.0 * rows
+            t = 2e-6 + 1e-9 * rows + 0.5e-9 * slots + 0.1e-9 * b
+            samples.append(Sample("m", "csr", rows, slots, b, "DRAM", t))
+    f = fit(samples, ["L2", "DRAM"])["csr"]
+    assert f.median_error < 1e-6
+    assert f.coefficients["constant"] == pytest.approx(2e-6, rel=1e-3)
+    assert f.predict(3000, 9000, 144000.0, "DRAM") == pytest.approx(
+        2e-6 + 3e-6 + 4.5e-6 + 14.4e-6, rel=1e-6)
+
+
+def test_round_trip_and_prediction(tmp_path: Path, spec_file: Path) -> None:
+    spec = load_spec(spec_file)
+    plan = [("band", 2000, 4), ("random", 2000, 8), ("band", 8000, 2), ("diagonals", 4000, 4),
+            ("blocks", 4000, 8)]
+    cal, samples = calibrate(spec, {"L2": 5e10}, formats=["csr", "coo"], matrices=plan,
+                             repeat=3, min_time=0.0, warmup=1)
+    assert {s.storage for s in samples} == {"csr", "coo"}
+    assert all(s.seconds > 0 for s in samples)
+    path = tmp_path / "cal.json"
+    save(cal, samples, path)
+    doc = json.loads(path.read_text())
+    assert doc["schema_version"] == 1 and doc["kind"] == "calibration"
+    again = load(path)
+    assert isinstance(again, Calibration)
+    assert again.fits["csr"].coefficients == cal.fits["csr"].coefficients
+    assert again.level_of(100.0) == "L2" and again.level_of(1e12) == "DRAM"
+    t = again.predict("csr", 2000, 8000, 1e5)
+    assert t is not None and t > 0
+    assert again.predict("ell", 2000, 8000, 1e5) is None
+
+
+@pytest.mark.parametrize("text, problem", [
+    ("{", "cannot read"),
+    ('{"kind": "analyze"}', "not a sparsroof calibration"),
+    ('{"kind": "calibration", "schema_version": 99}', "schema_version 99"),
+    ('{"kind": "calibration", "schema_version": 1}', "malformed"),
+])
+def test_bad_calibration_files(tmp_path: Path, text: str, problem: str) -> None:
+    path = tmp_path / "c.json"
+    path.write_text(text)
+    with pytest.raises(CalibrationError, match=problem):
+        load(path)
+    with pytest.raises(CalibrationError, match="no such file"):
+        load(tmp_path / "missing.json")
+
+
+def test_bench_command_json(spec_file: Path) -> None:
+    result = CliRunner().invoke(cli, ["bench", "data/lap2d_64.mtx", "--hw", str(spec_file),
+                                      "--formats", "csr,coo,dia", "--repeat", "3", "-O",
+                                      "json"], standalone_mode=False)
+    assert result.exception is None, result.output
+    assert result.return_value in (0, 3)
+    doc = json.loads(result.stdout)
+    assert doc["schema_version"] == 1 and doc["kind"] == "bench"
+    by = {r["storage"]: r for r in doc["results"]}
+    assert set(by) == {"csr", "coo", "dia"}
+    csr = by["csr"]
+    # lap2d_64: 4096 rows, 20224 entries; CSR bytes 20224·12 + 4097·4, x 4096·8, y 4096·8
+    assert csr["bytes_total"] == 20224 * 12 + 4097 * 4 + 2 * 4096 * 8
+    assert csr["achieved_bytes_per_s"] == pytest.approx(csr["bytes_total"] / csr["median_s"])
+    assert csr["beats_bound"] == (csr["min_s"] < csr["sol_s"])
+
+
+def test_bench_flags_a_run_faster_than_the_bound(tmp_path: Path) -> None:
+    slow = tmp_path / "slow.yaml"   # 1 kB/s memory: every real run beats this bound
+    slow.write_text(SPEC.replace("10 GB/s", "1 kB/s").replace("50 GB/s", "1 kB/s"))
+    result = CliRunner().invoke(cli, ["bench", "data/lap2d_64.mtx", "--hw", str(slow),
+                                      "--formats", "csr", "--repeat", "3"],
+                           standalone_mode=False)
+    assert result.return_value == 3  # the exit code of sparsroof bench
+    assert "MODEL ERROR" in result.stderr
+    assert "FASTER THAN BOUND" in result.stdout
+
+
+def _synthetic_calibration(path: Path) -> Path:
+    """A calibration fitted on made-up samples t = 1 us + 1 ns/slot (no host runs)."""
+    samples = [Sample("m", f, r, r * k, 12.0 * r * k, "DRAM", 1e-6 + 1e-9 * r * k)
+               for f in ("csr", "coo") for r in (100, 1000, 10000) for k in (1, 5)]
+    levels = (("L2", 2.0**20), ("DRAM", None))
+    save(Calibration("tiny-cpu", "test CPU", "fp64", levels, {"L2": 5e10},
+                     fit(samples, ["L2", "DRAM"])), samples, path)
+    return path
+
+
+def test_formats_command_partition_covers_the_rows(tmp_path: Path, spec_file: Path) -> None:
+    cal = _synthetic_calibration(tmp_path / "cal.json")
+    for extra in ([], ["--calibration", str(cal)]):
+        result = CliRunner().invoke(cli, ["formats", "data/lap2d_64.mtx", "--hw",
+                                          str(spec_file), "-O", "json", *extra],
+                                    standalone_mode=False)
+        assert result.exception is None, result.output
+        doc = json.loads(result.stdout)
+        blocks = doc["partition"]["blocks"]
+        assert blocks[0]["first_row"] == 0 and blocks[-1]["last_row"] == 4096
+        assert doc["partition"]["gain"] >= 1.0
+        names = {r["storage"] for r in doc["formats"]}
+        assert {"csr", "coo", "ell", "dia", "bsr4"} <= names
+    csr = next(r for r in doc["formats"] if r["storage"] == "csr")
+    # 20224 entries: 1 us + 20224 ns (the fit is exact on its made-up samples)
+    assert csr["calibrated_s"] == pytest.approx(1e-6 + 20224e-9, rel=1e-6)
+
+
+def test_analyze_with_calibration(tmp_path: Path, spec_file: Path,
+                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    import sparsroof.analysis
+
+    monkeypatch.setattr(sparsroof.analysis, "_classify", lambda s: None)
+    cal = _synthetic_calibration(tmp_path / "cal.json")
+    result = CliRunner().invoke(cli, ["analyze", "data/lap2d_64.mtx", "--hw", str(spec_file),
+                                      "--storage", "csr,ell", "--calibration", str(cal),
+                                      "-O", "json"], standalone_mode=False)
+    assert result.exception is None, result.output
+    doc = json.loads(result.stdout)
+    preds = doc["calibrated"][0]["predicted_s"]
+    assert set(preds) == {"csr"}  # ell has no calibrated kernel
+    assert preds["csr"] == pytest.approx(1e-6 + 20224e-9, rel=1e-6)
