@@ -27,9 +27,10 @@ def cli() -> None:
 
 
 def _register() -> None:
-    from . import analyze, check, classify, generate, hw, plot, spy, whatif
+    from . import analyze, batch, check, classify, generate, hw, plot, report_cmd, spy, whatif
 
-    for module in (analyze, check, classify, generate, hw, plot, spy, whatif):
+    for module in (analyze, check, classify, generate, hw, plot, spy, whatif, batch,
+                   report_cmd):
         cli.add_command(module.command)
 
 
