@@ -24,6 +24,7 @@ from .store import MatrixResult, Store
 __all__ = ["BatchError", "Summary", "next_fitting", "run_plan"]
 
 Work = Callable[[Task], MatrixResult]
+_READY = "ready"
 
 
 class BatchError(SparsroofError):
@@ -60,6 +61,7 @@ def next_fitting(pending: Sequence[Task], in_flight: int, budget: int) -> int | 
 
 def _worker_main(conn: Connection, work: Work) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
+    conn.send(_READY)  # timeouts count from here, not from the (slow) process start
     while True:
         try:
             task = conn.recv()
@@ -81,6 +83,7 @@ class _Worker:
         child.close()
         self.task: Task | None = None
         self.started = 0.0
+        self.ready = False
 
     def start(self, task: Task) -> None:
         self.task, self.started = task, time.monotonic()
@@ -123,12 +126,16 @@ class _Local:
 
     def _dispatch(self) -> None:
         for w in self.pool:
-            if w.task is None and self.pending:
+            if w.ready and w.task is None and self.pending:
                 in_flight = sum(x.task.memory for x in self.pool if x.task)
                 i = next_fitting(self.pending, in_flight, self.budget)
                 if i is None:
                     return
-                w.start(self.pending.pop(i))
+                try:
+                    w.start(self.pending.pop(i))
+                except OSError:  # the idle worker died: record and replace it
+                    w.proc.join()
+                    self._fail(w, "crash", _death(w.proc.exitcode))
 
     def _replace(self, w: _Worker) -> None:
         w.kill()
@@ -142,25 +149,32 @@ class _Local:
         self._replace(w)
 
     def _collect(self) -> None:
-        busy = [w for w in self.pool if w.task]
+        watched = [w for w in self.pool if w.task or not w.ready]
+        busy = [w for w in watched if w.task]
         now = time.monotonic()
         wait_s = (max(0.0, min(w.started + self.timeout - now for w in busy))
-                  if self.timeout else None)
-        wait([w.conn for w in busy] + [w.proc.sentinel for w in busy], timeout=wait_s)
+                  if self.timeout and busy else None)
+        wait([w.conn for w in watched] + [w.proc.sentinel for w in watched], timeout=wait_s)
         now = time.monotonic()
-        for w in busy:
+        for w in watched:
             if w.conn.poll():
                 try:
-                    outcome = w.conn.recv()
+                    message = w.conn.recv()
                 except (EOFError, OSError):
                     self._fail(w, "crash", _death(w.proc.exitcode))
                     continue
-                w.task = None
-                self.record(outcome)
+                if message == _READY:
+                    w.ready = True
+                else:
+                    w.task = None
+                    self.record(message)
             elif not w.proc.is_alive():
                 w.proc.join()
+                if w.task is None:
+                    raise BatchError("a worker process could not start "
+                                     f"({_death(w.proc.exitcode)})")
                 self._fail(w, "crash", _death(w.proc.exitcode))
-            elif self.timeout and now - w.started >= self.timeout:
+            elif w.task and self.timeout and now - w.started >= self.timeout:
                 self._fail(w, "timeout", f"timed out after {self.timeout:g} s")
 
 
