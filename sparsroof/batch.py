@@ -55,6 +55,7 @@ class Task:
     source: Source
     key: FileKey
     specs: tuple[HwSpec, ...]
+    spec_hashes: tuple[str, ...]
     config: Config
     rows: int
     entries: int  # declared by the size line
@@ -145,7 +146,7 @@ def _plan_source(source: Source, key: FileKey, hashes: dict[str, HwSpec], config
                  store: Store | None, size: SizeFilter, budget: int, retry_failed: bool
                  ) -> Task | Planned:
     done = store.done_specs(key) if store else set()
-    missing = tuple(s for h, s in hashes.items() if h not in done)
+    missing = tuple(h for h in hashes if h not in done)
     if not missing:
         known = store.header_of(key) if store and size.active else None
         if known and not size.accepts(*known):
@@ -165,7 +166,8 @@ def _plan_source(source: Source, key: FileKey, hashes: dict[str, HwSpec], config
     if memory > budget:
         return Planned(source, key, "memory", f"needs about {_gib(memory)} at its peak, the "
                        f"memory budget is {_gib(budget)}", header.rows, header.entries)
-    return Task(source, key, missing, config, header.rows, header.entries, memory)
+    return Task(source, key, tuple(hashes[h] for h in missing), missing, config, header.rows,
+                header.entries, memory)
 
 
 def make_plan(found: Discovery, specs: Sequence[HwSpec], config: Config, store: Store | None,
@@ -213,8 +215,8 @@ def analyse_task(task: Task) -> MatrixResult:
                           for s in task.specs[1:]]
     label, verdict = _classify(first.structure)
     specs = tuple(
-        SpecResult(a.spec, spec_identity(s)[1], a.device, tuple(records([a])))
-        for a, s in zip(analyses, task.specs, strict=True))
+        SpecResult(a.spec, h, a.device, tuple(records([a])))
+        for a, h in zip(analyses, task.spec_hashes, strict=True))
     return MatrixResult(
         key=task.key, config=dataclasses.asdict(task.config),
         info=dataclasses.asdict(first.matrix), structure=_structure_dict(first.structure),

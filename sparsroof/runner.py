@@ -143,7 +143,8 @@ class _Local:
 
     def _fail(self, w: _Worker, kind: str, reason: str) -> None:
         task = w.task
-        assert task is not None
+        if task is None:  # it died before taking any work: it will not do better next time
+            raise BatchError(f"a worker process could not start ({reason})")
         self.record(Outcome(task.key, task.source.name, 0, kind=kind,
                             reason=reason))
         self._replace(w)
@@ -161,6 +162,7 @@ class _Local:
                 try:
                     message = w.conn.recv()
                 except (EOFError, OSError):
+                    w.proc.join()
                     self._fail(w, "crash", _death(w.proc.exitcode))
                     continue
                 if message == _READY:
@@ -170,9 +172,6 @@ class _Local:
                     self.record(message)
             elif not w.proc.is_alive():
                 w.proc.join()
-                if w.task is None:
-                    raise BatchError("a worker process could not start "
-                                     f"({_death(w.proc.exitcode)})")
                 self._fail(w, "crash", _death(w.proc.exitcode))
             elif w.task and self.timeout and now - w.started >= self.timeout:
                 self._fail(w, "timeout", f"timed out after {self.timeout:g} s")

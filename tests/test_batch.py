@@ -285,3 +285,26 @@ def test_dask_cluster_runs_the_same_work(tree: Path, tmp_path: Path) -> None:
             Store(tmp_path / "r.db") as store:
         summary = run_plan(_plan(tree, store), store, 1, scheduler=cluster.scheduler_address)
     assert summary.analysed == 4 and summary.failures == []
+
+
+def test_parquet_export_or_a_clear_error(tree: Path, tmp_path: Path,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    from sparsroof.export import ExportError, check_export, export
+
+    with Store(tmp_path / "r.db") as store:
+        run_plan(_plan(tree, store), store, 1, workers=1)
+        if importlib.util.find_spec("pyarrow") is not None:
+            import pyarrow.parquet as pq
+
+            assert export(store, tmp_path / "r.parquet") == 4 * MODELS
+            table = pq.read_table(tmp_path / "r.parquet")
+            assert table.num_rows == 4 * MODELS and "sol_s" in table.column_names
+        real = importlib.util.find_spec
+        monkeypatch.setattr(importlib.util, "find_spec",
+                            lambda name, *a: None if name == "pyarrow" else real(name, *a))
+        with pytest.raises(ExportError, match="Parquet export needs pyarrow"):
+            check_export(tmp_path / "again.parquet")
+        with pytest.raises(ExportError, match="unknown export format"):
+            check_export(tmp_path / "r.xlsx")
