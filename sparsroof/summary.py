@@ -14,13 +14,13 @@ from typing import Any
 
 from .store import Store
 
-__all__ = ["UNCLASSIFIED", "RoofPoint", "Summary", "summarise", "roof_points"]
+__all__ = ["UNCLASSIFIED", "MatrixPoint", "Summary", "summarise", "roof_points"]
 
 UNCLASSIFIED = "unclassified"
 
 
 @dataclass(frozen=True)
-class RoofPoint:
+class MatrixPoint:
     """The best row of one matrix on one spec."""
 
     name: str
@@ -42,7 +42,7 @@ class RoofPoint:
     def roof_fraction(self) -> float:
         """Attainable over peak FLOP/s.
 
-        >>> p = RoofPoint("a", "p", "", "x", "s", "spmv", 1, "csr", "compulsory", 0.1, 2e11,
+        >>> p = MatrixPoint("a", "p", "", "x", "s", "spmv", 1, "csr", "compulsory", 0.1, 2e11,
         ...               1e13, 2e12, "memory")
         >>> p.roof_fraction
         0.02
@@ -57,11 +57,11 @@ class Summary:
     by_class: list[tuple[str, int]] = field(default_factory=list)
     by_bound: list[tuple[Any, ...]] = field(default_factory=list)
     by_failure: list[tuple[str, str, int]] = field(default_factory=list)
-    furthest: list[RoofPoint] = field(default_factory=list)
-    closest: list[RoofPoint] = field(default_factory=list)
+    furthest: list[MatrixPoint] = field(default_factory=list)
+    closest: list[MatrixPoint] = field(default_factory=list)
 
 
-def roof_points(store: Store) -> list[RoofPoint]:
+def roof_points(store: Store) -> list[MatrixPoint]:
     """The best row (highest roof fraction) of every matrix on every spec."""
     # SQLite fills the bare columns of a MAX() aggregate from the row holding the maximum
     rows = store.query(
@@ -70,7 +70,7 @@ def roof_points(store: Store) -> list[RoofPoint]:
         " r.bound, MAX(r.attainable_flops / r.peak_flops) FROM results r"
         " JOIN matrices m ON m.id = r.matrix_id WHERE r.peak_flops > 0"
         " GROUP BY r.matrix_id, r.spec_hash", (UNCLASSIFIED,))
-    return [RoofPoint(*row[:-1]) for row in rows]
+    return [MatrixPoint(*row[:-1]) for row in rows]
 
 
 def summarise(store: Store, top: int = 5) -> Summary:

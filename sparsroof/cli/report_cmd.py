@@ -10,7 +10,7 @@ import click
 
 from ..report import _envelope, si
 from ..store import Store
-from ..summary import RoofPoint, Summary, roof_points, summarise
+from ..summary import MatrixPoint, Summary, roof_points, summarise
 from .common import emit, table_console
 
 
@@ -26,7 +26,7 @@ def _table(title: str, headers: tuple[str, ...], rows: list[tuple[Any, ...]]) ->
     return table
 
 
-def _points_rows(points: list[RoofPoint]) -> list[tuple[Any, ...]]:
+def _points_rows(points: list[MatrixPoint]) -> list[tuple[Any, ...]]:
     return [(p.name, p.label, p.spec, p.kernel, p.width, p.storage, p.model,
              f"{p.intensity:.3g}", si(p.attainable_flops, "FLOP/s"),
              f"{100 * p.roof_fraction:.3g}%", p.bound) for p in points]
@@ -86,9 +86,9 @@ def command(store_path: str, plot_path: str | None, top: int, output: str) -> in
     with Store(store_path, readonly=True) as store:
         summary = summarise(store, top=top)
         if plot_path:
-            from ..batch_plot import aggregate_roofline
+            from ..plot.aggregate import plot_aggregate
 
-            aggregate_roofline(roof_points(store), plot_path)
+            plot_aggregate(roof_points(store), plot_path)
     if output == "json":
         emit(_json(summary))
     else:
