@@ -308,3 +308,33 @@ def test_parquet_export_or_a_clear_error(tree: Path, tmp_path: Path,
             check_export(tmp_path / "again.parquet")
         with pytest.raises(ExportError, match="unknown export format"):
             check_export(tmp_path / "r.xlsx")
+
+
+def test_class_label_is_stored_and_counted_when_a_classifier_exists(
+        tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.machinery
+    import types
+    from dataclasses import dataclass
+
+    from sparsroof.summary import summarise
+
+    @dataclass(frozen=True)
+    class Verdict:
+        label: str
+        confidence: float
+
+        def to_dict(self) -> dict[str, object]:
+            return {"label": self.label, "confidence": self.confidence}
+
+    fake = types.ModuleType("sparsroof.classify")
+    fake.__spec__ = importlib.machinery.ModuleSpec("sparsroof.classify", None)
+    # a stand-in classifier: square matrices are "square", the rest "other"
+    fake.classify = lambda s: Verdict("square" if s.rows == s.cols else "other", 0.5)
+    monkeypatch.setitem(sys.modules, "sparsroof.classify", fake)
+    with Store(tmp_path / "r.db") as store:
+        for task in _plan(tree, store).tasks:  # in this process, where the stand-in lives
+            store.save(analyse_task(task), run_id=1)
+        verdicts = store.query("SELECT class, verdict FROM matrices")
+        assert {c for c, _ in verdicts} == {"square"}
+        assert json.loads(verdicts[0][1]) == {"label": "square", "confidence": 0.5}
+        assert summarise(store).by_class == [("square", 4)]
