@@ -10,10 +10,9 @@ writes to the store, one transaction per matrix.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
-import importlib
-import importlib.util
 import json
 import time
 import traceback
@@ -41,6 +40,7 @@ __all__ = [
     "make_plan",
     "analyse_task",
     "run_one",
+    "warm_up",
 ]
 
 #: planned peak memory of one matrix's analysis over :func:`estimate_memory` of its header.
@@ -198,11 +198,10 @@ def _structure_dict(structure: Any) -> dict[str, Any]:
     return dict(json_safe(data))
 
 
-def _classify(structure: Any) -> tuple[str | None, dict[str, Any] | None]:
-    """The classifier's label and verdict, or (None, None) where there is no classifier."""
-    if importlib.util.find_spec("sparsroof.classify") is None:
+def _verdict(verdict: Any) -> tuple[str | None, dict[str, Any] | None]:
+    """The class label and the whole verdict as JSON-safe data (None, None without one)."""
+    if verdict is None:
         return None, None
-    verdict = importlib.import_module("sparsroof.classify").classify(structure)
     to_dict = getattr(verdict, "to_dict", None)
     detail = to_dict() if callable(to_dict) else dataclasses.asdict(verdict)
     return str(verdict.label), json_safe(detail)
@@ -214,9 +213,9 @@ def analyse_task(task: Task) -> MatrixResult:
     matrix = load_source(task.source)
     first = analyze(matrix, task.specs[0], task.config)
     del matrix
-    analyses = [first] + [analyze_structure(first.matrix, first.structure, s, task.config)
-                          for s in task.specs[1:]]
-    label, verdict = _classify(first.structure)
+    analyses = [first] + [analyze_structure(first.matrix, first.structure, s, task.config,
+                                            first.verdict) for s in task.specs[1:]]
+    label, verdict = _verdict(first.verdict)
     specs = tuple(
         SpecResult(a.spec, h, a.device, tuple(records([a])))
         for a, h in zip(analyses, task.spec_hashes, strict=True))
@@ -225,6 +224,25 @@ def analyse_task(task: Task) -> MatrixResult:
         info=dataclasses.asdict(first.matrix), structure=_structure_dict(first.structure),
         class_label=label, verdict=verdict, specs=specs,
         seconds=time.perf_counter() - start)
+
+
+def warm_up(config: Config) -> None:
+    """Analyse a small generated matrix under ``config`` once.
+
+    The first analysis in a process loads (or compiles) the compiled kernels it needs,
+    which takes about a second; a worker does it before taking work so that no matrix's
+    ``--timeout`` pays for it.
+    """
+    from .generate import stencil_2d
+    from .hwspec import bundled_names, load_spec
+    from .io import Header, Matrix
+
+    g = stencil_2d(8)
+    header = Header("warm-up", "coordinate", "real", "general", g.rows, g.cols, g.nnz)
+    matrix = Matrix("warm-up", "warm-up", g.rows, g.cols, g.row, g.col, g.values, header)
+    # a bundled spec may lack a roof this config needs; each matrix then reports it
+    with contextlib.suppress(SparsroofError):
+        analyze(matrix, load_spec(bundled_names()[0]), config)
 
 
 def run_one(task: Task, work: Callable[[Task], MatrixResult] = analyse_task) -> Outcome:

@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
-from .batch import Outcome, Plan, Task, analyse_task, run_one
+from .analysis import Config
+from .batch import Outcome, Plan, Task, analyse_task, run_one, warm_up
 from .errors import SparsroofError
 from .store import MatrixResult, Store
 
@@ -59,8 +60,10 @@ def next_fitting(pending: Sequence[Task], in_flight: int, budget: int) -> int | 
     return None
 
 
-def _worker_main(conn: Connection, work: Work) -> None:
+def _worker_main(conn: Connection, work: Work, config: Config | None) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
+    if config is not None:
+        warm_up(config)
     conn.send(_READY)  # timeouts count from here, not from the (slow) process start
     while True:
         try:
@@ -76,9 +79,9 @@ def _worker_main(conn: Connection, work: Work) -> None:
 
 
 class _Worker:
-    def __init__(self, ctx: Any, work: Work) -> None:
+    def __init__(self, ctx: Any, work: Work, config: Config | None) -> None:
         self.conn, child = ctx.Pipe()
-        self.proc = ctx.Process(target=_worker_main, args=(child, work), daemon=True)
+        self.proc = ctx.Process(target=_worker_main, args=(child, work, config), daemon=True)
         self.proc.start()
         child.close()
         self.task: Task | None = None
@@ -112,8 +115,9 @@ class _Local:
         self.ctx = multiprocessing.get_context("spawn")
         self.pending = sorted(plan.tasks, key=lambda t: t.memory, reverse=True)
         self.budget, self.timeout, self.work, self.record = plan.budget, timeout, work, record
-        self.pool = [_Worker(self.ctx, work) for _ in range(max(1, min(workers,
-                                                                        len(self.pending))))]
+        self.config = self.pending[0].config if self.pending else None
+        self.pool = [_Worker(self.ctx, work, self.config)
+                     for _ in range(max(1, min(workers, len(self.pending))))]
 
     def run(self) -> None:
         try:
@@ -139,7 +143,7 @@ class _Local:
 
     def _replace(self, w: _Worker) -> None:
         w.kill()
-        self.pool[self.pool.index(w)] = _Worker(self.ctx, self.work)
+        self.pool[self.pool.index(w)] = _Worker(self.ctx, self.work, self.config)
 
     def _fail(self, w: _Worker, kind: str, reason: str) -> None:
         task = w.task

@@ -8,16 +8,17 @@ from pathlib import Path
 
 import click
 
-from ..analysis import Config, parse_widths
+from ..analysis import Config, expand_choice, parse_widths
 from ..batch import Plan, make_plan
 from ..discover import SizeFilter, discover
 from ..errors import OptionError
 from ..export import check_export, export
-from ..hwspec import load_spec
+from ..hwspec import UNITS, load_spec
 from ..progress import progress_for
 from ..report import si
 from ..runner import Summary, run_plan
 from ..store import Store
+from ..traffic import MODELS, STORAGES
 from ..units import UnitError, parse_quantity
 from .common import DTYPE_OPTION, INDEX_OPTION, KERNEL_OPTION, WIDTH_OPTION, table_console
 
@@ -75,6 +76,12 @@ def _tell(plan: Plan, summary: Summary, store: str) -> None:
 @WIDTH_OPTION
 @DTYPE_OPTION
 @INDEX_OPTION
+@click.option("--storage", "storages", multiple=True, metavar="NAME[,NAME...]|all",
+              help=f"Storage formats of A: {', '.join(STORAGES)}, or all. [default: csr]")
+@click.option("--model", "models", multiple=True, metavar="NAME[,NAME...]|all",
+              help=f"B-reuse models: auto, {', '.join(MODELS)}, or all. [default: auto]")
+@click.option("--unit", type=click.Choice(UNITS), default=None,
+              help="Compute unit for the roof. [default: by format, as in analyze]")
 @click.option("--store", "store_path", default=DEFAULT_STORE, show_default=True,
               type=click.Path(dir_okay=False), help="SQLite file the results go to.")
 @click.option("--workers", "-j", type=click.IntRange(min=1), default=None,
@@ -100,7 +107,8 @@ def _tell(plan: Plan, summary: Summary, store: str) -> None:
 @click.option("--export", "export_path", type=click.Path(dir_okay=False), metavar="FILE",
               help="Afterwards write all rows of the store to FILE (.csv, .json, .parquet).")
 def command(paths: tuple[str, ...], hws: tuple[str, ...], kernel: str,
-            widths: tuple[str, ...], dtype: str, index: str, store_path: str,
+            widths: tuple[str, ...], dtype: str, index: str, storages: tuple[str, ...],
+            models: tuple[str, ...], unit: str | None, store_path: str,
             workers: int | None, timeout: float | None, memory: str | None,
             names: tuple[str, ...], min_rows: int | None, max_rows: int | None,
             min_nnz: int | None, max_nnz: int | None, aux: bool, dry_run: bool,
@@ -120,9 +128,9 @@ def command(paths: tuple[str, ...], hws: tuple[str, ...], kernel: str,
     """
     specs = [load_spec(h) for h in dict.fromkeys(hws)]
     config = Config(kernel=kernel, widths=parse_widths(widths) or (1,), dtype=dtype,
-                    index=index)
-    for spec in specs:
-        spec.peak(config.unit, config.dtype)
+                    index=index, storages=expand_choice(storages or ("csr",), STORAGES),
+                    models=expand_choice(models or ("auto",), MODELS, extra=("auto",)),
+                    unit=unit)
     if export_path:
         check_export(export_path)
     size = SizeFilter(min_rows, max_rows, min_nnz, max_nnz)
