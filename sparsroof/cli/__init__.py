@@ -29,6 +29,7 @@ def cli() -> None:
 def _register() -> None:
     from . import (
         analyze,
+        batch,
         bench,
         calibrate,
         check,
@@ -37,12 +38,13 @@ def _register() -> None:
         generate,
         hw,
         plot,
+        report_cmd,
         spy,
         whatif,
     )
 
-    for module in (analyze, bench, calibrate, check, classify, formats, generate, hw, plot, spy,
-                   whatif):
+    for module in (analyze, batch, bench, calibrate, check, classify, formats, generate, hw,
+                   plot, report_cmd, spy, whatif):
         cli.add_command(module.command)
 
 

@@ -1,0 +1,157 @@
+"""``sparsroof batch``: analyse whole directory trees of matrices into a result store."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from ..analysis import Config, expand_choice, parse_widths
+from ..batch import Plan, make_plan
+from ..discover import SizeFilter, discover
+from ..errors import OptionError
+from ..export import check_export, export
+from ..hwspec import UNITS, load_spec
+from ..progress import progress_for
+from ..report import si
+from ..runner import Summary, run_plan
+from ..store import Store
+from ..traffic import MODELS, STORAGES
+from ..units import UnitError, parse_quantity
+from .common import DTYPE_OPTION, INDEX_OPTION, KERNEL_OPTION, WIDTH_OPTION, table_console
+
+DEFAULT_STORE = "sparsroof-results.db"
+
+
+def _budget(memory: str | None) -> int | None:
+    if memory is None:
+        return None
+    try:
+        return int(parse_quantity(memory, "capacity"))
+    except UnitError as err:
+        raise OptionError(f"--memory: {err}") from None
+
+
+def _dry_run_table(plan: Plan) -> object:
+    from rich.table import Table
+
+    table = Table(title=f"dry run: {len(plan.tasks)} to analyse, memory budget "
+                  f"{si(plan.budget, 'B')}", title_justify="left")
+    for header in ("status", "matrix", "rows", "entries", "memory", "file / reason"):
+        table.add_column(header, justify="right" if header in ("rows", "entries", "memory")
+                         else "left", no_wrap=header != "file / reason")
+    for t in plan.tasks:
+        table.add_row("run", t.source.name, f"{t.rows:,}", f"{t.entries:,}", si(t.memory, "B"),
+                      t.source.label)
+    for p in plan.others:
+        table.add_row(p.status, p.source.name, f"{p.rows:,}" if p.rows is not None else "",
+                      f"{p.entries:,}" if p.entries is not None else "", "",
+                      f"{p.source.label}  {p.reason}".rstrip())
+    for a in plan.auxiliary:
+        table.add_row("auxiliary", a.name, "", "", "", a.label)
+    return table
+
+
+def _tell(plan: Plan, summary: Summary, store: str) -> None:
+    for label, kind, reason in summary.failures:
+        click.echo(f"sparsroof: failed: {label}: {kind}: {reason}", err=True)
+    parts = [f"{summary.analysed} analysed ({summary.entries:,} entries in "
+             f"{summary.seconds:.1f} s)", f"{plan.count('cached')} already in the store",
+             f"{len(summary.failures)} failed"]
+    parts += [f"{plan.count(s)} {what}" for s, what in (
+        ("failed", "failed before (not retried; --retry-failed)"),
+        ("filtered", "filtered out")) if plan.count(s)]
+    if plan.auxiliary:
+        parts.append(f"{len(plan.auxiliary)} auxiliary files skipped (--aux)")
+    click.echo(f"sparsroof: batch: {', '.join(parts)}; results in {store}", err=True)
+
+
+@click.command("batch")
+@click.argument("paths", nargs=-1, required=True, metavar="DIR|FILE...")
+@click.option("--hw", "hws", multiple=True, default=("a100",), show_default=True,
+              metavar="NAME|PATH", help="Hardware spec; repeat to model several devices.")
+@KERNEL_OPTION
+@WIDTH_OPTION
+@DTYPE_OPTION
+@INDEX_OPTION
+@click.option("--storage", "storages", multiple=True, metavar="NAME[,NAME...]|all",
+              help=f"Storage formats of A: {', '.join(STORAGES)}, or all. [default: csr]")
+@click.option("--model", "models", multiple=True, metavar="NAME[,NAME...]|all",
+              help=f"B-reuse models: auto, {', '.join(MODELS)}, or all. [default: auto]")
+@click.option("--unit", type=click.Choice(UNITS), default=None,
+              help="Compute unit for the roof. [default: by format, as in analyze]")
+@click.option("--store", "store_path", default=DEFAULT_STORE, show_default=True,
+              type=click.Path(dir_okay=False), help="SQLite file the results go to.")
+@click.option("--workers", "-j", type=click.IntRange(min=1), default=None,
+              help="Worker processes.  [default: all cores]")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
+              metavar="SECONDS", help="Give up on a matrix after this long (recorded).")
+@click.option("--memory", default=None, metavar="SIZE",
+              help="Memory budget, e.g. 16GiB.  [default: 80% of the memory available]")
+@click.option("--name", "names", multiple=True, metavar="GLOB",
+              help="Only matrices whose name or path matches (repeatable).")
+@click.option("--min-rows", type=click.IntRange(min=0), help="Only matrices with >= rows.")
+@click.option("--max-rows", type=click.IntRange(min=0), help="Only matrices with <= rows.")
+@click.option("--min-nnz", type=click.IntRange(min=0),
+              help="Only matrices whose size line declares >= entries.")
+@click.option("--max-nnz", type=click.IntRange(min=0),
+              help="Only matrices whose size line declares <= entries.")
+@click.option("--aux", is_flag=True, help="Also analyse auxiliary files (Name_b.mtx, ...).")
+@click.option("--dry-run", is_flag=True, help="List what would be analysed; change nothing.")
+@click.option("--retry-failed", is_flag=True,
+              help="Try again files that failed to read before (unchanged since).")
+@click.option("--scheduler", metavar="ADDRESS",
+              help="Run on a Dask distributed cluster, e.g. tcp://host:8786.")
+@click.option("--export", "export_path", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Afterwards write all rows of the store to FILE (.csv, .json, .parquet).")
+def command(paths: tuple[str, ...], hws: tuple[str, ...], kernel: str,
+            widths: tuple[str, ...], dtype: str, index: str, storages: tuple[str, ...],
+            models: tuple[str, ...], unit: str | None, store_path: str,
+            workers: int | None, timeout: float | None, memory: str | None,
+            names: tuple[str, ...], min_rows: int | None, max_rows: int | None,
+            min_nnz: int | None, max_nnz: int | None, aux: bool, dry_run: bool,
+            retry_failed: bool, scheduler: str | None, export_path: str | None) -> int:
+    """Analyse every matrix under DIR (recursively) into a SQLite result store.
+
+    Finds .mtx, .mtx.gz and .smtx files and SuiteSparse Group/Name.tar.gz archives (read
+    as streams). Runs in parallel; a re-run skips what the store already holds, so an
+    interrupted batch resumes where it stopped. Bad files, timeouts and crashed workers
+    are recorded and the batch goes on; the exit code is 1 if any matrix failed.
+
+    \b
+    Examples:
+      sparsroof batch ~/suitesparse --hw a100 --hw my-gpu.yaml --store ss.db
+      sparsroof batch data --max-nnz 1000000 --name 'lap*' --dry-run
+      sparsroof batch data --kernel spmm --d 1,16 --export results.csv
+    """
+    specs = [load_spec(h) for h in dict.fromkeys(hws)]
+    config = Config(kernel=kernel, widths=parse_widths(widths) or (1,), dtype=dtype,
+                    index=index, storages=expand_choice(storages or ("csr",), STORAGES),
+                    models=expand_choice(models or ("auto",), MODELS, extra=("auto",)),
+                    unit=unit)
+    if export_path:
+        check_export(export_path)
+    size = SizeFilter(min_rows, max_rows, min_nnz, max_nnz)
+    found = discover(paths, include_aux=aux, names=names)
+    if dry_run:
+        existing = Path(store_path).is_file()
+        store = Store(store_path, readonly=True) if existing else None
+        plan = make_plan(found, specs, config, store, size=size, budget=_budget(memory),
+                         retry_failed=retry_failed)
+        table_console().print(_dry_run_table(plan))
+        return 0
+    with Store(store_path) as store:
+        plan = make_plan(found, specs, config, store, size=size, budget=_budget(memory),
+                         retry_failed=retry_failed)
+        run_id = store.begin_run(sys.argv)
+        total = len(plan.tasks) + plan.count("error") + plan.count("memory")
+        with progress_for(total) as progress:
+            summary = run_plan(plan, store, run_id, workers=workers or os.cpu_count() or 1,
+                               timeout=timeout, scheduler=scheduler, progress=progress)
+        _tell(plan, summary, store_path)
+        if export_path:
+            rows = export(store, export_path)
+            click.echo(f"sparsroof: batch: {rows} rows written to {export_path}", err=True)
+    return 1 if summary.failures or plan.count("failed") else 0
