@@ -64,11 +64,10 @@ def _compiled(row: np.ndarray, col: np.ndarray, rows: int, cols: int,
     indptr, grouped = k.group_by_row(row, col, rows)
     colidx = k.sort_rows(indptr, grouped, grouped is col)  # never reorder the caller's array
     stamp = np.int32 if max(rows, cols) < 2**31 else np.int64
-    marks = [np.full((cols >> s) + 1, -1, stamp) for s in GROUP_SHIFTS]
     diag = np.zeros(rows + cols - 1, np.bool_)
     # the two sweeps touch disjoint scratch arrays; the second runs on another core
     with ThreadPoolExecutor(max_workers=1) as pool:
-        groups = pool.submit(k.sweep_groups, indptr, colidx, rows, *marks)
+        groups = pool.submit(k.sweep_groups, indptr, colidx, rows, cols)
         scalars, tot, mx = k.sweep_panels(indptr, colidx, rows, halfwidth,
                                           np.full(cols, -1, stamp), diag)
         nblocks, hist = groups.result()

@@ -11,8 +11,9 @@ feature needs a sort or a hash of its own:
   whose column j was last touched in row p is new to its panel exactly for the heights
   with ``p >> k != i >> k``, that is for k < bit_length(p XOR i); a histogram of that
   bit length per row gives the count of every height in the same pass;
-* aligned b x b blocks for b = 2, 4, ..., 32, with one "last row" marker per column group;
-* N:M groups (i, j // M) as runs of equal ``j >> log2 M`` along a sorted row;
+* aligned b x b blocks for b = 2, 4, ..., 32, with one bit per block column and level,
+  cleared when its block row closes; N:M groups (i, j // M) as runs of equal
+  ``j >> log2 M`` along a sorted row, in the same pass;
 * the occupied diagonals, the bandwidth, the envelope and the entries near the diagonal.
 
 Pattern symmetry is a separate pass: a binary search of (j, i) in the sorted row j.
@@ -117,36 +118,6 @@ def _close_panels(i, rows, nlev, rowhist, cur, tot, mx):
             cur[k] = 0
 
 
-@njit(cache=True, inline="always")
-def _block(m, k, i, j, prev_j):
-    """1 if entry (i, j) opens a new aligned 2^k block, else 0; updates the marker."""
-    g = j >> k
-    if i > 0 and prev_j >= 0 and (prev_j >> k) == g:
-        return 0  # same block as the previous entry of this row
-    q = m[g]
-    m[g] = i
-    return 1 if q < 0 or (q >> k) != (i >> k) else 0
-
-
-@njit(cache=True, nogil=True)
-def _nm_runs(colidx, s, e, hist):
-    """Histogram, per M = 2^k, of the entries in each non-empty group (i, j // M) of a row."""
-    for t in range(5):
-        k = t + 1
-        run = 0
-        g = -1
-        for idx in range(s, e):
-            h = colidx[idx] >> k
-            if h != g:
-                if run:
-                    hist[t, min(run, MAX_COUNT)] += 1
-                g = h
-                run = 0
-            run += 1
-        if run:
-            hist[t, min(run, MAX_COUNT)] += 1
-
-
 @njit(cache=True, nogil=True)
 def sweep_panels(indptr, colidx, rows, halfwidth, last, diag):
     """Row pass for the panel counts, the diagonals, the bandwidth and the envelope.
@@ -191,28 +162,47 @@ def sweep_panels(indptr, colidx, rows, halfwidth, last, diag):
 
 
 @njit(cache=True, nogil=True)
-def sweep_groups(indptr, colidx, rows, m1, m2, m3, m4, m5):
-    """Row pass for the aligned b x b blocks and the N:M group histogram.
+def sweep_groups(indptr, colidx, rows, cols):
+    """Row pass for the aligned b x b blocks and the N:M groups, b = M = 2^k, k = 1 .. 5.
 
-    ``m1``..``m5`` (cols >> k, + 1) hold -1 on entry. Returns (block counts for
-    b = 2 .. 32, N:M group histogram per M = 2 .. 32).
+    A block column (j >> k) is new to its block row when its bit is clear in that level's
+    bitmap; when the block row closes, the words its entries set are cleared again. The
+    bitmaps (one bit per block column) stay in the core's cache where row markers would
+    not. Along a sorted row the same (j >> k) sequence gives the N:M groups as runs.
+    Returns (block counts for b = 2 .. 32, N:M group histogram per M = 2 .. 32).
     """
-    hist = np.zeros((5, MAX_COUNT + 1), np.int64)
-    b1 = b2 = b3 = b4 = b5 = 0
+    levels = 5
+    words = ((cols >> 1) >> 6) + 2
+    bits = np.zeros((levels, words), np.uint64)
+    blocks = np.zeros(levels, np.int64)
+    hist = np.zeros((levels, MAX_COUNT + 1), np.int64)
+    one = np.uint64(1)
     for i in range(rows):
         s, e = indptr[i], indptr[i + 1]
-        prev_j = -1
-        for idx in range(s, e):
-            j = np.int64(colidx[idx])
-            b1 += _block(m1, 1, i, j, prev_j)
-            b2 += _block(m2, 2, i, j, prev_j)
-            b3 += _block(m3, 3, i, j, prev_j)
-            b4 += _block(m4, 4, i, j, prev_j)
-            b5 += _block(m5, 5, i, j, prev_j)
-            prev_j = j
-        if e > s:
-            _nm_runs(colidx, s, e, hist)
-    return np.array([b1, b2, b3, b4, b5], np.int64), hist
+        for t in range(levels):
+            k = t + 1
+            bm = bits[t]
+            prev = -1
+            run = 0
+            for idx in range(s, e):
+                g = np.int64(colidx[idx]) >> k
+                if g != prev:
+                    if run:
+                        hist[t, min(run, MAX_COUNT)] += 1
+                    run = 0
+                    prev = g
+                    mask = one << np.uint64(g & 63)
+                    if not bm[g >> 6] & mask:
+                        bm[g >> 6] |= mask
+                        blocks[t] += 1
+                run += 1
+            if run:
+                hist[t, min(run, MAX_COUNT)] += 1
+            if ((i + 1) & ((1 << k) - 1)) == 0 or i == rows - 1:
+                first = indptr[i & ~((1 << k) - 1)]
+                for idx in range(first, e):  # every bit set was set by these entries
+                    bm[(np.int64(colidx[idx]) >> k) >> 6] = 0
+    return blocks, hist
 
 
 @njit(cache=True)
