@@ -166,9 +166,11 @@ def sweep_groups(indptr, colidx, rows, cols):
     """Row pass for the aligned b x b blocks and the N:M groups, b = M = 2^k, k = 1 .. 5.
 
     A block column (j >> k) is new to its block row when its bit is clear in that level's
-    bitmap; when the block row closes, the words its entries set are cleared again. The
-    bitmaps (one bit per block column) stay in the core's cache where row markers would
-    not. Along a sorted row the same (j >> k) sequence gives the N:M groups as runs.
+    bitmap; when the block row closes, the words its entries set are cleared again (or
+    the whole bitmap, when that is shorter). The bitmaps stay in the core's cache where
+    row markers would not. Along a sorted row the same (j >> k) sequence gives the N:M
+    groups as runs; an entry in the same group as the previous one at level k is so at
+    every coarser level, which ends its work early.
     Returns (block counts for b = 2 .. 32, N:M group histogram per M = 2 .. 32).
     """
     levels = 5
@@ -176,32 +178,41 @@ def sweep_groups(indptr, colidx, rows, cols):
     bits = np.zeros((levels, words), np.uint64)
     blocks = np.zeros(levels, np.int64)
     hist = np.zeros((levels, MAX_COUNT + 1), np.int64)
+    prev = np.empty(levels, np.int64)
+    run = np.zeros(levels, np.int64)
     one = np.uint64(1)
     for i in range(rows):
         s, e = indptr[i], indptr[i + 1]
+        prev[:] = -1
+        for idx in range(s, e):
+            j = np.int64(colidx[idx])
+            t = 0
+            while t < levels:
+                g = j >> (t + 1)
+                if g == prev[t]:
+                    break
+                if run[t]:
+                    hist[t, min(run[t], MAX_COUNT)] += 1
+                    run[t] = 0
+                prev[t] = g
+                mask = one << np.uint64(g & 63)
+                if not bits[t, g >> 6] & mask:
+                    bits[t, g >> 6] |= mask
+                    blocks[t] += 1
+                t += 1
+            run += 1
         for t in range(levels):
+            if run[t]:
+                hist[t, min(run[t], MAX_COUNT)] += 1
+                run[t] = 0
             k = t + 1
-            bm = bits[t]
-            prev = -1
-            run = 0
-            for idx in range(s, e):
-                g = np.int64(colidx[idx]) >> k
-                if g != prev:
-                    if run:
-                        hist[t, min(run, MAX_COUNT)] += 1
-                    run = 0
-                    prev = g
-                    mask = one << np.uint64(g & 63)
-                    if not bm[g >> 6] & mask:
-                        bm[g >> 6] |= mask
-                        blocks[t] += 1
-                run += 1
-            if run:
-                hist[t, min(run, MAX_COUNT)] += 1
             if ((i + 1) & ((1 << k) - 1)) == 0 or i == rows - 1:
                 first = indptr[i & ~((1 << k) - 1)]
-                for idx in range(first, e):  # every bit set was set by these entries
-                    bm[(np.int64(colidx[idx]) >> k) >> 6] = 0
+                if e - first > words >> t:
+                    bits[t, :] = 0
+                else:  # every bit set was set by these entries
+                    for idx in range(first, e):
+                        bits[t, (np.int64(colidx[idx]) >> k) >> 6] = 0
     return blocks, hist
 
 

@@ -39,6 +39,7 @@ __all__ = [
     "analyze",
     "analyze_structure",
     "expand_choice",
+    "needs_pattern",
     "parse_widths",
 ]
 
@@ -287,16 +288,34 @@ def _distributed(matrix: Matrix, spec: HwSpec, config: Config) -> tuple[RankBoun
     )
 
 
+#: B models and storage formats that read the distinct-count features of the pattern
+_PATTERN_MODELS = frozenset({"auto", "blocked", "cache-aware"})
+_PATTERN_STORAGES = frozenset({"dia", "nm", *(s for s in STORAGES if s.startswith("bsr"))})
+
+
+def needs_pattern(config: Config) -> bool:
+    """Whether ``config`` needs the full pattern features (and so the class).
+
+    >>> needs_pattern(Config()), needs_pattern(Config(models=("compulsory", "random")))
+    (True, False)
+    """
+    return bool(_PATTERN_MODELS.intersection(config.models)
+                or _PATTERN_STORAGES.intersection(config.storages))
+
+
 def analyze(matrix: Matrix, spec: HwSpec, config: Config | None = None) -> Analysis:
-    """Measure and classify ``matrix``, then model it on ``spec``."""
+    """Measure and classify ``matrix``, then model it on ``spec``. The pattern features
+    and the class are measured only when a chosen model or format needs them (the class
+    is then None)."""
     config = config or Config()
-    s = measure(matrix)
+    full = needs_pattern(config)
+    s = measure(matrix, pattern=full)
     info = MatrixInfo(
         name=matrix.name, path=matrix.path, rows=matrix.rows, cols=matrix.cols,
         stored_entries=s.stored_entries, numeric_nonzeros=s.numeric_nonzeros,
         density=s.density, field=matrix.header.field, symmetry=matrix.header.symmetry,
     )
-    result = analyze_structure(info, s, spec, config, _classify(s))
+    result = analyze_structure(info, s, spec, config, _classify(s) if full else None)
     ranks = _distributed(matrix, spec, config)
     return Analysis(result.matrix, result.spec, result.device, result.structure,
                     result.verdict, result.results, ranks)

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -43,12 +43,12 @@ from .structure import Structure, measure
 __all__ = ["CalibrationError", "FormatFit", "Calibration", "Sample", "sweep_matrices",
            "features", "fit", "calibrate", "save", "load", "SCHEMA_VERSION"]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 ROWS = (1_000, 8_000, 64_000, 512_000)
 PER_ROW = (2, 8, 32)
 PATTERNS = ("band", "random", "blocks", "diagonals")
 MAX_ENTRIES = 4_200_000
-BASE_FEATURES = ("constant", "rows", "slots", "misses")
+BASE_FEATURES = ("constant", "rows", "slots")
 
 
 class CalibrationError(SparsroofError):
@@ -69,7 +69,7 @@ class Sample:
     bytes: float
     level: str
     seconds: float
-    misses: float = 0.0
+    misses: dict[str, float] = field(default_factory=dict)  # x reloads per cache level
 
 
 @dataclass(frozen=True)
@@ -82,10 +82,11 @@ class FormatFit:
     max_error: float
 
     def predict(self, rows: float, slots: float, bytes_: float, level: str,
-                misses: float = 0.0) -> float:
+                misses: dict[str, float] | None = None) -> float:
         c = self.coefficients
         return (c["constant"] + c["rows"] * rows + c["slots"] * slots
-                + c.get("misses", 0.0) * misses + c.get(f"bytes@{level}", 0.0) * bytes_)
+                + sum(c.get(f"misses@{name}", 0.0) * n for name, n in (misses or {}).items())
+                + c.get(f"bytes@{level}", 0.0) * bytes_)
 
 
 @dataclass(frozen=True)
@@ -106,18 +107,16 @@ class Calibration:
                 return name
         return self.levels[-1][0]
 
-    @property
-    def miss_cache(self) -> float | None:
-        """Capacity whose overflow counts as x misses: the second-largest cache."""
-        caches = sorted(c for _, c in self.levels[:-1] if c is not None)
-        return caches[-2] if len(caches) >= 2 else (caches[-1] if caches else None)
-
-    def misses(self, s: Structure) -> float:
-        """x reads beyond the compulsory ones (cache-aware model, :attr:`miss_cache`)."""
-        return x_misses(s, self.miss_cache)
+    def misses(self, s: Structure) -> dict[str, float]:
+        """x reloads beyond the compulsory ones, for each cache level's capacity (the
+        cache-aware model): a gather that misses L1 but hits L2 costs less than one that
+        goes to DRAM, so each level gets its own fitted cost."""
+        return {name: x_misses(s, capacity) for name, capacity in self.levels[:-1]
+                if capacity is not None}
 
     def predict(self, storage: str, rows: float, slots: float, bytes_: float,
-                footprint: float | None = None, misses: float = 0.0) -> float | None:
+                footprint: float | None = None,
+                misses: dict[str, float] | None = None) -> float | None:
         """Predicted kernel seconds, or None when ``storage`` was not calibrated."""
         f = self.fits.get(storage)
         if f is None:
@@ -191,15 +190,19 @@ def sweep_matrices(rows: Iterable[int] = ROWS, per_row: Iterable[int] = PER_ROW,
 
 
 def features(rows: float, slots: float, bytes_: float, level: str, levels: Iterable[str],
-             misses: float = 0.0) -> dict[str, float]:
-    """Feature vector of one sample for :func:`fit`.
+             misses: dict[str, float] | None = None) -> dict[str, float]:
+    """Feature vector of one sample for :func:`fit`: bytes at the level that holds the
+    working set, and the x reloads beyond each cache level.
 
-    >>> features(10, 30, 400.0, "L2", ["L2", "DRAM"], misses=5)
-    {'constant': 1.0, 'rows': 10, 'slots': 30, 'misses': 5, 'bytes@L2': 400.0, 'bytes@DRAM': 0.0}
+    >>> features(10, 30, 400.0, "L2", ["L2", "DRAM"], misses={"L2": 5})
+    {'constant': 1.0, 'rows': 10, 'slots': 30, 'bytes@L2': 400.0, 'bytes@DRAM': 0.0, 'misses@L2': 5}
     """
-    out: dict[str, float] = {"constant": 1.0, "rows": rows, "slots": slots, "misses": misses}
-    for name in levels:
+    names = list(levels)
+    out: dict[str, float] = {"constant": 1.0, "rows": rows, "slots": slots}
+    for name in names:
         out[f"bytes@{name}"] = bytes_ if name == level else 0.0
+    for name in names[:-1]:
+        out[f"misses@{name}"] = (misses or {}).get(name, 0.0)
     return out
 
 

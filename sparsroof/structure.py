@@ -218,8 +218,12 @@ def _pattern_fields(matrix: Matrix, route: str | None = None) -> dict[str, Any]:
     }
 
 
-def measure(matrix: Matrix) -> Structure:
+def measure(matrix: Matrix, pattern: bool = True) -> Structure:
     """Measure the pattern features of ``matrix`` (see the module docstring).
+
+    With ``pattern`` False only the counts, length statistics, hub shares and the
+    power-law fit are measured (a few whole-array passes); the distinct-count features
+    (diagonals, blocks, N:M groups, panels, symmetry) keep their empty defaults.
 
     >>> from sparsroof.io import Header, Matrix
     >>> h = Header("x", "coordinate", "pattern", "general", 3, 4, 3)
@@ -235,7 +239,8 @@ def measure(matrix: Matrix) -> Structure:
     col_counts = np.bincount(col_lengths) if cols else np.zeros(1, np.int64)
     extra: dict[str, Any] = {}
     if nnz:
-        extra.update(_pattern_fields(matrix))
+        if pattern:
+            extra.update(_pattern_fields(matrix))
         extra.update(_power_law_fields(col_lengths))
     return Structure(
         rows=rows, cols=cols, stored_entries=nnz, numeric_nonzeros=matrix.numeric_nonzeros,

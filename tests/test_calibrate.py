@@ -9,6 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from sparsroof.calibrate import (
+    SCHEMA_VERSION,
     Calibration,
     CalibrationError,
     Sample,
@@ -76,7 +77,10 @@ def test_round_trip_and_prediction(tmp_path: Path, spec_file: Path) -> None:
     path = tmp_path / "cal.json"
     save(cal, samples, path)
     doc = json.loads(path.read_text())
-    assert doc["schema_version"] == 1 and doc["kind"] == "calibration"
+    assert doc["schema_version"] == SCHEMA_VERSION and doc["kind"] == "calibration"
+    # every cache level has its own misses feature; main memory has none
+    assert {k for k in doc["fits"]["csr"]["coefficients"] if k.startswith("misses@")} == {
+        "misses@L2"}
     again = load(path)
     assert isinstance(again, Calibration)
     assert again.fits["csr"].coefficients == cal.fits["csr"].coefficients
@@ -90,7 +94,7 @@ def test_round_trip_and_prediction(tmp_path: Path, spec_file: Path) -> None:
     ("{", "cannot read"),
     ('{"kind": "analyze"}', "not a sparsroof calibration"),
     ('{"kind": "calibration", "schema_version": 99}', "schema_version 99"),
-    ('{"kind": "calibration", "schema_version": 1}', "malformed"),
+    (f"{{\"kind\": \"calibration\", \"schema_version\": {SCHEMA_VERSION}}}", "malformed"),
 ])
 def test_bad_calibration_files(tmp_path: Path, text: str, problem: str) -> None:
     path = tmp_path / "c.json"
