@@ -35,7 +35,8 @@ class Counts:
     envelope, entries on the main diagonal); ``panel_total[k]`` and ``panel_max[k]`` for
     panels of 2^k rows; ``blocks[t]`` for b = 2^(t+1); ``nm_hist[t, c]`` = groups of
     2^(t+1) columns in a row holding c entries; ``diag`` marks the occupied diagonals
-    (offset j - i at index j - i + rows - 1); ``mirror`` = (entries checked, mirrored).
+    (offset j - i at index j - i + rows - 1); ``mirror`` = (entries checked, mirrored);
+    ``row_lengths`` the entries of each row.
     """
 
     scalars: np.ndarray
@@ -45,6 +46,7 @@ class Counts:
     nm_hist: np.ndarray
     diag: np.ndarray
     mirror: tuple[int, int] | None
+    row_lengths: np.ndarray
 
 
 def _levels(rows: int) -> int:
@@ -64,18 +66,20 @@ def _compiled(row: np.ndarray, col: np.ndarray, rows: int, cols: int,
     indptr, grouped = k.group_by_row(row, col, rows)
     colidx = k.sort_rows(indptr, grouped, grouped is col)  # never reorder the caller's array
     stamp = np.int32 if max(rows, cols) < 2**31 else np.int64
-    diag = np.zeros(rows + cols - 1, np.bool_)
+    diag_bits = np.zeros(((rows + cols - 1) >> 6) + 1, np.uint64)
     # the two sweeps touch disjoint scratch arrays; the second runs on another core
     with ThreadPoolExecutor(max_workers=1) as pool:
         groups = pool.submit(k.sweep_groups, indptr, colidx, rows, cols)
         scalars, tot, mx = k.sweep_panels(indptr, colidx, rows, halfwidth,
-                                          np.full(cols, -1, stamp), diag)
+                                          np.full(cols, -1, stamp), diag_bits)
         nblocks, hist = groups.result()
+    diag = np.unpackbits(diag_bits.view(np.uint8), bitorder="little")[: rows + cols - 1]
+    diag = diag.astype(np.bool_)
     mirror = None
     if rows == cols:
         checked, hits = k.mirrored(indptr, colidx, max(1, colidx.size // SYMMETRY_SAMPLE))
         mirror = (int(checked), int(hits))
-    return Counts(scalars, tot, mx, nblocks, hist, diag, mirror)
+    return Counts(scalars, tot, mx, nblocks, hist, diag, mirror, np.diff(indptr))
 
 
 def _runs(sorted_keys: np.ndarray) -> np.ndarray:
@@ -141,7 +145,7 @@ def _numpy(row: np.ndarray, col: np.ndarray, rows: int, cols: int, halfwidth: in
         off = d != 0
         mirrored = np.isin(j[off] * cols + i[off], keys, assume_unique=False, kind="sort")
         mirror = (int(np.count_nonzero(off)), int(np.count_nonzero(mirrored)))
-    return Counts(scalars, tot, mx, blocks, hist, diag, mirror)
+    return Counts(scalars, tot, mx, blocks, hist, diag, mirror, np.bincount(i, minlength=rows))
 
 
 def counts(row: np.ndarray, col: np.ndarray, rows: int, cols: int, halfwidth: int,

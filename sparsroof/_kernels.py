@@ -122,8 +122,9 @@ def _close_panels(i, rows, nlev, rowhist, cur, tot, mx):
 def sweep_panels(indptr, colidx, rows, halfwidth, last, diag):
     """Row pass for the panel counts, the diagonals, the bandwidth and the envelope.
 
-    ``last`` (cols) holds -1 and ``diag`` (rows + cols - 1) False on entry: scratch
-    arrays the caller allocates. Returns (scalars, panel totals, panel maxima) with
+    ``last`` (cols) holds -1 and ``diag`` (a bitmap of (rows + cols - 1) bits, bit
+    j - i + rows - 1 for diagonal j - i, in uint64 words) 0 on entry: scratch arrays the
+    caller allocates. Returns (scalars, panel totals, panel maxima) with
     scalars = (bandwidth, entries near the diagonal, diagonals, lower envelope, upper
     envelope, entries on the main diagonal).
     """
@@ -144,8 +145,10 @@ def sweep_panels(indptr, colidx, rows, halfwidth, last, diag):
             bw = max(bw, ad)
             near += ad <= halfwidth
             ondiag += d == 0
-            if not diag[d + rows - 1]:
-                diag[d + rows - 1] = True
+            bit = d + rows - 1
+            mask = np.uint64(1) << np.uint64(bit & 63)
+            if not diag[bit >> 6] & mask:
+                diag[bit >> 6] |= mask
                 ndiag += 1
             p = last[j]
             if p < 0:

@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from ._counts import counts
+from ._counts import Counts, counts
 from .io import Matrix
 from .powerlaw import PowerLawFit, fit_power_law
 
@@ -197,11 +197,14 @@ def _power_law_fields(col_counts: np.ndarray) -> dict[str, Any]:
             "col_llr_exponential": fit.llr, "col_llr_p": fit.p_value}
 
 
-def _pattern_fields(matrix: Matrix, route: str | None = None) -> dict[str, Any]:
-    """Everything the distinct-count passes measure (the matrix has at least one entry)."""
+def _halfwidth(rows: int, cols: int) -> int:
+    return math.ceil(0.05 * max(rows, cols))
+
+
+def _pattern_fields(matrix: Matrix, c: Counts) -> dict[str, Any]:
+    """The features of the distinct-count passes (the matrix has at least one entry)."""
     rows, cols, nnz = matrix.rows, matrix.cols, matrix.stored_entries
-    halfwidth = math.ceil(0.05 * max(rows, cols))
-    c = counts(matrix.row, matrix.col, rows, cols, halfwidth, route)
+    halfwidth = _halfwidth(rows, cols)
     bw, near, ndiag, lower, upper, ondiag = (int(x) for x in c.scalars)
     conformance, exact = _nm(c.nm_hist, rows, cols)
     return {
@@ -233,14 +236,17 @@ def measure(matrix: Matrix, pattern: bool = True) -> Structure:
     (2, 2, 2, 3, 3)
     """
     rows, cols, nnz = matrix.rows, matrix.cols, matrix.stored_entries
-    row_lengths = np.bincount(matrix.row, minlength=rows)
+    c = (counts(matrix.row, matrix.col, rows, cols, _halfwidth(rows, cols))
+         if pattern and nnz else None)
+    row_lengths = (c.row_lengths if c is not None
+                   else np.bincount(matrix.row, minlength=rows))
     col_lengths = np.bincount(matrix.col, minlength=cols)
     row_counts = np.bincount(row_lengths) if rows else np.zeros(1, np.int64)
     col_counts = np.bincount(col_lengths) if cols else np.zeros(1, np.int64)
     extra: dict[str, Any] = {}
     if nnz:
-        if pattern:
-            extra.update(_pattern_fields(matrix))
+        if c is not None:
+            extra.update(_pattern_fields(matrix, c))
         extra.update(_power_law_fields(col_lengths))
     return Structure(
         rows=rows, cols=cols, stored_entries=nnz, numeric_nonzeros=matrix.numeric_nonzeros,
