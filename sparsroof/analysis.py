@@ -288,8 +288,8 @@ def _distributed(matrix: Matrix, spec: HwSpec, config: Config) -> tuple[RankBoun
     )
 
 
-#: B models and storage formats that read the distinct-count features of the pattern
-_PATTERN_MODELS = frozenset({"auto", "blocked", "cache-aware"})
+#: B models and storage formats that read the pattern features (or the power-law fit)
+_PATTERN_MODELS = frozenset({"auto", "blocked", "cache-aware", "scale-free"})
 _PATTERN_STORAGES = frozenset({"dia", "nm", *(s for s in STORAGES if s.startswith("bsr"))})
 
 

@@ -224,9 +224,9 @@ def _pattern_fields(matrix: Matrix, c: Counts) -> dict[str, Any]:
 def measure(matrix: Matrix, pattern: bool = True) -> Structure:
     """Measure the pattern features of ``matrix`` (see the module docstring).
 
-    With ``pattern`` False only the counts, length statistics, hub shares and the
-    power-law fit are measured (a few whole-array passes); the distinct-count features
-    (diagonals, blocks, N:M groups, panels, symmetry) keep their empty defaults.
+    With ``pattern`` False only the counts, length statistics and hub shares are measured
+    (a few whole-array passes); the distinct-count features (diagonals, blocks, N:M
+    groups, panels, symmetry) and the power-law fit keep their empty defaults.
 
     >>> from sparsroof.io import Header, Matrix
     >>> h = Header("x", "coordinate", "pattern", "general", 3, 4, 3)
@@ -244,9 +244,8 @@ def measure(matrix: Matrix, pattern: bool = True) -> Structure:
     row_counts = np.bincount(row_lengths) if rows else np.zeros(1, np.int64)
     col_counts = np.bincount(col_lengths) if cols else np.zeros(1, np.int64)
     extra: dict[str, Any] = {}
-    if nnz:
-        if c is not None:
-            extra.update(_pattern_fields(matrix, c))
+    if c is not None:  # measured only for a matrix with entries
+        extra.update(_pattern_fields(matrix, c))
         extra.update(_power_law_fields(col_lengths))
     return Structure(
         rows=rows, cols=cols, stored_entries=nnz, numeric_nonzeros=matrix.numeric_nonzeros,

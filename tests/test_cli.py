@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import click
 import pytest
 
 from .conftest import DATA, ROOT
@@ -111,3 +112,37 @@ def test_broken_pipe_is_quiet() -> None:
     result = subprocess.run(cmd, shell=True, cwd=ROOT, capture_output=True, text=True)
     assert result.stdout.startswith("schema_version")
     assert "Traceback" not in result.stderr and "Error" not in result.stderr
+
+
+def _subcommands(group: click.Group, ctx: click.Context,
+                 prefix: str = "") -> list[tuple[str, click.Command]]:
+    found = []
+    for name in group.list_commands(ctx):
+        command = group.get_command(ctx, name)
+        assert command is not None, name
+        found.append((prefix + name, command))
+        if isinstance(command, click.Group):
+            found += _subcommands(command, click.Context(command, parent=ctx), f"{prefix}{name} ")
+    return found
+
+
+def test_every_command_has_help_and_is_in_the_readme() -> None:
+    from sparsroof.cli import cli
+
+    readme = (ROOT / "README.md").read_text()
+    commands = _subcommands(cli, click.Context(cli))
+    assert len(commands) >= 13
+    for name, command in commands:
+        assert (command.help or "").strip(), f"{name} has no help text"
+        assert f"sparsroof {name}" in readme, f"'sparsroof {name}' is not in the README"
+
+
+def test_one_command_imports_only_its_own_module() -> None:
+    code = ("import sys; from sparsroof.cli import main\n"
+            "try:\n    main(['hw', 'list', '-O', 'csv'])\nexcept SystemExit:\n    pass\n"
+            "heavy = [m for m in ('sparsroof.batch', 'sparsroof.whatif', 'sparsroof.calibrate',"
+            " 'matplotlib', 'numba') if m in sys.modules]\n"
+            "print('HEAVY', heavy, file=sys.stderr)")
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                            text=True)
+    assert "HEAVY []" in result.stderr, result.stderr

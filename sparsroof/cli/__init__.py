@@ -1,10 +1,12 @@
 """The ``sparsroof`` command line: parse options, call the core, render, exit.
 
-Each subcommand lives in its own module and registers itself on :data:`cli`.
+Each subcommand lives in its own module, named in :data:`COMMANDS`, and is imported
+only when it runs.
 """
 
 from __future__ import annotations
 
+import importlib
 import sys
 
 import click
@@ -15,7 +17,31 @@ from .common import run_guarded
 __all__ = ["cli", "main"]
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+#: command name -> module of sparsroof.cli that defines it (as ``command``)
+COMMANDS = {
+    "analyze": "analyze", "batch": "batch", "bench": "bench", "calibrate": "calibrate",
+    "check": "check", "classify": "classify", "formats": "formats", "generate": "generate",
+    "hw": "hw", "plot": "plot", "report": "report_cmd", "spy": "spy", "whatif": "whatif",
+}
+
+
+class LazyGroup(click.Group):
+    """Imports a command's module only when that command runs (or help lists it), so
+    that one command does not pay for the imports of all the others."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in COMMANDS:
+            return None
+        module = importlib.import_module(f"{__name__}.{COMMANDS[name]}")
+        command: click.Command = module.command
+        return command
+
+
+@click.group(cls=LazyGroup,
+             context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="sparsroof")
 def cli() -> None:
     """Speed-of-light and roofline analysis of sparse matrix kernels.
@@ -24,31 +50,6 @@ def cli() -> None:
     Example:
       sparsroof analyze data/lap2d_64.mtx --hw a100 --kernel spmm --d 1,16,64
     """
-
-
-def _register() -> None:
-    from . import (
-        analyze,
-        batch,
-        bench,
-        calibrate,
-        check,
-        classify,
-        formats,
-        generate,
-        hw,
-        plot,
-        report_cmd,
-        spy,
-        whatif,
-    )
-
-    for module in (analyze, batch, bench, calibrate, check, classify, formats, generate, hw,
-                   plot, report_cmd, spy, whatif):
-        cli.add_command(module.command)
-
-
-_register()
 
 
 def main(argv: list[str] | None = None) -> None:
