@@ -63,8 +63,9 @@ def _compiled(row: np.ndarray, col: np.ndarray, rows: int, cols: int,
 
     k: Any = _kernels  # compiled dispatchers: their signatures are not visible to mypy
     row, col = np.ascontiguousarray(row), np.ascontiguousarray(col)
-    indptr, grouped = k.group_by_row(row, col, rows)
-    colidx = k.sort_rows(indptr, grouped, grouped is col)  # never reorder the caller's array
+    indptr, grouped, in_order = k.group_by_row(row, col, rows)
+    # never reorder the caller's array
+    colidx = grouped if in_order else k.sort_rows(indptr, grouped, grouped is col)
     stamp = np.int32 if max(rows, cols) < 2**31 else np.int64
     diag_bits = np.zeros(((rows + cols - 1) >> 6) + 1, np.uint64)
     # the two sweeps touch disjoint scratch arrays; the second runs on another core

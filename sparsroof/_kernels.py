@@ -34,31 +34,38 @@ __all__ = ["group_by_row", "sort_rows", "sweep_panels", "sweep_groups", "mirrore
 
 @njit(cache=True)
 def group_by_row(row, col, rows):
-    """Row pointers and the column indices grouped by row (a stable counting sort).
+    """Row pointers, the column indices grouped by row (a stable counting sort), and
+    whether every row's columns are already in increasing order (False when unknown).
 
     Returns ``col`` itself when the entries already come in row order.
     """
     n = row.size
     indptr = np.zeros(rows + 1, np.int64)
     in_order = True
+    sorted_rows = True
     prev = -1
+    prev_col = -1
     for e in range(n):
         r = np.int64(row[e])
+        c = np.int64(col[e])
         indptr[r + 1] += 1
         if r < prev:
             in_order = False
+        elif r == prev and c < prev_col:
+            sorted_rows = False
         prev = r
+        prev_col = c
     for i in range(rows):
         indptr[i + 1] += indptr[i]
     if in_order:
-        return indptr, col
+        return indptr, col, sorted_rows
     out = np.empty(n, col.dtype)
     pos = indptr[:-1].copy()
     for e in range(n):
         r = row[e]
         out[pos[r]] = col[e]
         pos[r] += 1
-    return indptr, out
+    return indptr, out, False
 
 
 @njit(cache=True)
