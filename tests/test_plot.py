@@ -298,3 +298,31 @@ def test_cli_spy_and_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str],
 def test_matplotlib_stays_out_of_other_commands() -> None:
     code = "import sparsroof.cli, sys; assert 'matplotlib' not in sys.modules"
     assert subprocess.run([sys.executable, "-c", code], cwd=ROOT).returncode == 0
+
+
+def test_ridgeline_of_analyze_ranks(tmp_path: Path) -> None:
+    from sparsroof.plot import ridge_points
+    from sparsroof.plot.ridge import ridgeline_figure
+
+    spec = load_spec("clx-ridgeline")
+    a = analyze(load(DATA / "lap2d_64.mtx"), spec,
+                Config(kernel="spmm", widths=(16,), dtype="fp32", ranks=(1, 2, 4, 8)))
+    points = ridge_points(a)
+    # P = 1 moves nothing over the network and has no place on the plane
+    assert [p.ranks for p in points] == [2, 4, 8]
+    want = [(rb.memory_intensity, rb.arithmetic_intensity) for rb in a.distributed[1:]]
+    first = a.distributed[0]
+    ax = ridgeline_figure(points, first.peak_flops, first.bandwidth, first.network,
+                          "t").axes[0]
+    got = [tuple(xy) for c in ax.collections for xy in c.get_offsets()
+           if len(c.get_offsets()) and c.get_gid() != "balance"]
+    for xy in want:
+        assert any(np.allclose(xy, g) for g in got), xy
+    out = tmp_path / "ridge.png"
+    result = subprocess.run([sys.executable, "-m", "sparsroof", "analyze", "data/lap2d_64.mtx",
+                             "--hw", "clx-ridgeline", "--dtype", "fp32", "--kernel", "spmm",
+                             "--d", "16", "--ranks", "1,2,4,8", "--plot", str(out),
+                             "--plot-kind", "ridgeline", "-O", "json"], cwd=ROOT,
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

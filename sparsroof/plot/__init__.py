@@ -35,6 +35,7 @@ __all__ = [
     "plot_analyses",
     "read_results",
     "read_sparsity_points",
+    "ridge_points",
     "ridge_region",
     "ridgeline",
     "ridgeline_figure",
@@ -79,6 +80,16 @@ def plot_analyses(analyses: Sequence[Any], spec: HwSpec, path: str | Path, *,
     return plot_points(points, spec, path, kind=kind, size=size, dpi=dpi)
 
 
+def ridge_points(analysis: Any) -> list[RidgePoint]:
+    """The ridgeline points of an analysis's distributed results (``--ranks``) at its
+    first width; rank counts that move nothing over the network have no place there."""
+    if not analysis.distributed:
+        return []
+    width = analysis.distributed[0].width
+    return [RidgePoint(rb.ranks, rb.arithmetic_intensity, rb.memory_intensity, rb.bound)
+            for rb in analysis.distributed if rb.width == width and rb.bytes_network > 0]
+
+
 def _plot_ridgeline(analyses: Sequence[Any], path: str | Path, *,
                     size: tuple[float, float] | None, dpi: int) -> Path:
     figure_format(path)
@@ -86,14 +97,11 @@ def _plot_ridgeline(analyses: Sequence[Any], path: str | Path, *,
     if not with_ranks:
         raise FigureError(f"{path}: a ridgeline needs distributed results (use --ranks)")
     a = with_ranks[0]
-    width = a.distributed[0].width
-    ranks = [rb for rb in a.distributed if rb.width == width]
-    points = [RidgePoint(rb.ranks, rb.arithmetic_intensity, rb.memory_intensity, rb.bound)
-              for rb in ranks if rb.bytes_network > 0]
+    points = ridge_points(a)
     if not points:
         raise FigureError(f"{path}: no rank count moves data over the network (use P > 1)")
-    first = ranks[0]
-    title = f"{a.matrix.name}, SpMM d={width} on {a.spec}: P = " + ", ".join(
+    first = a.distributed[0]
+    title = f"{a.matrix.name}, SpMM d={first.width} on {a.spec}: P = " + ", ".join(
         str(p.ranks) for p in points)
     return ridgeline(points, first.peak_flops, first.bandwidth, first.network, title, path,
                      size=size or (7.0, 5.5), dpi=dpi)
