@@ -187,8 +187,8 @@ def test_bundled_specs_found_from_a_non_editable_install(tmp_path: Path) -> None
     worktree off sys.path (run from another directory)."""
     target = tmp_path / "site"
     build = _install(target, tmp_path)
-    if build.returncode != 0:
-        pytest.skip(f"cannot build the package here: {build.stderr.strip()[-300:]}")
+    # the test extras bring setuptools >= 77, so the build needs nothing from the network
+    assert build.returncode == 0, build.stderr.strip()[-600:]
     code = ("import sys, sparsroof.hwspec as h\n"
             f"assert not any(p.rstrip('/') == {str(ROOT)!r} for p in sys.path)\n"
             f"assert h.__file__.startswith({str(target)!r}), h.__file__\n"
