@@ -71,8 +71,11 @@ def _render(name: str, spec: str, rows: list, advice: object, calibrated: bool) 
     console = table_console()
     console.print(table)
     a = advice
-    part = Table(title=f"partition: {a.n_strips} strips of {a.strip_rows} rows, by "  # type: ignore[attr-defined]
-                 f"{'calibrated' if calibrated else 'SoL'} time", title_justify="left")
+    n = a.n_strips  # type: ignore[attr-defined]
+    # printed apart: a table title wraps at the (narrow) table's width
+    console.print(f"partition into blocks of strips: {n} strip{'s' if n != 1 else ''} of "
+                  f"{a.strip_rows} rows, by {'calibrated' if calibrated else 'SoL'} time")  # type: ignore[attr-defined]
+    part = Table()
     for h in ("strips", "rows", "format", "predicted"):
         part.add_column(h, justify="left" if h == "format" else "right")
     for b in a.blocks:  # type: ignore[attr-defined]
