@@ -6,7 +6,7 @@ import click
 
 from ..analysis import Analysis, Config, analyze, expand_choice, parse_widths
 from ..errors import MatrixFileError
-from ..hwspec import UNITS, load_spec
+from ..hwspec import load_spec
 from ..io import load
 from ..plot import KINDS, plot_analyses
 from ..report import to_csv, to_json, to_ranks_table, to_table
@@ -16,7 +16,10 @@ from .common import (
     HW_OPTION,
     INDEX_OPTION,
     KERNEL_OPTION,
+    MODEL_OPTION,
     OUTPUT_OPTION,
+    STORAGE_OPTION,
+    UNIT_OPTION,
     WIDTH_OPTION,
     echo_error,
     emit,
@@ -32,14 +35,9 @@ from .plot import echo_written
 @WIDTH_OPTION
 @DTYPE_OPTION
 @INDEX_OPTION
-@click.option("--storage", "storages", multiple=True, metavar="NAME[,NAME...]|all",
-              help=f"Storage formats of A: {', '.join(STORAGES)}, or all. [default: csr]")
-@click.option("--model", "models", multiple=True, metavar="NAME[,NAME...]|all",
-              help=f"B-reuse models: auto (the class's model, cache-aware, and the "
-                   f"compulsory/random band), {', '.join(MODELS)}, or all. [default: auto]")
-@click.option("--unit", type=click.Choice(UNITS), default=None,
-              help="Compute unit for the roof. [default: SIMT for unstructured formats, "
-                   "tensor for dense/BSR, sparse tensor for 2:4]")
+@STORAGE_OPTION
+@MODEL_OPTION
+@UNIT_OPTION
 @click.option("--precision", default=None, metavar="NAME",
               help="Precision of the compute roof (e.g. tf32). [default: --dtype]")
 @click.option("--launches", type=click.IntRange(min=0), default=None,

@@ -13,14 +13,23 @@ from ..batch import Plan, make_plan
 from ..discover import SizeFilter, discover
 from ..errors import OptionError
 from ..export import check_export, export
-from ..hwspec import UNITS, load_spec
+from ..hwspec import load_spec
 from ..progress import progress_for
 from ..report import si
 from ..runner import Summary, run_plan
 from ..store import Store
 from ..traffic import MODELS, STORAGES
 from ..units import UnitError, parse_quantity
-from .common import DTYPE_OPTION, INDEX_OPTION, KERNEL_OPTION, WIDTH_OPTION, table_console
+from .common import (
+    DTYPE_OPTION,
+    INDEX_OPTION,
+    KERNEL_OPTION,
+    MODEL_OPTION,
+    STORAGE_OPTION,
+    UNIT_OPTION,
+    WIDTH_OPTION,
+    table_console,
+)
 
 DEFAULT_STORE = "sparsroof-results.db"
 
@@ -76,12 +85,9 @@ def _tell(plan: Plan, summary: Summary, store: str) -> None:
 @WIDTH_OPTION
 @DTYPE_OPTION
 @INDEX_OPTION
-@click.option("--storage", "storages", multiple=True, metavar="NAME[,NAME...]|all",
-              help=f"Storage formats of A: {', '.join(STORAGES)}, or all. [default: csr]")
-@click.option("--model", "models", multiple=True, metavar="NAME[,NAME...]|all",
-              help=f"B-reuse models: auto, {', '.join(MODELS)}, or all. [default: auto]")
-@click.option("--unit", type=click.Choice(UNITS), default=None,
-              help="Compute unit for the roof. [default: by format, as in analyze]")
+@STORAGE_OPTION
+@MODEL_OPTION
+@UNIT_OPTION
 @click.option("--store", "store_path", default=DEFAULT_STORE, show_default=True,
               type=click.Path(dir_okay=False), help="SQLite file the results go to.")
 @click.option("--workers", "-j", type=click.IntRange(min=1), default=None,

@@ -9,8 +9,9 @@ from typing import Any
 import click
 
 from ..errors import SparsroofError
+from ..hwspec import UNITS
 from ..report import OUTPUTS
-from ..traffic import INDEX_BYTES, KERNELS, VALUE_BYTES
+from ..traffic import INDEX_BYTES, KERNELS, MODELS, STORAGES, VALUE_BYTES
 
 __all__ = [
     "HW_OPTION",
@@ -19,6 +20,9 @@ __all__ = [
     "DTYPE_OPTION",
     "INDEX_OPTION",
     "OUTPUT_OPTION",
+    "STORAGE_OPTION",
+    "MODEL_OPTION",
+    "UNIT_OPTION",
     "echo_error",
     "emit",
     "run_guarded",
@@ -44,6 +48,20 @@ DTYPE_OPTION = click.option(
 INDEX_OPTION = click.option(
     "--index", type=click.Choice(list(INDEX_BYTES)), default="int32", show_default=True,
     help="Index type of the sparse format.",
+)
+STORAGE_OPTION = click.option(
+    "--storage", "storages", multiple=True, metavar="NAME[,NAME...]|all",
+    help=f"Storage formats of A: {', '.join(STORAGES)}, or all. [default: csr]",
+)
+MODEL_OPTION = click.option(
+    "--model", "models", multiple=True, metavar="NAME[,NAME...]|all",
+    help=f"B-reuse models: auto (the class's model, cache-aware, and the compulsory/random "
+         f"band), {', '.join(MODELS)}, or all. [default: auto]",
+)
+UNIT_OPTION = click.option(
+    "--unit", type=click.Choice(UNITS), default=None,
+    help="Compute unit for the roof. [default: SIMT for unstructured formats, tensor for "
+         "dense/BSR, sparse tensor for 2:4]",
 )
 OUTPUT_OPTION = click.option(
     "--output", "-O", "output", type=click.Choice(OUTPUTS), default="table", show_default=True,
