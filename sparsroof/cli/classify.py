@@ -72,6 +72,6 @@ def command(matrices: tuple[str, ...], output: str) -> int:
         results.append((m.name, m.path, s, classify(s)))
     if output == "json":
         emit(_json(results, errors))
-    else:
+    elif results:  # no empty table when every file failed
         table_console().print(_table(results))
     return 1 if errors else 0
