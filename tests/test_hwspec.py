@@ -165,7 +165,7 @@ def test_schema_constants_match_the_bundled_specs() -> None:
 
 
 def _install(target: Path, workdir: Path) -> subprocess.CompletedProcess[str]:
-    """pip-install a copy of the project (so no build files land in the worktree); without
+    """pip-install a copy of the project (so no build files land in the source tree); without
     build isolation when the local setuptools can build it, else with it (needs PyPI)."""
     import setuptools
 
@@ -184,7 +184,7 @@ def _install(target: Path, workdir: Path) -> subprocess.CompletedProcess[str]:
 
 def test_bundled_specs_found_from_a_non_editable_install(tmp_path: Path) -> None:
     """Install the package into a temporary directory and load specs from there, with the
-    worktree off sys.path (run from another directory)."""
+    source tree off sys.path (run from another directory)."""
     target = tmp_path / "site"
     build = _install(target, tmp_path)
     # the test extras bring setuptools >= 77, so the build needs nothing from the network
