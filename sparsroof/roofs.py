@@ -25,7 +25,7 @@ import numpy as np
 
 from .hwspec import HwSpec, Quantity
 
-__all__ = ["measure_level", "measure_roofs", "with_roofs"]
+__all__ = ["measure_level", "measure_roofs", "roof_rates", "with_roofs"]
 
 _TARGET_BYTES = 4e8  # bytes moved per timed call: a few ms at cache speeds
 
@@ -127,6 +127,16 @@ def measure_roofs(spec: HwSpec, progress: Callable[[str], None] = lambda _: None
         progress(f"memory roof: {level.name} on {size / 2**20:.3g} MiB, {parts} threads")
         out[level.name] = measure_level(size, parts, calls=3 if level is spec.memory[-1] else 5)
     return out
+
+
+def roof_rates(measured: dict[str, dict[str, float]]) -> dict[str, float]:
+    """One roof per level: the fastest rate any access pattern reached there (a roof is
+    an upper bound, so it cannot sit below a real run).
+
+    >>> roof_rates({"L2": {"triad": 90e9, "read": 120e9}, "DRAM": {"triad": 31e9}})
+    {'L2': 120000000000.0, 'DRAM': 31000000000.0}
+    """
+    return {level: max(rates.values()) for level, rates in measured.items() if rates}
 
 
 def with_roofs(spec: HwSpec, measured: dict[str, float], what: str) -> HwSpec:

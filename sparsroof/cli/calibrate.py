@@ -29,7 +29,7 @@ def command(hw: str, output_file: str, dtype: str) -> int:
     from rich.console import Console
     from rich.progress import Progress
 
-    from ..roofs import measure_roofs, with_roofs
+    from ..roofs import measure_roofs, roof_rates, with_roofs
 
     spec = load_spec(hw)
     console = Console(stderr=True)
@@ -41,7 +41,7 @@ def command(hw: str, output_file: str, dtype: str) -> int:
             if not console.is_terminal:
                 click.echo(f"calibrate: {msg}", err=True)
 
-        rates = {k: max(v.values()) for k, v in measure_roofs(spec, say).items()}
+        rates = roof_rates(measure_roofs(spec, say))
         spec = with_roofs(spec, rates, "measured by sparsroof calibrate")
 
         def step(i: int, n: int, name: str) -> None:
