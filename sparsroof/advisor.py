@@ -208,9 +208,10 @@ class FormatRow:
     calibrated_s: float | None
 
 
-def format_rows(s: Any, spec: HwSpec, calibration: Any = None, dtype: str = "fp64"
-                ) -> list[FormatRow]:
-    """Every storage format of SpMV for structure ``s``, fastest SoL first."""
+def format_rows(s: Any, spec: HwSpec, calibrated: dict[str, float] | None = None,
+                dtype: str = "fp64") -> list[FormatRow]:
+    """Every storage format of SpMV for structure ``s``, fastest first: by calibrated
+    seconds (``calibrated``, per storage) where there are some, else by SoL."""
     from .roofline import bound
     from .traffic import STORAGES, traffic
 
@@ -225,9 +226,8 @@ def format_rows(s: Any, spec: HwSpec, calibration: Any = None, dtype: str = "fp6
         launches = 1 if spec.kind == "gpu" and spec.launch_overhead else 0
         b = bound(t, spec, unit="simt", precision=dtype, launches=launches,
                   footprint=t.bytes_total)
-        cal = calibration.predict_structure(s, storage) if calibration else None
         rows.append(FormatRow(storage, t.bytes_total, t.flops_useful, t.flops_executed,
-                              b.sol_s, cal))
+                              b.sol_s, (calibrated or {}).get(storage)))
     return sorted(rows, key=lambda r: r.calibrated_s if r.calibrated_s is not None
                   else r.sol_s)
 

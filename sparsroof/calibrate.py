@@ -3,23 +3,26 @@
 The two phases of *A Performance Modeling and Optimization Analysis Tool for SpMV on GPUs*:
 
 * **instrumenting**: benchmark matrices sweep the rows R and the entries per row P (the
-  paper's benchmark criteria), in three column patterns (near the diagonal, uniformly
-  random, dense 4 x 4 blocks) and as exact diagonals for DIA; each format's kernel is
-  timed (:mod:`sparsroof.benchmark`);
-* **modelling**: per format, a linear relationship of the kernel time to the traffic
-  model's counts is fitted, weighting every sample by 1/time so the fit minimises the
-  relative error (non-negative least squares)::
+  paper's benchmark criteria) in five column patterns (:mod:`sparsroof.calsweep`); each
+  format's kernel is timed (:mod:`sparsroof.benchmark`) in several rounds over the whole
+  sweep, and each sample keeps its fastest run, the one least disturbed by other work;
+  the memory of the branch predictor is measured on its own
+  (:func:`sparsroof.corecost.measure_branch_memory`);
+* **modelling**: per format, the kernel time is fitted as a non-negative sum of costs::
 
-      t = a + c·rows + e·slots + g·misses + b_L·bytes
+      t = a + c·rows + e·slots + b_L·bytes + Σ_l g_l·misses_l + p·mispredicts
+            + h_32·chain_32 + h_128·chain_128
 
-  with ``misses`` the reads of x beyond the compulsory ones when rows are taken in panels
-  whose distinct columns fill the second-largest cache (the cache-aware B model of
-  :mod:`sparsroof.reuse`: scattered columns miss, near-diagonal ones do not),
-  ``slots`` the entries the kernel executes (padding included), ``bytes`` the SpMV
-  traffic (A in its format, x once, y once) and b_L the seconds per byte of the memory
-  level L whose capacity holds the working set (the levels come from the spec, their
-  bandwidths from :mod:`sparsroof.roofs`). The paper fits time against strips and
-  entries per row on a GPU; on a CPU the same quantities enter through rows and slots.
+  with ``slots`` the entries the kernel executes (padding included), ``bytes`` the SpMV
+  traffic (A in its format, x once, y once) charged at the level L whose capacity holds
+  it, and the core's costs of :mod:`sparsroof.corecost`: x-line misses at each cache
+  level, mispredicted row exits (counted only beyond what the predictor learns), and
+  entries past 32 and 128 in one row. Capacities are what one core sees (a level's
+  capacity over its ``instances``), since the kernels run on one core. The fit minimises
+  the median-like sum of |relative errors| (least absolute deviations, by iteratively
+  reweighted non-negative least squares), so that a few disturbed runs do not pull it.
+  The paper fits time against strips and entries per row on a GPU; on a CPU the same
+  quantities enter through rows and slots.
 
 The result is saved as JSON with ``schema_version`` and read back by :func:`load`.
 """
@@ -35,20 +38,16 @@ from typing import Any
 import numpy as np
 
 from .benchmark import KERNEL_FORMATS, bench, kernel_traffic
+from .corecost import CHAINS, CoreCounts, core_counts, measure_branch_memory
 from .errors import SparsroofError
 from .hwspec import HwSpec
-from .io import Header, Matrix
+from .io import Matrix
 from .structure import Structure, measure
 
-__all__ = ["CalibrationError", "FormatFit", "Calibration", "Sample", "sweep_matrices",
-           "features", "fit", "calibrate", "save", "load", "SCHEMA_VERSION"]
+__all__ = ["CalibrationError", "FormatFit", "Calibration", "Sample", "features", "fit",
+           "calibrate", "save", "load", "SCHEMA_VERSION"]
 
-SCHEMA_VERSION = 2
-ROWS = (1_000, 8_000, 64_000, 512_000)
-PER_ROW = (2, 8, 32)
-PATTERNS = ("band", "random", "blocks", "diagonals")
-MAX_ENTRIES = 4_200_000
-BASE_FEATURES = ("constant", "rows", "slots")
+SCHEMA_VERSION = 3
 
 
 class CalibrationError(SparsroofError):
@@ -60,7 +59,7 @@ class CalibrationError(SparsroofError):
 
 @dataclass(frozen=True)
 class Sample:
-    """One timed kernel: the counts the fit uses and the median time."""
+    """One timed kernel: the counts the fit uses and the fastest time."""
 
     matrix: str
     storage: str
@@ -69,7 +68,39 @@ class Sample:
     bytes: float
     level: str
     seconds: float
-    misses: dict[str, float] = field(default_factory=dict)  # x reloads per cache level
+    misses: dict[str, float] = field(default_factory=dict)  # x-line misses per cache level
+    mispredicts: float = 0.0
+    chains: dict[str, float] = field(default_factory=dict)  # entries past 32, 128 in a row
+
+    @property
+    def counts(self) -> CoreCounts:
+        return CoreCounts(self.misses, self.mispredicts,
+                          {int(k): v for k, v in self.chains.items()})
+
+
+def features(rows: float, slots: float, bytes_: float, level: str, levels: Iterable[str],
+             counts: CoreCounts | None = None, branch_memory: float = 0.0
+             ) -> dict[str, float]:
+    """Feature vector of one kernel for :func:`fit`: bytes at the level that holds the
+    working set, x-line misses at each cache level, the mispredicted row exits the
+    predictor does not learn, and long-chain entries.
+
+    >>> f = features(10, 30, 400.0, "L2", ["L2", "DRAM"], CoreCounts({"L2": 5}, 9.0, {32: 2.0}),
+    ...              branch_memory=100)
+    >>> {k: v for k, v in f.items() if v}
+    {'constant': 1.0, 'rows': 10, 'slots': 30, 'bytes@L2': 400.0, 'misses@L2': 5, 'chain@32': 2.0}
+    """
+    names = list(levels)
+    c = counts or CoreCounts()
+    out: dict[str, float] = {"constant": 1.0, "rows": rows, "slots": slots}
+    for name in names:
+        out[f"bytes@{name}"] = bytes_ if name == level else 0.0
+    for name in names[:-1]:
+        out[f"misses@{name}"] = c.misses.get(name, 0.0)
+    out["mispredicts"] = c.mispredicts if c.mispredicts > branch_memory else 0.0
+    for k in CHAINS:
+        out[f"chain@{k}"] = c.chains.get(k, 0.0)
+    return out
 
 
 @dataclass(frozen=True)
@@ -81,12 +112,9 @@ class FormatFit:
     median_error: float  # median |predicted - measured| / measured over the samples
     max_error: float
 
-    def predict(self, rows: float, slots: float, bytes_: float, level: str,
-                misses: dict[str, float] | None = None) -> float:
-        c = self.coefficients
-        return (c["constant"] + c["rows"] * rows + c["slots"] * slots
-                + sum(c.get(f"misses@{name}", 0.0) * n for name, n in (misses or {}).items())
-                + c.get(f"bytes@{level}", 0.0) * bytes_)
+    def predict(self, x: dict[str, float]) -> float:
+        """Seconds for the feature vector ``x`` (:func:`features`)."""
+        return sum(self.coefficients.get(k, 0.0) * v for k, v in x.items())
 
 
 @dataclass(frozen=True)
@@ -96,9 +124,10 @@ class Calibration:
     spec: str
     device: str
     dtype: str
-    levels: tuple[tuple[str, float | None], ...]  # (name, capacity in bytes), fastest first
+    levels: tuple[tuple[str, float | None], ...]  # (name, bytes one core sees), fastest first
     roofs: dict[str, float]  # measured bandwidth per level, bytes/s
     fits: dict[str, FormatFit]
+    branch_memory: float = 0.0  # mispredicted exits the branch predictor learns outright
 
     def level_of(self, footprint: float) -> str:
         """The fastest level whose capacity holds ``footprint`` bytes (else main memory)."""
@@ -107,119 +136,66 @@ class Calibration:
                 return name
         return self.levels[-1][0]
 
-    def misses(self, s: Structure) -> dict[str, float]:
-        """x reloads beyond the compulsory ones, for each cache level's capacity (the
-        cache-aware model): a gather that misses L1 but hits L2 costs less than one that
-        goes to DRAM, so each level gets its own fitted cost."""
-        return {name: x_misses(s, capacity) for name, capacity in self.levels[:-1]
-                if capacity is not None}
+    def counts(self, m: Matrix, storage: str = "csr") -> CoreCounts:
+        """The core's counts for ``m`` in the order ``storage``'s kernel reads it (by
+        columns for CSC, by rows otherwise)."""
+        from .benchmark import scipy_matrix
+
+        a = scipy_matrix(m, "csc" if storage == "csc" else "csr", self.dtype)
+        caches = [(n, c) for n, c in self.levels[:-1] if c is not None]
+        return core_counts(a.indptr, a.indices, caches, a.dtype.itemsize)
 
     def predict(self, storage: str, rows: float, slots: float, bytes_: float,
-                footprint: float | None = None,
-                misses: dict[str, float] | None = None) -> float | None:
+                counts: CoreCounts | None = None, footprint: float | None = None
+                ) -> float | None:
         """Predicted kernel seconds, or None when ``storage`` was not calibrated."""
         f = self.fits.get(storage)
         if f is None:
             return None
         level = self.level_of(bytes_ if footprint is None else footprint)
-        return f.predict(rows, slots, bytes_, level, misses)
+        return f.predict(features(rows, slots, bytes_, level, [n for n, _ in self.levels],
+                                  counts, self.branch_memory))
 
-    def predict_structure(self, s: Structure, storage: str) -> float | None:
-        """Predicted SpMV seconds of a matrix of structure ``s`` in ``storage``."""
-        if storage not in self.fits:
-            return None
-        t = kernel_traffic(s, storage, "spmv", 1, self.dtype)
-        return self.predict(storage, s.rows, t.flops_executed / 2, t.bytes_total,
-                            misses=self.misses(s))
-
-
-def x_misses(s: Structure, cache_bytes: float | None, s_v: int = 8) -> float:
-    """Σ over row panels of distinct columns − non-empty columns, panels as tall as fit
-    ``cache_bytes`` of x (0 without a cache or panel data).
-
-    A panel of h rows keeps its distinct columns' x entries in the cache; each panel
-    reloads them, so the reloads beyond the first read of every column are misses.
-    """
-    from .reuse import cache_aware_height
-
-    if cache_bytes is None or not s.panel_columns:
-        return 0.0
-    h = cache_aware_height(s.panel_columns, 1, s_v, cache_bytes)
-    return float(max(0, s.panel_columns[h][0] - s.nonempty_cols))
+    def predict_matrix(self, m: Matrix, s: Structure, storages: Iterable[str]
+                       ) -> dict[str, float]:
+        """Predicted SpMV seconds of ``m`` (structure ``s``) in each calibrated storage."""
+        out: dict[str, float] = {}
+        by_order: dict[bool, CoreCounts] = {}
+        for storage in storages:
+            if storage not in self.fits:
+                continue
+            order = storage == "csc"
+            if order not in by_order:
+                by_order[order] = self.counts(m, storage)
+            t = kernel_traffic(s, storage, "spmv", 1, self.dtype)
+            seconds = self.predict(storage, s.rows, t.flops_executed / 2, t.bytes_total,
+                                   by_order[order])
+            assert seconds is not None
+            out[storage] = seconds
+        return out
 
 
-def _matrix(name: str, rows: int, cols: int, row: np.ndarray, col: np.ndarray) -> Matrix:
-    header = Header(name, "coordinate", "real", "general", rows, cols, int(row.size))
-    values = np.random.default_rng(rows).random(row.size)
-    return Matrix(name, name, rows, cols, row.astype(np.int64), col.astype(np.int64),
-                  values, header)
-
-
-def _pattern(pattern: str, rows: int, per_row: int, rng: np.random.Generator
-             ) -> tuple[np.ndarray, np.ndarray]:
-    """Coordinates with about ``per_row`` entries in every row (duplicates removed)."""
-    if pattern == "diagonals":
-        offsets = np.arange(per_row) - per_row // 2
-        offsets = offsets * max(1, rows // (4 * per_row))
-        row = np.repeat(np.arange(rows), per_row)
-        col = row + np.tile(offsets, rows)
-    elif pattern == "blocks":
-        b = 4
-        nb = max(1, per_row // b)
-        brow = np.repeat(np.arange(rows // b), nb)
-        bcol = rng.integers(0, rows // b, brow.size)
-        r, c = np.meshgrid(np.arange(b), np.arange(b), indexing="ij")
-        row = (brow[:, None] * b + r.ravel()).ravel()
-        col = (bcol[:, None] * b + c.ravel()).ravel()
-    else:
-        row = np.repeat(np.arange(rows), per_row)
-        width = 8 * per_row if pattern == "band" else rows
-        col = row + rng.integers(-width // 2, width // 2 + 1, row.size) \
-            if pattern == "band" else rng.integers(0, rows, row.size)
-    keep = (col >= 0) & (col < rows)
-    key = np.unique(row[keep] * rows + col[keep])
-    return key // rows, key % rows
-
-
-def sweep_matrices(rows: Iterable[int] = ROWS, per_row: Iterable[int] = PER_ROW,
-                   patterns: Iterable[str] = PATTERNS, max_entries: int = MAX_ENTRIES
-                   ) -> list[tuple[str, int, int]]:
-    """(pattern, rows, entries per row) of the benchmark matrices, largest skipped."""
-    return [(p, r, k) for p in patterns for r in rows for k in per_row
-            if r * k <= max_entries and k < r]
-
-
-def features(rows: float, slots: float, bytes_: float, level: str, levels: Iterable[str],
-             misses: dict[str, float] | None = None) -> dict[str, float]:
-    """Feature vector of one sample for :func:`fit`: bytes at the level that holds the
-    working set, and the x reloads beyond each cache level.
-
-    >>> features(10, 30, 400.0, "L2", ["L2", "DRAM"], misses={"L2": 5})
-    {'constant': 1.0, 'rows': 10, 'slots': 30, 'bytes@L2': 400.0, 'bytes@DRAM': 0.0, 'misses@L2': 5}
-    """
-    names = list(levels)
-    out: dict[str, float] = {"constant": 1.0, "rows": rows, "slots": slots}
-    for name in names:
-        out[f"bytes@{name}"] = bytes_ if name == level else 0.0
-    for name in names[:-1]:
-        out[f"misses@{name}"] = (misses or {}).get(name, 0.0)
-    return out
-
-
-def fit(samples: list[Sample], levels: Iterable[str]) -> dict[str, FormatFit]:
-    """Per-format non-negative least squares of time on the features, relative weights."""
+def fit(samples: list[Sample], levels: Iterable[str], branch_memory: float = 0.0,
+        rounds: int = 40) -> dict[str, FormatFit]:
+    """Per format, non-negative least absolute relative deviations of time on the
+    features, by iteratively reweighted non-negative least squares."""
     from scipy.optimize import nnls
 
     names = list(levels)
     fits = {}
     for storage in sorted({s.storage for s in samples}):
         mine = [s for s in samples if s.storage == storage]
-        rows = [features(s.rows, s.slots, s.bytes, s.level, names, s.misses) for s in mine]
+        rows = [features(s.rows, s.slots, s.bytes, s.level, names, s.counts, branch_memory)
+                for s in mine]
         keys = list(rows[0])
         x = np.array([[r[k] for k in keys] for r in rows], dtype=float)
         y = np.array([s.seconds for s in mine])
         scale = np.maximum(x.max(axis=0), 1e-300)  # columns of comparable size for nnls
-        coef, _ = nnls((x / scale) / y[:, None], np.ones_like(y))
+        a = (x / scale) / y[:, None]
+        weight = np.ones_like(y)
+        for _ in range(rounds):  # weights 1/sqrt|r| turn squares into absolute values
+            coef, _ = nnls(a * weight[:, None], weight)
+            weight = 1 / np.sqrt(np.maximum(np.abs(a @ coef - 1), 1e-3))
         coef = coef / scale
         err = np.abs(x @ coef - y) / y
         fits[storage] = FormatFit(dict(zip(keys, coef.tolist(), strict=True)), len(mine),
@@ -229,34 +205,50 @@ def fit(samples: list[Sample], levels: Iterable[str]) -> dict[str, FormatFit]:
 
 def calibrate(spec: HwSpec, roofs: dict[str, float], *, dtype: str = "fp64",
               formats: Sequence[str] = KERNEL_FORMATS,
-              matrices: list[tuple[str, int, int]] | None = None,
+              matrices: list[tuple[str, int, int]] | None = None, rounds: int = 2,
               progress: Callable[[int, int, str], None] = lambda *_: None,
               **timing: Any) -> tuple[Calibration, list[Sample]]:
-    """Run the sweep on this host, fit every format, return the calibration and samples.
-    ``spec`` should carry the measured roofs (:func:`sparsroof.roofs.with_roofs`) so that
-    the runs are bounded by the right level; each sample's time is its fastest repetition,
-    the one least disturbed by other work on the host."""
-    levels = tuple((lvl.name, lvl.capacity.value if lvl.capacity else None)
-                   for lvl in spec.memory)
-    partial = Calibration(spec.name, spec.device, dtype, levels, roofs, {})
-    plan = matrices if matrices is not None else sweep_matrices()
-    rng = np.random.default_rng(7)
-    samples: list[Sample] = []
-    for i, (pattern, rows, per_row) in enumerate(plan):
-        name = f"{pattern}_{rows}x{per_row}"
-        progress(i, len(plan), name)
-        m = _matrix(name, rows, rows, *_pattern(pattern, rows, per_row, rng))
-        s = measure(m)
-        misses = partial.misses(s)
-        for r in bench(m, s, spec, formats=formats, dtype=dtype, **timing):
-            if r.timing is None:
-                continue
-            t = kernel_traffic(s, r.storage, "spmv", 1, dtype)
-            samples.append(Sample(name, r.storage, rows, t.flops_executed / 2, t.bytes_total,
-                                  partial.level_of(t.bytes_total), r.timing.min_s, misses))
-    progress(len(plan), len(plan), "fitting")
-    fits = fit(samples, [n for n, _ in levels])
-    return Calibration(spec.name, spec.device, dtype, levels, roofs, fits), samples
+    """Run the sweep on this host ``rounds`` times, fit every format, and return the
+    calibration and the samples (each the fastest of its rounds). ``spec`` should carry
+    the measured roofs (:func:`sparsroof.roofs.with_roofs`) so that the runs are bounded
+    by the right level; ``timing`` goes to :func:`sparsroof.benchmark.time_call`."""
+    from .calsweep import generate
+    from .calsweep import plan as sweep_plan
+
+    levels = tuple((lvl.name, lvl.capacity_per_instance) for lvl in spec.memory)
+    todo = matrices if matrices is not None else sweep_plan()
+    steps = rounds * len(todo)
+    progress(0, steps, "branch predictor memory")
+    memory = measure_branch_memory(**timing)
+    partial = Calibration(spec.name, spec.device, dtype, levels, roofs, {}, memory)
+    known: dict[str, tuple[Structure, dict[bool, CoreCounts]]] = {}
+    best: dict[tuple[str, str], Sample] = {}
+    for r in range(rounds):
+        for i, (pattern, rows, per_row) in enumerate(todo):
+            m = generate(pattern, rows, per_row)
+            progress(r * len(todo) + i, steps, f"{m.name} (round {r + 1} of {rounds})")
+            if m.name not in known:
+                known[m.name] = (measure(m), {})
+            s, by_order = known[m.name]
+            for run in bench(m, s, spec, formats=formats, dtype=dtype, **timing):
+                if run.timing is None:
+                    continue
+                order = run.storage == "csc"
+                if order not in by_order:
+                    by_order[order] = partial.counts(m, run.storage)
+                c = by_order[order]
+                key = (m.name, run.storage)
+                if key in best and best[key].seconds <= run.timing.min_s:
+                    continue
+                t = kernel_traffic(s, run.storage, "spmv", 1, dtype)
+                best[key] = Sample(m.name, run.storage, rows, t.flops_executed / 2,
+                                   t.bytes_total, partial.level_of(t.bytes_total),
+                                   run.timing.min_s, c.misses, c.mispredicts,
+                                   {str(k): v for k, v in c.chains.items()})
+    progress(steps, steps, "fitting")
+    samples = list(best.values())
+    fits = fit(samples, [n for n, _ in levels], memory)
+    return Calibration(spec.name, spec.device, dtype, levels, roofs, fits, memory), samples
 
 
 def save(c: Calibration, samples: list[Sample], path: str | Path) -> None:
@@ -267,7 +259,7 @@ def save(c: Calibration, samples: list[Sample], path: str | Path) -> None:
 
     doc = {"schema_version": SCHEMA_VERSION, "tool": "sparsroof", "version": __version__,
            "kind": "calibration", "spec": c.spec, "device": c.device, "dtype": c.dtype,
-           "kernel": "spmv",
+           "kernel": "spmv", "branch_memory_exits": c.branch_memory,
            "levels": [{"name": n, "capacity_bytes": cap} for n, cap in c.levels],
            "roofs_bytes_per_s": c.roofs,
            "fits": {k: asdict(f) for k, f in c.fits.items()},
@@ -295,6 +287,6 @@ def load(path: str | Path) -> Calibration:
         levels = tuple((str(lv["name"]), lv["capacity_bytes"]) for lv in doc["levels"])
         return Calibration(str(doc["spec"]), str(doc["device"]), str(doc["dtype"]), levels,
                            {str(k): float(v) for k, v in doc["roofs_bytes_per_s"].items()},
-                           fits)
+                           fits, float(doc["branch_memory_exits"]))
     except (KeyError, TypeError, ValueError, AttributeError) as err:
         raise CalibrationError(path, f"malformed calibration ({err!r})") from None

@@ -123,6 +123,8 @@ def show_table(spec: HwSpec) -> Any:
             _row(table, f"{level.name} bandwidth", level.bandwidth, "bandwidth")
         if level.capacity:
             _row(table, f"{level.name} capacity", level.capacity, "capacity")
+        if level.instances:
+            _row(table, f"{level.name} instances", level.instances, None)
     for what, extra, kind in (("launch overhead", spec.launch_overhead, "time"),
                               ("network", spec.network, "bandwidth"),
                               ("clock", spec.clock, "clock")):

@@ -6,7 +6,8 @@ is expected, so ``sparsroof hw validate`` can print one line per problem. The ru
 - top-level keys: ``name``, ``device``, ``kind``, ``peaks`` and ``memory`` are required;
   any key outside :data:`TOP_KEYS` is a problem (with the closest known key suggested);
 - every number is a mapping of ``value`` (the number *with its unit*, e.g. ``2039 GB/s``)
-  and ``source`` (where it comes from); counts in ``parallelism`` are plain whole numbers;
+  and ``source`` (where it comes from); counts are plain whole numbers: ``parallelism``,
+  and a level's ``instances`` (how many per-core copies its capacity sums);
 - a unit that does not fit the quantity ("2 TB" as a bandwidth), zero or a negative value,
   an unknown compute unit or precision, and a memory list that is not ordered fastest
   first with main memory last are problems.
@@ -34,7 +35,7 @@ __all__ = ["check_spec"]
 
 _REQUIRED = ("name", "device", "kind", "peaks", "memory")
 _KINDS = ("gpu", "cpu")
-_LEVEL_KEYS = ("name", "bandwidth", "capacity")
+_LEVEL_KEYS = ("name", "bandwidth", "capacity", "instances")
 
 
 def _suggest(key: object, known: tuple[str, ...] | list[str]) -> str:
@@ -116,7 +117,7 @@ class _Checker:
         key = f"memory.{raw['name']}"
         for extra in sorted(set(raw) - set(_LEVEL_KEYS), key=str):
             self.problem(f"{key}.{extra}", f"unknown key ({_suggest(extra, _LEVEL_KEYS)})")
-        bandwidth = capacity = None
+        bandwidth = capacity = instances = None
         if "bandwidth" in raw:
             bandwidth = self.quantity(f"{key}.bandwidth", raw["bandwidth"], "bandwidth")
         elif last:
@@ -124,9 +125,14 @@ class _Checker:
                          "bandwidth such as '2039 GB/s'")
         if "capacity" in raw:
             capacity = self.quantity(f"{key}.capacity", raw["capacity"], "capacity")
+        if "instances" in raw:
+            instances = self.quantity(f"{key}.instances", raw["instances"], None)
+            if instances is not None and capacity is None:
+                self.problem(f"{key}.instances", "given without a capacity to divide")
         if last:
-            return None if bandwidth is None else MainMemory(raw["name"], bandwidth, capacity)
-        return MemoryLevel(raw["name"], bandwidth, capacity)
+            return (None if bandwidth is None
+                    else MainMemory(raw["name"], bandwidth, capacity, instances))
+        return MemoryLevel(raw["name"], bandwidth, capacity, instances)
 
     def memory(self, raw: Any) -> tuple[MemoryLevel, ...] | None:
         if not isinstance(raw, list) or not raw:

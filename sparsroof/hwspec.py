@@ -99,11 +99,20 @@ class MemoryLevel:
     name: str
     bandwidth: Quantity | None
     capacity: Quantity | None
+    instances: Quantity | None = None  # separate copies the capacity sums (per-core caches)
+
+    @property
+    def capacity_per_instance(self) -> float | None:
+        """Bytes one core sees: the capacity over its instances (None when unknown)."""
+        if self.capacity is None:
+            return None
+        return self.capacity.value / (self.instances.value if self.instances else 1)
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name,
                 "bandwidth": self.bandwidth.to_dict() if self.bandwidth else None,
-                "capacity": self.capacity.to_dict() if self.capacity else None}
+                "capacity": self.capacity.to_dict() if self.capacity else None,
+                "instances": self.instances.to_dict() if self.instances else None}
 
 
 @dataclass(frozen=True)

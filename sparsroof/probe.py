@@ -215,7 +215,8 @@ def _cache_entries(host: HostInfo, measured: str) -> list[dict[str, Any]]:
         source = (f"read from {_SYS_CPU}/cpu*/cache by {measured}: {_bytes_text(c.size_bytes)}"
                   f" x {c.instances} instance{'s' if c.instances > 1 else ''}")
         entries.append({"name": name,
-                        "capacity": {"value": _bytes_text(c.total_bytes), "source": source}})
+                        "capacity": {"value": _bytes_text(c.total_bytes), "source": source},
+                        "instances": {"value": c.instances, "source": source}})
     return entries
 
 

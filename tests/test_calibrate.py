@@ -14,12 +14,16 @@ from sparsroof.calibrate import (
     CalibrationError,
     Sample,
     calibrate,
+    features,
     fit,
     load,
     save,
 )
+from sparsroof.calsweep import generate
 from sparsroof.cli import cli
+from sparsroof.corecost import CoreCounts
 from sparsroof.hwspec import load_spec
+from sparsroof.structure import measure
 
 # a small CPU spec written by hand: every level with a bandwidth, as the schema of every
 # spec version accepts
@@ -62,8 +66,40 @@ def test_fit_recovers_known_coefficients() -> None:
     f = fit(samples, ["L2", "DRAM"])["csr"]
     assert f.median_error < 1e-6
     assert f.coefficients["constant"] == pytest.approx(2e-6, rel=1e-3)
-    assert f.predict(3000, 9000, 144000.0, "DRAM") == pytest.approx(
-        2e-6 + 3e-6 + 4.5e-6 + 14.4e-6, rel=1e-6)
+    x = features(3000, 9000, 144000.0, "DRAM", ["L2", "DRAM"])
+    assert f.predict(x) == pytest.approx(2e-6 + 3e-6 + 4.5e-6 + 14.4e-6, rel=1e-6)
+
+
+def _core_samples(disturbed: int = 0) -> list[Sample]:
+    """t = 1 us + 0.5 ns/slot + 2 ns per L2 miss + 6 ns per mispredicted exit + 0.2 ns per
+    entry past 32 in a row; the first ``disturbed`` samples run 3x slower."""
+    samples = []
+    for i, (rows, per_row, miss, exits) in enumerate(
+            (r, k, m, e) for r in (1000, 8000, 64000) for k in (2, 8, 64)
+            for m in (0.0, 0.5) for e in (0.0, 0.9)):
+        slots = rows * per_row
+        counts = CoreCounts({"L2": miss * slots}, exits * rows,
+                            {32: max(0, per_row - 32) * rows, 128: 0.0})
+        t = (1e-6 + 0.5e-9 * slots + 2e-9 * counts.misses["L2"] + 6e-9 * counts.mispredicts
+             + 0.2e-9 * counts.chains[32]) * (3 if i < disturbed else 1)
+        samples.append(Sample("m", "csr", rows, slots, 12.0 * slots, "DRAM", t,
+                              counts.misses, counts.mispredicts,
+                              {str(k): v for k, v in counts.chains.items()}))
+    return samples
+
+
+def test_fit_recovers_core_costs_and_shrugs_off_disturbed_runs() -> None:
+    for disturbed in (0, 5):  # 5 of 36 runs 3x slow: the absolute-error fit ignores them
+        f = fit(_core_samples(disturbed), ["L2", "DRAM"], branch_memory=100)["csr"]
+        c = f.coefficients
+        assert c["misses@L2"] == pytest.approx(2e-9, rel=1e-3)
+        assert c["mispredicts"] == pytest.approx(6e-9, rel=1e-3)
+        assert c["chain@32"] == pytest.approx(0.2e-9, rel=1e-3)
+        assert f.median_error < 1e-3
+    # exits the predictor learns (fewer than its memory) cost nothing and get no feature
+    x = features(1000, 2000, 1.0, "DRAM", ["L2", "DRAM"], CoreCounts({}, 900.0, {}),
+                 branch_memory=1000)
+    assert x["mispredicts"] == 0.0
 
 
 def test_round_trip_and_prediction(tmp_path: Path, spec_file: Path) -> None:
@@ -71,9 +107,11 @@ def test_round_trip_and_prediction(tmp_path: Path, spec_file: Path) -> None:
     plan = [("band", 2000, 4), ("random", 2000, 8), ("band", 8000, 2), ("diagonals", 4000, 4),
             ("blocks", 4000, 8)]
     cal, samples = calibrate(spec, {"L2": 5e10}, formats=["csr", "coo"], matrices=plan,
-                             repeat=3, min_time=0.0, warmup=1)
+                             rounds=2, repeat=3, min_time=0.0, warmup=1)
     assert {s.storage for s in samples} == {"csr", "coo"}
+    assert len(samples) == 2 * len(plan)  # one per matrix and format: the faster round
     assert all(s.seconds > 0 for s in samples)
+    assert cal.branch_memory > 0
     path = tmp_path / "cal.json"
     save(cal, samples, path)
     doc = json.loads(path.read_text())
@@ -88,6 +126,10 @@ def test_round_trip_and_prediction(tmp_path: Path, spec_file: Path) -> None:
     t = again.predict("csr", 2000, 8000, 1e5)
     assert t is not None and t > 0
     assert again.predict("ell", 2000, 8000, 1e5) is None
+    assert again.branch_memory == cal.branch_memory
+    m = generate("random", 2000, 8)
+    by = again.predict_matrix(m, measure(m), ["csr", "coo", "ell"])
+    assert set(by) == {"csr", "coo"} and all(t > 0 for t in by.values())
 
 
 @pytest.mark.parametrize("text, problem", [

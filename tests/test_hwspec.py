@@ -94,6 +94,17 @@ def test_user_yaml_by_path(tmp_path: Path) -> None:
     spec = load_spec(str(good))
     assert spec.dram.bandwidth.value == 100e9 and spec.memory[0].bandwidth is None
     assert spec.to_dict()["memory"][1]["capacity"]["value"] == 64 * 2**30
+    assert spec.memory[0].capacity_per_instance == 32 * 2**20  # one instance unless told
+
+
+def test_instances_divide_a_levels_capacity(tmp_path: Path) -> None:
+    path = tmp_path / "cores.yaml"
+    path.write_text(GOOD.replace("capacity: {value: 32 MiB, source: made up}",
+                                 "capacity: {value: 32 MiB, source: made up}\n"
+                                 "    instances: {value: 4, source: made up}"))
+    spec = load_spec(str(path))
+    assert spec.memory[0].capacity_per_instance == 8 * 2**20
+    assert spec.to_dict()["memory"][0]["instances"]["value"] == 4
 
 
 def _problems(tmp_path: Path, text: str) -> list[str]:
@@ -120,6 +131,12 @@ def _problems(tmp_path: Path, text: str) -> list[str]:
     ("kind: cpu", "kind: tpu", "bad.yaml: kind: expected 'gpu' or 'cpu'"),
     ("kind: cpu\n", "kind: cpu\nparallelism: {cores: {value: 0, source: x}}\n",
      "parallelism.cores.value: expected a positive whole number"),
+    ("    capacity: {value: 32 MiB, source: made up}\n",
+     "    instances: {value: 2, source: made up}\n", "memory.L3.instances: given without a "
+     "capacity"),
+    ("    capacity: {value: 32 MiB, source: made up}\n",
+     "    capacity: {value: 32 MiB, source: made up}\n    instances: {value: 1.5, source: x}\n",
+     "memory.L3.instances.value: expected a positive whole number"),
     ("kind: cpu\n", "kind: cpu\nkind: gpu\n", "bad.yaml: line 4: malformed YAML: key 'kind' "
      "written twice"),
     ("peaks:\n", "peaks: [\n", "bad.yaml: line"),

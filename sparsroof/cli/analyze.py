@@ -89,25 +89,36 @@ def command(matrices: tuple[str, ...], hw: str, kernel: str, widths: tuple[str, 
         ranks=parse_widths(ranks), cache_roof=cache_roof, reuse_factor=reuse_factor,
         hub_fraction=hub_fraction, block_size=int(block_size) if block_size else None,
     )
+    cal = None
+    if calibration_file:
+        from ..calibrate import load as load_calibration
+
+        cal = load_calibration(calibration_file)
     analyses: list[Analysis] = []
     errors: list[dict[str, str]] = []
+    predicted: list[dict] = []
     for path in matrices:
         try:
-            analyses.append(analyze(load(path), spec, config))
+            m = load(path)
+            analyses.append(analyze(m, spec, config))
         except MatrixFileError as err:
             echo_error(str(err))
             errors.append({"path": err.path, "error": err.problem})
-    if calibration_file and output == "json":
-        from .calibrate import predictions, render_predictions
+            continue
+        if cal is not None:
+            from .calibrate import prediction
 
-        emit(render_predictions(predictions(analyses, calibration_file), output,
-                                to_json(analyses, errors)))
+            predicted.append(prediction(cal, str(calibration_file), m, analyses[-1]))
+    if cal is not None and output == "json":
+        from .calibrate import render_predictions
+
+        emit(render_predictions(predicted, output, to_json(analyses, errors)))
     else:
         render(analyses, errors, output)
-        if calibration_file and output == "table":
-            from .calibrate import predictions, render_predictions
+        if cal is not None and output == "table":
+            from .calibrate import render_predictions
 
-            emit(render_predictions(predictions(analyses, calibration_file), output))
+            emit(render_predictions(predicted, output))
     if plot_path and analyses:
         echo_written(plot_analyses(analyses, spec, plot_path, kind=plot_kind))
     return 1 if errors else 0

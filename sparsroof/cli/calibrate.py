@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from ..calibrate import calibrate, save
@@ -15,7 +17,9 @@ from ..hwspec import load_spec
               help="Where to write the calibration JSON.")
 @click.option("--dtype", type=click.Choice(["fp64", "fp32"]), default="fp64",
               show_default=True, help="Value type of the benchmark matrices.")
-def command(hw: str, output_file: str, dtype: str) -> int:
+@click.option("--rounds", type=click.IntRange(1, 10), default=2, show_default=True,
+              help="Timing passes over the whole sweep; each run keeps its fastest pass.")
+def command(hw: str, output_file: str, dtype: str, rounds: int) -> int:
     """Measure this host's memory roofs, time every format's SpMV on a sweep of generated
     matrices (rows x entries per row x pattern), fit the time per format and save it.
     Takes two to three minutes on two cores; progress goes to stderr.
@@ -49,8 +53,11 @@ def command(hw: str, output_file: str, dtype: str) -> int:
             if not console.is_terminal:
                 click.echo(f"calibrate: [{i}/{n}] {name}", err=True)
 
-        cal, samples = calibrate(spec, rates, dtype=dtype, progress=step)
+        cal, samples = calibrate(spec, rates, dtype=dtype, rounds=rounds, progress=step,
+                                 min_time=0.02)
     save(cal, samples, output_file)
+    click.echo(f"calibrate: the branch predictor learns about {cal.branch_memory:,.0f} "
+               "mispredicted row exits of a repeated product", err=True)
     for name, fit in sorted(cal.fits.items()):
         click.echo(f"calibrate: {name}: {fit.samples} runs, median error "
                    f"{100 * fit.median_error:.1f} %, worst {100 * fit.max_error:.1f} %", err=True)
@@ -58,18 +65,11 @@ def command(hw: str, output_file: str, dtype: str) -> int:
     return 0
 
 
-def predictions(analyses: list, calibration_file: str) -> list[dict]:
-    """Calibrated SpMV seconds per matrix and calibrated format of each analysis."""
-    from ..calibrate import load as load_calibration
-
-    cal = load_calibration(calibration_file)
-    out = []
-    for a in analyses:
-        storages = dict.fromkeys(r.traffic.storage for r in a.results)
-        out.append({"matrix": a.matrix.name, "calibration": calibration_file,
-                    "predicted_s": {f: cal.predict_structure(a.structure, f)
-                                    for f in storages if f in cal.fits}})
-    return out
+def prediction(cal: Any, calibration_file: str, matrix: Any, a: Any) -> dict:
+    """Calibrated SpMV seconds of ``matrix`` in each calibrated format analysed in ``a``."""
+    storages = dict.fromkeys(r.traffic.storage for r in a.results)
+    return {"matrix": a.matrix.name, "calibration": calibration_file,
+            "predicted_s": cal.predict_matrix(matrix, a.structure, storages)}
 
 
 def render_predictions(preds: list[dict], output: str, json_text: str | None = None) -> str:

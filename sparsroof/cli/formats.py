@@ -12,6 +12,7 @@ from ..hwspec import load_spec
 from ..io import load
 from ..report import _envelope, si
 from ..structure import measure
+from ..traffic import STORAGES
 from .common import HW_OPTION, OUTPUT_OPTION, emit, table_console
 
 
@@ -44,7 +45,7 @@ def command(matrix: str, hw: str, calibration_file: str | None, max_block: int,
         spec = with_roofs(spec, cal.roofs, f"measured by sparsroof calibrate ({calibration_file})")
     m = load(matrix)
     s = measure(m)
-    rows = format_rows(s, spec, cal)
+    rows = format_rows(s, spec, cal.predict_matrix(m, s, STORAGES) if cal else None)
     size, models, single, x_s = prediction_models(spec, s, rows, cal)
     advice = advise(m, spec, models, single, size=size, max_block=max_block, x_seconds=x_s)
     if output == "json":
