@@ -1,7 +1,8 @@
 """`sparsroof analyze` against the bare fast_matrix_market load of the same file.
 
 Both are timed as whole commands (a fresh interpreter each time, as a user runs them) and
-the bare load also in-process. Usage: python bench/bench_analyze.py [NNZ]
+the bare load also in-process. Usage: python bench/bench_analyze.py [NNZ [CALIBRATION]]
+(with a calibration file from ``sparsroof calibrate``, also the default analyze with it)
 """
 
 from __future__ import annotations
@@ -31,6 +32,12 @@ def main() -> None:
           f"({extremes / bare:.2f}x the bare command load, target <= 1.5x)")
     print(f"analyze (default: classify, class model, cache-aware, band) median {analyze:.3f} s "
           f"({analyze / bare:.2f}x)")
+    if len(sys.argv) > 2:
+        calibrated = median_seconds(command("-m", "sparsroof", "analyze", path, "--kernel",
+                                            "spmm", "--d", "1,4,16,64", "--output", "json",
+                                            "--calibration", sys.argv[2]))
+        print(f"analyze --calibration       median {calibrated:.3f} s ({calibrated / bare:.2f}x; "
+              f"+{calibrated - analyze:.3f} s for the predicted times)")
 
 
 if __name__ == "__main__":

@@ -10,6 +10,11 @@ the x lines of its set used since t, plus the streamed lines that reached its se
 t, number fewer than the ways. This is LRU with the stream spread evenly over the sets,
 at the cost of one scan of the ways per access and level.
 
+A last level with many sets (a large L3) is simulated on an evenly spaced sample of
+``SAMPLED_SETS`` of its sets and its misses scaled up (set sampling): the state of every
+set would no longer fit the host's own caches, and each scattered access would cost
+a miss of the simulator itself.
+
 Compiled with numba and cached on disk, like :mod:`sparsroof._kernels`.
 """
 
@@ -18,10 +23,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["line_misses"]
+__all__ = ["line_misses", "SAMPLED_SETS"]
+
+SAMPLED_SETS = 4096
 
 
-@njit(cache=True, nogil=True)
 def line_misses(colidx, per_line, sets, ways, stream):
     """Misses of x lines at each level (cumulative: a miss at level l+1 was one at l).
 
@@ -29,40 +35,56 @@ def line_misses(colidx, per_line, sets, ways, stream):
     ``per_line``: x entries per cache line; ``sets``/``ways``: each level's geometry;
     ``stream``: matrix lines streamed per entry.
     """
+    # each way holds its line and the entry number + 1 of its last use, side by side, in
+    # 32 bits where the entries allow it: a set of 8 ways is then one 64-byte line
+    small = colidx.shape[0] < 2**31 - 1 and (colidx.max(initial=0) // per_line) < 2**31 - 1
+    every = max(1, int(sets[-1]) // SAMPLED_SETS) if len(sets) else 1
+    kept = [int(n) for n in sets[:-1]] + [(int(sets[-1]) - 1) // every + 1 if len(sets) else 1]
+    held = np.zeros((len(sets), max(kept), max(ways, default=1), 2),
+                    np.int32 if small else np.int64)
+    held[..., 0] = -1
+    misses = _simulate(colidx, per_line, sets, ways, stream, held, every)
+    if every > 1:
+        misses[-1] *= every
+    return misses
+
+
+@njit(cache=True, nogil=True)
+def _simulate(colidx, per_line, sets, ways, stream, held, every):
+    """The simulation; the last level only in the sets whose index is a multiple of
+    ``every``, kept at index / every."""
     levels = sets.shape[0]
-    most_ways = 1
-    most_sets = 1
-    for lv in range(levels):
-        most_ways = max(most_ways, ways[lv])
-        most_sets = max(most_sets, sets[lv])
-    tags = np.full((levels, most_sets, most_ways), -1, np.int64)
-    stamp = np.zeros((levels, most_sets, most_ways), np.int64)  # entry number + 1 of last use
     misses = np.zeros(levels, np.int64)
     for j in range(colidx.shape[0]):
         line = colidx[j] // per_line
         now = j + 1
         for lv in range(levels):
             s = line % sets[lv]
+            if lv == levels - 1 and every > 1:
+                if s % every:
+                    break
+                s //= every
+            ways_here = held[lv, s]
             w = ways[lv]
             found = -1
             oldest = 0
             for k in range(w):
-                if tags[lv, s, k] == line:
+                if ways_here[k, 0] == line:
                     found = k
-                if stamp[lv, s, k] < stamp[lv, s, oldest]:
+                if ways_here[k, 1] < ways_here[oldest, 1]:
                     oldest = k
             if found >= 0:
-                last = stamp[lv, s, found]
+                last = ways_here[found, 1]
                 newer = 0
                 for k in range(w):
-                    if stamp[lv, s, k] > last:
+                    if ways_here[k, 1] > last:
                         newer += 1
                 streamed = (now - last) * stream / sets[lv]
-                stamp[lv, s, found] = now
+                ways_here[found, 1] = now
                 if newer + streamed < w:
                     break  # a hit: the levels below never see this access
             else:
-                tags[lv, s, oldest] = line
-                stamp[lv, s, oldest] = now
+                ways_here[oldest, 0] = line
+                ways_here[oldest, 1] = now
             misses[lv] += 1
     return misses

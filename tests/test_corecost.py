@@ -57,6 +57,18 @@ def test_the_streamed_matrix_pushes_reused_lines_out() -> None:
     assert line_misses(cols, *geometry, 2.0).tolist() == [32 * 50]
 
 
+def test_set_sampling_of_a_large_last_level(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sparsroof._cachesim as sim
+
+    cols = np.random.default_rng(5).integers(0, 200_000, 300_000)
+    geometry = (8, np.array([16, 2048]), np.array([4, 8]), 0.2)
+    exact = line_misses(cols, *geometry)
+    monkeypatch.setattr(sim, "SAMPLED_SETS", 256)  # every 8th set of the last level
+    sampled = line_misses(cols, *geometry)
+    assert sampled[0] == exact[0]
+    assert sampled[1] == pytest.approx(exact[1], rel=0.05) and sampled[1] % 8 == 0
+
+
 def _exits_reference(lengths: list[int]) -> int:
     """min(rows that stop, rows that go on) at each iteration, given the previous length."""
     cases = Counter(zip([0, *lengths[:-1]], lengths, strict=True))
