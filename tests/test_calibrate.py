@@ -217,3 +217,17 @@ def test_analyze_with_calibration(tmp_path: Path, spec_file: Path,
     preds = doc["calibrated"][0]["predicted_s"]
     assert set(preds) == {"csr"}  # ell has no calibrated kernel
     assert preds["csr"] == pytest.approx(1e-6 + 20224e-9, rel=1e-6)
+
+
+def test_bench_shows_calibrated_times(tmp_path: Path, spec_file: Path) -> None:
+    cal = _synthetic_calibration(tmp_path / "cal.json")
+    result = CliRunner().invoke(cli, ["bench", "data/lap2d_64.mtx", "--hw", str(spec_file),
+                                      "--formats", "csr,dia", "--repeat", "3", "--calibration",
+                                      str(cal), "-O", "json"], standalone_mode=False)
+    assert result.exception is None, result.output
+    by = {r["storage"]: r for r in json.loads(result.stdout)["results"]}
+    csr = by["csr"]
+    assert csr["calibrated_s"] == pytest.approx(1e-6 + 20224e-9, rel=1e-6)
+    assert csr["calibrated_error"] == pytest.approx(
+        abs(csr["calibrated_s"] - csr["min_s"]) / csr["min_s"])
+    assert by["dia"]["calibrated_s"] is None  # not in this calibration
