@@ -4,7 +4,7 @@ The paper *A Performance Modeling and Optimization Analysis Tool for SpMV on GPU
 the rows and the entries per row; here each size also comes in five patterns, so that
 every cost the fit charges (:mod:`sparsroof.corecost`) varies across the sweep:
 
-* ``band``: random columns near the diagonal (x stays cached; lengths vary a little);
+* ``band``: exactly ``per_row`` random columns near the diagonal (x stays cached);
 * ``random``: uniformly random columns (x misses once it outgrows a cache);
 * ``blocks``: dense 4 x 4 blocks at random block columns (misses shared by 4 columns);
 * ``diagonals``: exact, widely spaced diagonals (prefetchable streams; DIA's case);
@@ -72,9 +72,10 @@ def coordinates(pattern: str, rows: int, per_row: int, rng: np.random.Generator
         row = np.repeat(np.arange(rows), np.clip(lengths, 1, rows).astype(np.int64))
         return _distinct(rows, row, rng.integers(0, rows, row.size))
     row = np.repeat(np.arange(rows), per_row)
-    if pattern == "band":
-        half = 4 * per_row
-        return _distinct(rows, row, row + rng.integers(-half, half + 1, row.size))
+    if pattern == "band":  # distinct offsets: gaps of 1 to 7, centred on the diagonal
+        offsets = np.cumsum(rng.integers(1, 8, (rows, per_row)), axis=1)
+        offsets -= offsets[:, -1:] // 2
+        return _distinct(rows, row, row + offsets.ravel())
     if pattern == "random":
         return _distinct(rows, row, rng.integers(0, rows, row.size))
     raise ValueError(f"unknown sweep pattern {pattern!r} (choose from {', '.join(PATTERNS)})")
