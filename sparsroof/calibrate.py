@@ -139,11 +139,13 @@ class Calibration:
     def counts(self, m: Matrix, storage: str = "csr") -> CoreCounts:
         """The core's counts for ``m`` in the order ``storage``'s kernel reads it (by
         columns for CSC, by rows otherwise)."""
-        from .benchmark import scipy_matrix
+        from .corecost import traversal
 
-        a = scipy_matrix(m, "csc" if storage == "csc" else "csr", self.dtype)
+        by_column = storage == "csc"
+        indptr, colidx = (traversal(m.col, m.row, m.cols) if by_column
+                          else traversal(m.row, m.col, m.rows))
         caches = [(n, c) for n, c in self.levels[:-1] if c is not None]
-        return core_counts(a.indptr, a.indices, caches, a.dtype.itemsize)
+        return core_counts(indptr, colidx, caches, 4 if self.dtype == "fp32" else 8)
 
     def predict(self, storage: str, rows: float, slots: float, bytes_: float,
                 counts: CoreCounts | None = None, footprint: float | None = None

@@ -27,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["CoreCounts", "CHAINS", "core_counts", "mispredicted_exits", "chain_entries",
-           "measure_branch_memory"]
+__all__ = ["CoreCounts", "CHAINS", "core_counts", "traversal", "mispredicted_exits",
+           "chain_entries", "measure_branch_memory"]
 
 #: row lengths past which entries count as a long chain
 CHAINS = (32, 128)
@@ -78,6 +78,20 @@ def chain_entries(lengths: np.ndarray, past: int) -> float:
     76.0
     """
     return float(np.maximum(np.asarray(lengths, dtype=np.int64) - past, 0).sum())
+
+
+def traversal(row: np.ndarray, col: np.ndarray, rows: int) -> tuple[np.ndarray, np.ndarray]:
+    """Row pointers and the columns in row order, increasing within each row (the order a
+    CSR kernel reads them; pass columns as rows for CSC), by the compiled counting sort of
+    :mod:`sparsroof._kernels`; the inputs are never reordered."""
+    from typing import Any
+
+    from . import _kernels
+
+    k: Any = _kernels
+    row, col = np.ascontiguousarray(row), np.ascontiguousarray(col)
+    indptr, grouped, in_order = k.group_by_row(row, col, rows)
+    return indptr, grouped if in_order else k.sort_rows(indptr, grouped, grouped is col)
 
 
 def core_counts(indptr: np.ndarray, colidx: np.ndarray, caches: Sequence[tuple[str, float]],
