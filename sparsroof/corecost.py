@@ -84,7 +84,6 @@ def traversal(row: np.ndarray, col: np.ndarray, rows: int) -> tuple[np.ndarray, 
     """Row pointers and the columns in row order, increasing within each row (the order a
     CSR kernel reads them; pass columns as rows for CSC), by the compiled counting sort of
     :mod:`sparsroof._kernels`; the inputs are never reordered."""
-    from typing import Any
 
     from . import _kernels
 
