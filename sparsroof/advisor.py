@@ -17,8 +17,9 @@ of all cores), at least 32 rows, a multiple of 32 so that BSR blocks never strad
 Predicted time of a block in format f: ``const_f + max(u_f·bytes + v_f·rows + w_f·slots,
 z_f·slots)``, bytes being the format's A bytes (as in :mod:`sparsroof.formats`) plus y.
 From the SoL model: const = launch overhead, u = 1/bandwidth, v = s_v/bandwidth, z =
-2/peak. From a calibration: the fitted a, b_L, c, e. x is read by every partition alike
-and is charged once for the whole matrix.
+2/peak. From a calibration: the fitted a, b_L, c, e, with the format's whole-matrix core
+costs (:mod:`sparsroof.corecost`) spread over its slots. x is read by every partition
+alike and is charged once for the whole matrix.
 """
 
 from __future__ import annotations
@@ -140,15 +141,18 @@ def sol_models(spec: HwSpec, bandwidth: float, dtype_bytes: int, precision: str,
             for f in DP_FORMATS}
 
 
-def calibrated_models(calibration: Any, level: str, block: int) -> dict[str, CostModel]:
-    """Cost models from a calibration's fits at memory level ``level``."""
+def calibrated_models(calibration: Any, level: str, block: int,
+                      core: dict[str, float] | None = None) -> dict[str, CostModel]:
+    """Cost models from a calibration's fits at memory level ``level``; ``core`` adds
+    seconds per slot to a format (its whole-matrix core costs, spread over its slots)."""
     out = {}
     for f in DP_FORMATS:
-        fit = calibration.fits.get(f"bsr{block}" if f == "bsr" else f)
+        name = f"bsr{block}" if f == "bsr" else f
+        fit = calibration.fits.get(name)
         if fit is not None:
             c = fit.coefficients
             out[f] = CostModel(c["constant"], c.get(f"bytes@{level}", 0.0), c["rows"],
-                               c["slots"], 0.0)
+                               c["slots"] + (core or {}).get(name, 0.0), 0.0)
     return out
 
 
@@ -242,7 +246,14 @@ def prediction_models(spec: HwSpec, s: Any, rows: list[FormatRow], calibration: 
     size = strip_rows(spec, csr.bytes_total / max(s.rows, 1))
     x_bytes = s.nonempty_cols * 8
     if calibration is not None:
-        models = calibrated_models(calibration, calibration.level_of(csr.bytes_total), 4)
+        # the core's costs (x misses, mispredicted exits, long chains) belong to the whole
+        # matrix: each block of a partition is charged its format's, per slot
+        core = {}
+        for r in rows:
+            plain = calibration.predict(r.storage, s.rows, r.flops_executed / 2, r.bytes_total)
+            if r.calibrated_s is not None and plain is not None and r.flops_executed:
+                core[r.storage] = (r.calibrated_s - plain) / (r.flops_executed / 2)
+        models = calibrated_models(calibration, calibration.level_of(csr.bytes_total), 4, core)
         single = {r.storage: r.calibrated_s for r in rows if r.calibrated_s is not None}
         return size, models, single, models["csr"].u * x_bytes if "csr" in models else 0.0
     level, _ = memory_level(spec, csr.bytes_total)

@@ -109,3 +109,26 @@ def test_strip_keys_do_not_overflow_int32_indices() -> None:
     st = strips(m, 200_000, block=4)
     assert st.blocks.tolist() == [1, 1]
     assert np.diff(st.diag_ptr).tolist() == [1, 1]
+
+
+def test_a_calibrated_partition_pays_the_core_costs_too() -> None:
+    # only CSR calibrated, with x-line misses dear: the partition can do no better than CSR
+    # for the whole matrix, so its gain must be 1 (it would look cheaper if the blocks
+    # were charged without the misses the whole-matrix prediction includes)
+    from sparsroof.advisor import advise, format_rows, prediction_models
+    from sparsroof.calibrate import Calibration, FormatFit
+    from sparsroof.calsweep import generate
+    from sparsroof.hwspec import load_spec
+    from sparsroof.structure import measure
+
+    fit = FormatFit({"constant": 1e-6, "rows": 1e-9, "slots": 1e-9, "bytes@DRAM": 1e-11,
+                     "misses@L1": 5e-9}, 1, 0.0, 0.0)
+    cal = Calibration("t", "t", "fp64", (("L1", 1024.0), ("DRAM", None)), {}, {"csr": fit})
+    m = generate("random", 4000, 8)
+    s = measure(m)
+    spec = load_spec("epyc-7763")
+    rows = format_rows(s, spec, cal.predict_matrix(m, s, ["csr"]))
+    assert cal.counts(m).misses["L1"] > 0.5 * m.stored_entries  # the misses dominate
+    size, models, single, x_s = prediction_models(spec, s, rows, cal)
+    advice = advise(m, spec, models, single, size=size, x_seconds=x_s)
+    assert advice.gain == pytest.approx(1.0, rel=1e-6)
