@@ -29,6 +29,7 @@ The result is saved as JSON with ``schema_version`` and read back by :func:`load
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -71,6 +72,7 @@ class Sample:
     misses: dict[str, float] = field(default_factory=dict)  # x-line misses per cache level
     mispredicts: float = 0.0
     chains: dict[str, float] = field(default_factory=dict)  # entries past 32, 128 in a row
+    spread: float = 0.0  # slowest pass / fastest pass - 1: how disturbed the runs were
 
     @property
     def counts(self) -> CoreCounts:
@@ -225,6 +227,7 @@ def calibrate(spec: HwSpec, roofs: dict[str, float], *, dtype: str = "fp64",
     partial = Calibration(spec.name, spec.device, dtype, levels, roofs, {}, memory)
     known: dict[str, tuple[Structure, dict[bool, CoreCounts]]] = {}
     best: dict[tuple[str, str], Sample] = {}
+    passes: dict[tuple[str, str], list[float]] = {}  # the fastest run of every pass
     for r in range(rounds):
         for i, (pattern, rows, per_row) in enumerate(todo):
             m = generate(pattern, rows, per_row)
@@ -240,6 +243,7 @@ def calibrate(spec: HwSpec, roofs: dict[str, float], *, dtype: str = "fp64",
                     by_order[order] = partial.counts(m, run.storage)
                 c = by_order[order]
                 key = (m.name, run.storage)
+                passes.setdefault(key, []).append(run.timing.min_s)
                 if key in best and best[key].seconds <= run.timing.min_s:
                     continue
                 t = kernel_traffic(s, run.storage, "spmv", 1, dtype)
@@ -248,7 +252,8 @@ def calibrate(spec: HwSpec, roofs: dict[str, float], *, dtype: str = "fp64",
                                    run.timing.min_s, c.misses, c.mispredicts,
                                    {str(k): v for k, v in c.chains.items()})
     progress(steps, steps, "fitting")
-    samples = list(best.values())
+    samples = [dataclasses.replace(b, spread=max(passes[k]) / min(passes[k]) - 1)
+               for k, b in best.items()]
     fits = fit(samples, [n for n, _ in levels], memory)
     return Calibration(spec.name, spec.device, dtype, levels, roofs, fits, memory), samples
 

@@ -231,3 +231,23 @@ def test_bench_shows_calibrated_times(tmp_path: Path, spec_file: Path) -> None:
     assert csr["calibrated_error"] == pytest.approx(
         abs(csr["calibrated_s"] - csr["min_s"]) / csr["min_s"])
     assert by["dia"]["calibrated_s"] is None  # not in this calibration
+
+
+def test_each_sample_keeps_its_fastest_pass_and_the_spread(
+        spec_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sparsroof.calibrate as cal_module
+    from sparsroof.benchmark import Measurement, Timing
+
+    times = iter([3e-4, 2e-4, 4e-4])  # the three passes over the one matrix
+
+    def fake_bench(m, s, spec, formats, dtype, **timing):  # type: ignore[no-untyped-def]
+        t = Timing((next(times),))
+        return [Measurement(m.name, "scipy", "csr", "spmv", 1, dtype, t, 1.0, 1.0, 1.0,
+                            1e-9, "DRAM", "memory")]
+
+    monkeypatch.setattr(cal_module, "bench", fake_bench)
+    monkeypatch.setattr(cal_module, "measure_branch_memory", lambda **_: 100.0)
+    _, samples = calibrate(load_spec(spec_file), {}, formats=["csr"],
+                           matrices=[("band", 1000, 8)], rounds=3)
+    assert len(samples) == 1
+    assert samples[0].seconds == 2e-4 and samples[0].spread == pytest.approx(1.0)

@@ -9,6 +9,9 @@ import click
 from ..calibrate import calibrate, save
 from ..hwspec import load_spec
 
+#: passes whose fastest runs differ by more than this are reported as disturbed
+NOISY = 0.2
+
 
 @click.command("calibrate")
 @click.option("--hw", required=True, metavar="NAME|PATH",
@@ -61,6 +64,11 @@ def command(hw: str, output_file: str, dtype: str, rounds: int) -> int:
     for name, fit in sorted(cal.fits.items()):
         click.echo(f"calibrate: {name}: {fit.samples} runs, median error "
                    f"{100 * fit.median_error:.1f} %, worst {100 * fit.max_error:.1f} %", err=True)
+    noisy = sum(s.spread > NOISY for s in samples)
+    if noisy and rounds > 1:
+        click.echo(f"calibrate: {noisy} of {len(samples)} runs differed by more than "
+                   f"{100 * NOISY:.0f} % between passes: other work disturbed this host; "
+                   f"calibrate again when it is quiet, or with more --rounds", err=True)
     click.echo(f"calibrate: wrote {output_file}", err=True)
     return 0
 
