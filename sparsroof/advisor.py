@@ -214,8 +214,8 @@ class FormatRow:
 
 def format_rows(s: Any, spec: HwSpec, calibrated: dict[str, float] | None = None,
                 dtype: str = "fp64") -> list[FormatRow]:
-    """Every storage format of SpMV for structure ``s``, fastest first: by calibrated
-    seconds (``calibrated``, per storage) where there are some, else by SoL."""
+    """Every storage format of SpMV for structure ``s``, fastest first: the calibrated
+    ones (``calibrated``: seconds per storage) by calibrated time, then the rest by SoL."""
     from .roofline import bound
     from .traffic import STORAGES, traffic
 
@@ -232,8 +232,7 @@ def format_rows(s: Any, spec: HwSpec, calibrated: dict[str, float] | None = None
                   footprint=t.bytes_total)
         rows.append(FormatRow(storage, t.bytes_total, t.flops_useful, t.flops_executed,
                               b.sol_s, (calibrated or {}).get(storage)))
-    return sorted(rows, key=lambda r: r.calibrated_s if r.calibrated_s is not None
-                  else r.sol_s)
+    return sorted(rows, key=lambda r: (r.calibrated_s is None, r.calibrated_s or r.sol_s))
 
 
 def prediction_models(spec: HwSpec, s: Any, rows: list[FormatRow], calibration: Any = None

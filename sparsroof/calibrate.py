@@ -295,5 +295,8 @@ def load(path: str | Path) -> Calibration:
         return Calibration(str(doc["spec"]), str(doc["device"]), str(doc["dtype"]), levels,
                            {str(k): float(v) for k, v in doc["roofs_bytes_per_s"].items()},
                            fits, float(doc["branch_memory_exits"]))
-    except (KeyError, TypeError, ValueError, AttributeError) as err:
+    except KeyError as err:
+        raise CalibrationError(path, f"malformed calibration: no {err.args[0]!r}; run "
+                               "sparsroof calibrate again") from None
+    except (TypeError, ValueError, AttributeError) as err:
         raise CalibrationError(path, f"malformed calibration ({err!r})") from None

@@ -136,7 +136,8 @@ def test_round_trip_and_prediction(tmp_path: Path, spec_file: Path) -> None:
     ("{", "cannot read"),
     ('{"kind": "analyze"}', "not a sparsroof calibration"),
     ('{"kind": "calibration", "schema_version": 99}', "schema_version 99"),
-    (f"{{\"kind\": \"calibration\", \"schema_version\": {SCHEMA_VERSION}}}", "malformed"),
+    (f"{{\"kind\": \"calibration\", \"schema_version\": {SCHEMA_VERSION}}}",
+     "malformed calibration: no 'fits'; run sparsroof calibrate again"),
 ])
 def test_bad_calibration_files(tmp_path: Path, text: str, problem: str) -> None:
     path = tmp_path / "c.json"
@@ -198,6 +199,8 @@ def test_formats_command_partition_covers_the_rows(tmp_path: Path, spec_file: Pa
         assert doc["partition"]["gain"] >= 1.0
         names = {r["storage"] for r in doc["formats"]}
         assert {"csr", "coo", "ell", "dia", "bsr4"} <= names
+    calibrated = [r["calibrated_s"] is not None for r in doc["formats"]]
+    assert calibrated == sorted(calibrated, reverse=True)  # calibrated formats first
     csr = next(r for r in doc["formats"] if r["storage"] == "csr")
     # 20224 entries: 1 us + 20224 ns (the fit is exact on its made-up samples)
     assert csr["calibrated_s"] == pytest.approx(1e-6 + 20224e-9, rel=1e-6)
