@@ -21,8 +21,11 @@ The two phases of *A Performance Modeling and Optimization Analysis Tool for SpM
   capacity over its ``instances``), since the kernels run on one core. The fit minimises
   the median-like sum of |relative errors| (least absolute deviations, by iteratively
   reweighted non-negative least squares), so that a few disturbed runs do not pull it.
-  The paper fits time against strips and entries per row on a GPU; on a CPU the same
-  quantities enter through rows and slots.
+  The level that holds the working set is the fastest whose capacity, times a share
+  ``fill`` of 1, 3/4 or 1/2, holds it (the rest of the cache serves other data and other
+  programs); the calibration keeps the share whose fit best predicts runs held out of it
+  (5-fold cross-validation), and reports that error. The paper fits time against strips
+  and entries per row on a GPU; on a CPU the same quantities enter through rows and slots.
 
 The result is saved as JSON with ``schema_version`` and read back by :func:`load`.
 """
@@ -46,9 +49,14 @@ from .io import Matrix
 from .structure import Structure, measure
 
 __all__ = ["CalibrationError", "FormatFit", "Calibration", "Sample", "features", "fit",
-           "calibrate", "save", "load", "SCHEMA_VERSION"]
+           "held_out_error", "choose_fill", "calibrate", "save", "load", "SCHEMA_VERSION",
+           "FILLS"]
 
 SCHEMA_VERSION = 3
+#: shares of a cache's capacity a working set may fill and still be served from it (other
+#: data and other programs use the cache too); a calibration keeps the one that best
+#: predicts its own runs held out of the fit
+FILLS = (1.0, 0.75, 0.5)
 
 
 class CalibrationError(SparsroofError):
@@ -130,11 +138,14 @@ class Calibration:
     roofs: dict[str, float]  # measured bandwidth per level, bytes/s
     fits: dict[str, FormatFit]
     branch_memory: float = 0.0  # mispredicted exits the branch predictor learns outright
+    fill: float = 1.0  # share of a cache's capacity a working set may take and stay there
+    held_out_error: float | None = None  # mean |relative error| on runs left out of the fit
 
     def level_of(self, footprint: float) -> str:
-        """The fastest level whose capacity holds ``footprint`` bytes (else main memory)."""
+        """The fastest level whose capacity, times :attr:`fill`, holds ``footprint`` bytes
+        (else main memory)."""
         for name, capacity in self.levels[:-1]:
-            if capacity is not None and footprint <= capacity:
+            if capacity is not None and footprint <= capacity * self.fill:
                 return name
         return self.levels[-1][0]
 
@@ -207,6 +218,37 @@ def fit(samples: list[Sample], levels: Iterable[str], branch_memory: float = 0.0
     return fits
 
 
+def held_out_error(samples: list[Sample], levels: Iterable[str], branch_memory: float,
+                   folds: int = 5) -> float:
+    """Mean |relative error| of the samples, each predicted by a fit made without it
+    (``folds``-fold cross-validation over all formats)."""
+    names = list(levels)
+    errors = []
+    for k in range(folds):
+        fits = fit([s for i, s in enumerate(samples) if i % folds != k], names, branch_memory)
+        for s in samples[k::folds]:
+            if s.storage in fits:
+                x = features(s.rows, s.slots, s.bytes, s.level, names, s.counts, branch_memory)
+                errors.append(abs(fits[s.storage].predict(x) - s.seconds) / s.seconds)
+    return float(np.mean(errors)) if errors else 0.0
+
+
+def choose_fill(samples: list[Sample], levels: tuple[tuple[str, float | None], ...],
+                branch_memory: float) -> tuple[float, float, list[Sample]]:
+    """The share of :data:`FILLS` whose memory levels predict held-out samples best, that
+    error, and the samples relabelled with their levels at that share."""
+    names = [n for n, _ in levels]
+    best: tuple[float, float, list[Sample]] | None = None
+    for fill in FILLS:
+        level_of = Calibration("", "", "", levels, {}, {}, fill=fill).level_of
+        mine = [dataclasses.replace(s, level=level_of(s.bytes)) for s in samples]
+        error = held_out_error(mine, names, branch_memory)
+        if best is None or error < best[1]:
+            best = (fill, error, mine)
+    assert best is not None
+    return best
+
+
 def calibrate(spec: HwSpec, roofs: dict[str, float], *, dtype: str = "fp64",
               formats: Sequence[str] = KERNEL_FORMATS,
               matrices: list[tuple[str, int, int]] | None = None, rounds: int = 2,
@@ -252,10 +294,12 @@ def calibrate(spec: HwSpec, roofs: dict[str, float], *, dtype: str = "fp64",
                                    run.timing.min_s, c.misses, c.mispredicts,
                                    {str(k): v for k, v in c.chains.items()})
     progress(steps, steps, "fitting")
-    samples = [dataclasses.replace(b, spread=max(passes[k]) / min(passes[k]) - 1)
-               for k, b in best.items()]
-    fits = fit(samples, [n for n, _ in levels], memory)
-    return Calibration(spec.name, spec.device, dtype, levels, roofs, fits, memory), samples
+    measured = [dataclasses.replace(b, spread=max(passes[k]) / min(passes[k]) - 1)
+                for k, b in best.items()]
+    fill, error, samples = choose_fill(measured, levels, memory)
+    return Calibration(spec.name, spec.device, dtype, levels, roofs,
+                       fit(samples, [n for n, _ in levels], memory), memory, fill,
+                       error), samples
 
 
 def save(c: Calibration, samples: list[Sample], path: str | Path) -> None:
@@ -267,6 +311,7 @@ def save(c: Calibration, samples: list[Sample], path: str | Path) -> None:
     doc = {"schema_version": SCHEMA_VERSION, "tool": "sparsroof", "version": __version__,
            "kind": "calibration", "spec": c.spec, "device": c.device, "dtype": c.dtype,
            "kernel": "spmv", "branch_memory_exits": c.branch_memory,
+           "working_set_fill": c.fill, "held_out_error": c.held_out_error,
            "levels": [{"name": n, "capacity_bytes": cap} for n, cap in c.levels],
            "roofs_bytes_per_s": c.roofs,
            "fits": {k: asdict(f) for k, f in c.fits.items()},
@@ -294,7 +339,8 @@ def load(path: str | Path) -> Calibration:
         levels = tuple((str(lv["name"]), lv["capacity_bytes"]) for lv in doc["levels"])
         return Calibration(str(doc["spec"]), str(doc["device"]), str(doc["dtype"]), levels,
                            {str(k): float(v) for k, v in doc["roofs_bytes_per_s"].items()},
-                           fits, float(doc["branch_memory_exits"]))
+                           fits, float(doc["branch_memory_exits"]),
+                           float(doc["working_set_fill"]), doc.get("held_out_error"))
     except KeyError as err:
         raise CalibrationError(path, f"malformed calibration: no {err.args[0]!r}; run "
                                "sparsroof calibrate again") from None

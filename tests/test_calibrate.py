@@ -5,15 +5,18 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
 from sparsroof.calibrate import (
+    FILLS,
     SCHEMA_VERSION,
     Calibration,
     CalibrationError,
     Sample,
     calibrate,
+    choose_fill,
     features,
     fit,
     load,
@@ -127,6 +130,8 @@ def test_round_trip_and_prediction(tmp_path: Path, spec_file: Path) -> None:
     assert t is not None and t > 0
     assert again.predict("ell", 2000, 8000, 1e5) is None
     assert again.branch_memory == cal.branch_memory
+    assert again.fill == cal.fill and again.fill in FILLS
+    assert again.held_out_error == pytest.approx(cal.held_out_error)
     m = generate("random", 2000, 8)
     by = again.predict_matrix(m, measure(m), ["csr", "coo", "ell"])
     assert set(by) == {"csr", "coo"} and all(t > 0 for t in by.values())
@@ -254,3 +259,17 @@ def test_each_sample_keeps_its_fastest_pass_and_the_spread(
                            matrices=[("band", 1000, 8)], rounds=3)
     assert len(samples) == 1
     assert samples[0].seconds == 2e-4 and samples[0].spread == pytest.approx(1.0)
+
+
+def test_the_fill_that_predicts_held_out_runs_best_is_kept() -> None:
+    # bytes cost 0.1 ns from the 1 MiB cache while they fill at most half of it, 1 ns
+    # beyond: the held-out error picks fill 0.5, and the samples are relabelled with it
+    levels = (("L2", 2.0**20), ("DRAM", None))
+    samples = []
+    for i, b in enumerate(np.geomspace(1e4, 4e6, 40)):
+        slots = 1000.0 * (1 + i % 7)
+        t = 1e-6 + 1e-9 * slots + (1e-10 if b <= 0.5 * 2**20 else 1e-9) * b
+        samples.append(Sample(f"m{i}", "csr", 100, slots, float(b), "L2", t))
+    fill, error, relabelled = choose_fill(samples, levels, 0.0)
+    assert fill == 0.5 and error < 1e-3
+    assert all((s.level == "L2") == (s.bytes <= 0.5 * 2**20) for s in relabelled)

@@ -61,6 +61,9 @@ def command(hw: str, output_file: str, dtype: str, rounds: int) -> int:
     save(cal, samples, output_file)
     click.echo(f"calibrate: the branch predictor learns about {cal.branch_memory:,.0f} "
                "mispredicted row exits of a repeated product", err=True)
+    click.echo(f"calibrate: a working set is served by a cache while it fills at most "
+               f"{100 * cal.fill:.0f} % of it; runs held out of the fit are predicted with a "
+               f"mean error of {100 * (cal.held_out_error or 0):.1f} %", err=True)
     for name, fit in sorted(cal.fits.items()):
         click.echo(f"calibrate: {name}: {fit.samples} runs, median error "
                    f"{100 * fit.median_error:.1f} %, worst {100 * fit.max_error:.1f} %", err=True)
