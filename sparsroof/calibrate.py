@@ -49,8 +49,8 @@ from .io import Matrix
 from .structure import Structure, measure
 
 __all__ = ["CalibrationError", "FormatFit", "Calibration", "Sample", "features", "fit",
-           "held_out_error", "choose_fill", "calibrate", "save", "load", "SCHEMA_VERSION",
-           "FILLS"]
+           "held_out_error", "held_out_errors", "choose_fill", "calibrate", "save", "load",
+           "SCHEMA_VERSION", "FILLS"]
 
 SCHEMA_VERSION = 3
 #: shares of a cache's capacity a working set may fill and still be served from it (other
@@ -121,6 +121,7 @@ class FormatFit:
     samples: int
     median_error: float  # median |predicted - measured| / measured over the samples
     max_error: float
+    held_out_median: float | None = None  # the same, each sample left out of its fit
 
     def predict(self, x: dict[str, float]) -> float:
         """Seconds for the feature vector ``x`` (:func:`features`)."""
@@ -218,19 +219,28 @@ def fit(samples: list[Sample], levels: Iterable[str], branch_memory: float = 0.0
     return fits
 
 
-def held_out_error(samples: list[Sample], levels: Iterable[str], branch_memory: float,
-                   folds: int = 5) -> float:
-    """Mean |relative error| of the samples, each predicted by a fit made without it
-    (``folds``-fold cross-validation over all formats)."""
+def held_out_errors(samples: list[Sample], levels: Iterable[str], branch_memory: float,
+                    folds: int = 5) -> dict[str, list[float]]:
+    """|relative error| of every sample predicted by a fit made without it
+    (``folds``-fold cross-validation), by format."""
     names = list(levels)
-    errors = []
+    errors: dict[str, list[float]] = {}
     for k in range(folds):
         fits = fit([s for i, s in enumerate(samples) if i % folds != k], names, branch_memory)
         for s in samples[k::folds]:
             if s.storage in fits:
                 x = features(s.rows, s.slots, s.bytes, s.level, names, s.counts, branch_memory)
-                errors.append(abs(fits[s.storage].predict(x) - s.seconds) / s.seconds)
-    return float(np.mean(errors)) if errors else 0.0
+                errors.setdefault(s.storage, []).append(
+                    abs(fits[s.storage].predict(x) - s.seconds) / s.seconds)
+    return errors
+
+
+def held_out_error(samples: list[Sample], levels: Iterable[str], branch_memory: float,
+                   folds: int = 5) -> float:
+    """Mean |relative error| of the samples, each predicted by a fit made without it,
+    over all formats."""
+    errors = held_out_errors(samples, levels, branch_memory, folds)
+    return float(np.mean([e for v in errors.values() for e in v])) if errors else 0.0
 
 
 def choose_fill(samples: list[Sample], levels: tuple[tuple[str, float | None], ...],
@@ -297,8 +307,11 @@ def calibrate(spec: HwSpec, roofs: dict[str, float], *, dtype: str = "fp64",
     measured = [dataclasses.replace(b, spread=max(passes[k]) / min(passes[k]) - 1)
                 for k, b in best.items()]
     fill, error, samples = choose_fill(measured, levels, memory)
-    return Calibration(spec.name, spec.device, dtype, levels, roofs,
-                       fit(samples, [n for n, _ in levels], memory), memory, fill,
+    names = [n for n, _ in levels]
+    held = held_out_errors(samples, names, memory)
+    fits = {k: dataclasses.replace(f, held_out_median=float(np.median(held[k])))
+            if held.get(k) else f for k, f in fit(samples, names, memory).items()}
+    return Calibration(spec.name, spec.device, dtype, levels, roofs, fits, memory, fill,
                        error), samples
 
 
@@ -335,7 +348,8 @@ def load(path: str | Path) -> Calibration:
     try:
         fits = {k: FormatFit({n: float(v) for n, v in f["coefficients"].items()},
                              int(f["samples"]), float(f["median_error"]),
-                             float(f["max_error"])) for k, f in doc["fits"].items()}
+                             float(f["max_error"]), f.get("held_out_median"))
+                for k, f in doc["fits"].items()}
         levels = tuple((str(lv["name"]), lv["capacity_bytes"]) for lv in doc["levels"])
         return Calibration(str(doc["spec"]), str(doc["device"]), str(doc["dtype"]), levels,
                            {str(k): float(v) for k, v in doc["roofs_bytes_per_s"].items()},

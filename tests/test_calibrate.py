@@ -132,6 +132,7 @@ def test_round_trip_and_prediction(tmp_path: Path, spec_file: Path) -> None:
     assert again.branch_memory == cal.branch_memory
     assert again.fill == cal.fill and again.fill in FILLS
     assert again.held_out_error == pytest.approx(cal.held_out_error)
+    assert again.fits["csr"].held_out_median == cal.fits["csr"].held_out_median is not None
     m = generate("random", 2000, 8)
     by = again.predict_matrix(m, measure(m), ["csr", "coo", "ell"])
     assert set(by) == {"csr", "coo"} and all(t > 0 for t in by.values())

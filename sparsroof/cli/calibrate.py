@@ -65,8 +65,11 @@ def command(hw: str, output_file: str, dtype: str, rounds: int) -> int:
                f"{100 * cal.fill:.0f} % of it; runs held out of the fit are predicted with a "
                f"mean error of {100 * (cal.held_out_error or 0):.1f} %", err=True)
     for name, fit in sorted(cal.fits.items()):
+        held = (f", {100 * fit.held_out_median:.1f} % held out of the fit"
+                if fit.held_out_median is not None else "")
         click.echo(f"calibrate: {name}: {fit.samples} runs, median error "
-                   f"{100 * fit.median_error:.1f} %, worst {100 * fit.max_error:.1f} %", err=True)
+                   f"{100 * fit.median_error:.1f} %{held}, worst {100 * fit.max_error:.1f} %",
+                   err=True)
     noisy = sum(s.spread > NOISY for s in samples)
     if noisy and rounds > 1:
         click.echo(f"calibrate: {noisy} of {len(samples)} runs differed by more than "
