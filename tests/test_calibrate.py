@@ -274,3 +274,18 @@ def test_the_fill_that_predicts_held_out_runs_best_is_kept() -> None:
     fill, error, relabelled = choose_fill(samples, levels, 0.0)
     assert fill == 0.5 and error < 1e-3
     assert all((s.level == "L2") == (s.bytes <= 0.5 * 2**20) for s in relabelled)
+
+
+@pytest.mark.parametrize("hw, out, problem", [
+    ("a100", "cal.json", "a100-80gb is a gpu spec; calibrate times this host's CPU kernels"),
+    (None, "missing/cal.json", "cal.json: cannot write: no directory"),
+    (None, ".", "cannot write: it is a directory"),
+])
+def test_calibrate_refuses_before_timing_anything(tmp_path: Path, spec_file: Path,
+                                                  hw: str | None, out: str,
+                                                  problem: str) -> None:
+    result = CliRunner().invoke(cli, ["calibrate", "--hw", hw or str(spec_file), "-o",
+                                      str(tmp_path / out)])
+    assert result.exit_code == 2
+    assert problem in result.output and "Traceback" not in result.output
+    assert "memory roof" not in result.output  # nothing was measured

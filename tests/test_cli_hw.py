@@ -84,3 +84,8 @@ def test_probe_quick_writes_a_valid_spec(tmp_path: Path) -> None:
     assert spec.parallelism["cores"].value >= 1
     again = run("hw", "probe", "--quick", "-o", str(target))
     assert again.returncode == 2 and "--force" in again.stderr
+    # the caches' instances: one core's share is what the calibration models
+    assert all(lv.capacity_per_instance is not None for lv in spec.memory[:-1])
+    nowhere = run("hw", "probe", "--quick", "-o", str(tmp_path / "no" / "x.yaml"))
+    assert nowhere.returncode == 2 and "cannot write: no directory" in nowhere.stderr
+    assert "probe: memory" not in nowhere.stderr  # refused before measuring

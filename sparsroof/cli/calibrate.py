@@ -7,7 +7,9 @@ from typing import Any
 import click
 
 from ..calibrate import calibrate, save
+from ..errors import OptionError
 from ..hwspec import load_spec
+from .common import check_writable
 
 #: passes whose fastest runs differ by more than this are reported as disturbed
 NOISY = 0.2
@@ -39,6 +41,11 @@ def command(hw: str, output_file: str, dtype: str, rounds: int) -> int:
     from ..roofs import measure_roofs, roof_rates, with_roofs
 
     spec = load_spec(hw)
+    if spec.kind != "cpu":
+        raise OptionError(f"{spec.name} is a {spec.kind} spec; calibrate times this host's "
+                          "CPU kernels: give it this host's spec (sparsroof hw probe -o "
+                          "myhost.yaml)")
+    check_writable(output_file)
     console = Console(stderr=True)
     with Progress(console=console, transient=False, disable=not console.is_terminal) as bar:
         task = bar.add_task("memory roofs", total=None)
@@ -58,7 +65,10 @@ def command(hw: str, output_file: str, dtype: str, rounds: int) -> int:
 
         cal, samples = calibrate(spec, rates, dtype=dtype, rounds=rounds, progress=step,
                                  min_time=0.02)
-    save(cal, samples, output_file)
+    try:
+        save(cal, samples, output_file)
+    except OSError as err:
+        raise OptionError(f"{output_file}: cannot write: {err.strerror or err}") from None
     click.echo(f"calibrate: the branch predictor learns about {cal.branch_memory:,.0f} "
                "mispredicted row exits of a repeated product", err=True)
     click.echo(f"calibrate: a working set is served by a cache while it fills at most "

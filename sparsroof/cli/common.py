@@ -69,6 +69,22 @@ OUTPUT_OPTION = click.option(
 )
 
 
+def check_writable(path: str) -> None:
+    """Fail at once, not after minutes of work, when ``path`` cannot be written."""
+    from pathlib import Path
+
+    from ..errors import OptionError
+
+    target = Path(path)
+    folder = target.parent
+    if target.is_dir():
+        raise OptionError(f"{target}: cannot write: it is a directory")
+    if not folder.is_dir():
+        raise OptionError(f"{target}: cannot write: no directory {folder}")
+    if not os.access(folder, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
+        raise OptionError(f"{target}: cannot write: permission denied")
+
+
 def echo_error(message: str) -> None:
     """One line on stderr, prefixed so it can be found in logs."""
     click.echo(f"sparsroof: error: {message}", err=True)

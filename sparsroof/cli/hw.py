@@ -9,7 +9,7 @@ import click
 from ..errors import OptionError
 from ..hwreport import list_csv, list_json, list_table, show_json, show_table
 from ..hwspec import bundled_names, load_spec, validate_file
-from .common import OUTPUT_OPTION, emit, table_console
+from .common import OUTPUT_OPTION, check_writable, emit, table_console
 
 __all__ = ["command"]
 
@@ -103,6 +103,8 @@ def probe(output_file: str | None, name: str | None, quick: bool, force: bool) -
     target = Path(output_file) if output_file else None
     if target is not None and target.exists() and not force:
         raise OptionError(f"{target}: exists; pass --force to overwrite it")
+    if target is not None:
+        check_writable(str(target))
     result = run_probe(quick=quick, progress=lambda m: click.echo(f"probe: {m}", err=True))
     text = spec_yaml(result, name or (target.stem if target else "this-host"))
     if target is None:
