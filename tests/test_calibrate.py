@@ -187,7 +187,7 @@ def _synthetic_calibration(path: Path) -> Path:
     samples = [Sample("m", f, r, r * k, 12.0 * r * k, "DRAM", 1e-6 + 1e-9 * r * k)
                for f in ("csr", "coo") for r in (100, 1000, 10000) for k in (1, 5)]
     levels = (("L2", 2.0**20), ("DRAM", None))
-    save(Calibration("tiny-cpu", "test CPU", "fp64", levels, {"L2": 5e10},
+    save(Calibration("tiny-cpu", "test CPU", "fp64", levels, {"L2": 2e11},
                      fit(samples, ["L2", "DRAM"])), samples, path)
     return path
 
@@ -226,6 +226,9 @@ def test_analyze_with_calibration(tmp_path: Path, spec_file: Path,
     preds = doc["calibrated"][0]["predicted_s"]
     assert set(preds) == {"csr"}  # ell has no calibrated kernel
     assert preds["csr"] == pytest.approx(1e-6 + 20224e-9, rel=1e-6)
+    # the bound takes the calibration's measured L2 roof (200 GB/s, not the spec's 50)
+    csr = next(r for r in doc["matrices"][0]["results"] if r["traffic"]["storage"] == "csr")
+    assert csr["bound"]["memory_level"] == "L2" and csr["bound"]["bandwidth"] == 2e11
 
 
 def test_bench_shows_calibrated_times(tmp_path: Path, spec_file: Path) -> None:

@@ -54,8 +54,8 @@ from .plot import echo_written
 @click.option("--block-size", type=click.Choice(["2", "4", "8", "16", "32"]), default=None,
               help="Block size t of the blocked model. [default: the classifier's, else 4]")
 @click.option("--calibration", "calibration_file", default=None, metavar="FILE",
-              help="Host calibration (sparsroof calibrate): also predict the measured SpMV "
-                   "time of each calibrated format.")
+              help="Host calibration (sparsroof calibrate): bound with its measured cache "
+                   "roofs, and also predict the measured SpMV time of each calibrated format.")
 @OUTPUT_OPTION
 @click.option("--plot", "plot_path", default=None, metavar="FILE",
               help="Also draw the results to FILE (.png, .svg or .pdf).")
@@ -90,10 +90,12 @@ def command(matrices: tuple[str, ...], hw: str, kernel: str, widths: tuple[str, 
         hub_fraction=hub_fraction, block_size=int(block_size) if block_size else None,
     )
     cal = None
-    if calibration_file:
+    if calibration_file:  # its measured cache roofs bound the runs, as in bench and formats
         from ..calibrate import load as load_calibration
+        from ..roofs import with_roofs
 
         cal = load_calibration(calibration_file)
+        spec = with_roofs(spec, cal.roofs, f"measured by sparsroof calibrate ({calibration_file})")
     analyses: list[Analysis] = []
     errors: list[dict[str, str]] = []
     predicted: list[dict] = []
