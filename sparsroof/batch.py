@@ -119,6 +119,9 @@ def spec_identity(spec: HwSpec) -> tuple[str, str]:
     """(name, hash of the spec's content): two specs with equal numbers share the hash."""
     data = dataclasses.asdict(spec)
     data.pop("origin")
+    for level in data["memory"]:  # a spec that gives no instances keeps its earlier hash
+        if level.get("instances") is None:
+            level.pop("instances", None)
     data["peaks"] = {f"{u}/{p}": q for (u, p), q in data["peaks"].items()}
     text = json.dumps(json_safe(data), sort_keys=True)
     return spec.name, hashlib.sha256(text.encode()).hexdigest()[:16]
