@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from ._sorted import distinct
 from .hwspec import HwSpec
 from .io import Matrix
 
@@ -120,11 +121,11 @@ def strips(m: Matrix, size: int, block: int = 4) -> Strips:
     max_len = np.maximum.reduceat(lengths, starts) if m.rows else np.zeros(n, np.int64)
     strip = row // size
     span = m.rows + m.cols
-    key = np.unique(strip * span + (col - row + m.rows))
+    key = distinct(strip * span + (col - row + m.rows))
     key_strip = key // span
     diag_ptr = np.searchsorted(key_strip, np.arange(n + 1))
     diag_off = (key % span - m.rows).astype(np.int64)
-    bkey = np.unique((row // block) * (m.cols // block + 1) + col // block)
+    bkey = distinct((row // block) * (m.cols // block + 1) + col // block)
     bstrip = (bkey // (m.cols // block + 1)) * block // size
     blocks = np.bincount(bstrip, minlength=n)
     return Strips(size, rows.astype(np.int64), nnz.astype(np.int64),

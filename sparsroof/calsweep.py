@@ -22,6 +22,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from ._sorted import distinct
 from .io import Header, Matrix
 
 __all__ = ["ROWS", "PER_ROW", "PATTERNS", "MAX_ENTRIES", "plan", "generate"]
@@ -47,9 +48,7 @@ def plan(rows: Iterable[int] = ROWS, per_row: Iterable[int] = PER_ROW,
 def _distinct(rows: int, row: np.ndarray, col: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """In-range coordinates, duplicates removed, in row-major order (sort based)."""
     keep = (col >= 0) & (col < rows)
-    key = np.sort(row[keep] * rows + col[keep])
-    if key.size:
-        key = key[np.concatenate([[True], key[1:] != key[:-1]])]
+    key = distinct(row[keep] * rows + col[keep])
     return key // rows, key % rows
 
 

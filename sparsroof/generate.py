@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from ._sorted import distinct
 from .errors import OptionError
 
 __all__ = ["Generated", "GENERATORS", "uniform_random", "banded", "stencil_2d", "stencil_3d",
@@ -48,12 +49,6 @@ def _finish(rows: int, cols: int, row: np.ndarray, col: np.ndarray,
                      values)
 
 
-def _distinct(keys: np.ndarray) -> np.ndarray:
-    """Sorted distinct values (a sort and a neighbour compare: faster than a hash here)."""
-    keys = np.sort(keys)
-    return keys[np.concatenate(([True], keys[1:] != keys[:-1]))] if keys.size else keys
-
-
 def _require(ok: bool, message: str) -> None:
     if not ok:
         raise OptionError(message)
@@ -72,7 +67,7 @@ def uniform_random(rows: int, cols: int, nnz: int, seed: int = 0) -> Generated:
     """
     _require(rows > 0 and cols > 0 and nnz >= 0, "rows, cols must be positive, nnz >= 0")
     rng = np.random.default_rng(seed)
-    flat = _distinct(rng.integers(0, rows * cols, size=nnz, dtype=np.int64))
+    flat = distinct(rng.integers(0, rows * cols, size=nnz, dtype=np.int64))
     values = rng.random(flat.size)
     return _finish(rows, cols, flat // cols, flat % cols, values)
 
@@ -168,7 +163,7 @@ def block_structured(block_rows: int, block: int, blocks_per_row: int = 4, fill:
     bi = np.repeat(np.arange(block_rows, dtype=np.int64), blocks_per_row - 1)
     bj = rng.integers(0, block_rows, bi.size)
     diag = np.arange(block_rows, dtype=np.int64)
-    keys = _distinct(np.concatenate([diag * block_rows + diag, bi * block_rows + bj,
+    keys = distinct(np.concatenate([diag * block_rows + diag, bi * block_rows + bj,
                                      bj * block_rows + bi]))
     row, col = _expand_blocks(keys // block_rows, keys % block_rows, block, fill, rng)
     n = block_rows * block
@@ -214,7 +209,7 @@ def power_law(n: int, alpha: float, mean_degree: float = 10.0, seed: int = 0,
     row, col = ends[:m], ends[m:]
     if symmetric:
         row, col = np.concatenate([row, col]), np.concatenate([col, row])
-    keys = _distinct(row * n + col)
+    keys = distinct(row * n + col)
     return _finish(n, n, keys // n, keys % n, rng.random(keys.size))
 
 

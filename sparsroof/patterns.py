@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._sorted import distinct
 from .errors import OptionError
 
 __all__ = [
@@ -171,7 +172,7 @@ def block_count(row: np.ndarray, col: np.ndarray, cols: int, b: int) -> int:
     if row.size == 0:
         return 0
     key = (row.astype(np.int64) // b) * math.ceil(cols / b) + col.astype(np.int64) // b
-    return int(np.unique(key).size)
+    return int(distinct(key).size)
 
 
 def nm_conforming(row: np.ndarray, col: np.ndarray, rows: int, cols: int, n: int,
