@@ -98,7 +98,8 @@ def main() -> None:
     for m, pred, mine in zip(matrices, predicted, runs, strict=True):
         best = min(mine, key=lambda run: run.timing.min_s)
         t = best.timing.min_s
-        err = abs(pred - t) / t
+        err = best.error_of(pred)
+        assert err is not None
         errs.append(err)
         beats += any(run.beats_bound for run in mine)
         median = statistics.median(run.timing.median_s for run in mine)

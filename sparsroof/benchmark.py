@@ -123,6 +123,12 @@ class Measurement:
         """SoL / measured median (1.0 = at the speed of light)."""
         return self.sol_s / self.timing.median_s if self.timing else None
 
+    def error_of(self, predicted_s: float | None) -> float | None:
+        """|predicted - fastest| / fastest of a predicted time (None without both)."""
+        if self.timing is None or predicted_s is None:
+            return None
+        return abs(predicted_s - self.timing.min_s) / self.timing.min_s
+
     @property
     def beats_bound(self) -> bool:
         """True when the fastest repetition ran faster than the bound: a model error."""

@@ -89,13 +89,9 @@ def command(matrices: tuple[str, ...], hw: str, kernel: str, widths: tuple[str, 
         ranks=parse_widths(ranks), cache_roof=cache_roof, reuse_factor=reuse_factor,
         hub_fraction=hub_fraction, block_size=int(block_size) if block_size else None,
     )
-    cal = None
-    if calibration_file:  # its measured cache roofs bound the runs, as in bench and formats
-        from ..calibrate import load as load_calibration
-        from ..roofs import with_roofs
+    from .calibrate import load_calibrated
 
-        cal = load_calibration(calibration_file)
-        spec = with_roofs(spec, cal.roofs, f"measured by sparsroof calibrate ({calibration_file})")
+    spec, cal = load_calibrated(spec, calibration_file)  # measured cache roofs bound the runs
     analyses: list[Analysis] = []
     errors: list[dict[str, str]] = []
     predicted: list[dict] = []

@@ -49,13 +49,9 @@ def command(matrix: str, hw: str, kernel: str, width: int, dtype: str, formats: 
       sparsroof bench a.mtx --hw myhost.yaml --calibration calibration.json
     """
     spec = load_spec(hw)
-    cal = None
-    if calibration_file:
-        from ..calibrate import load as load_calibration
-        from ..roofs import with_roofs
+    from .calibrate import load_calibrated
 
-        cal = load_calibration(calibration_file)
-        spec = with_roofs(spec, cal.roofs, f"measured by sparsroof calibrate ({calibration_file})")
+    spec, cal = load_calibrated(spec, calibration_file)
     m = load(matrix)
     s = measure(m)
     results = bench(m, s, spec, formats=[f.strip() for f in formats.split(",")],
@@ -74,13 +70,6 @@ def command(matrix: str, hw: str, kernel: str, width: int, dtype: str, formats: 
     return 3 if beaten else 0
 
 
-def _error(r: Measurement, predicted: dict[str, float]) -> float | None:
-    """|calibrated - fastest| / fastest, when both exist."""
-    if r.timing is None or r.storage not in predicted:
-        return None
-    return abs(predicted[r.storage] - r.timing.min_s) / r.timing.min_s
-
-
 def _record(r: Measurement, predicted: dict[str, float]) -> dict:
     d = asdict(r)
     d.pop("timing")
@@ -89,7 +78,7 @@ def _record(r: Measurement, predicted: dict[str, float]) -> dict:
                 "achieved_bytes_per_s": r.achieved_bytes_per_s,
                 "achieved_flops": r.achieved_flops, "sol_share": r.sol_share,
                 "beats_bound": r.beats_bound, "calibrated_s": predicted.get(r.storage),
-                "calibrated_error": _error(r, predicted)}
+                "calibrated_error": r.error_of(predicted.get(r.storage))}
 
 
 def _render(results: list[Measurement], spec: str, output: str,
@@ -123,7 +112,7 @@ def _render(results: list[Measurement], spec: str, output: str,
             table.add_row(r.backend, r.storage, "-", "-", "-", "-", si(r.sol_s, "s"),
                           r.memory_level, "-", *["-" for _ in extra], f"skipped: {r.skipped}")
             continue
-        err = _error(r, predicted)
+        err = r.error_of(predicted.get(r.storage))
         cells = ((si(predicted[r.storage], "s") if r.storage in predicted else "-",
                   f"{100 * err:.1f}" if err is not None else "-") if predicted else ())
         table.add_row(r.backend, r.storage, si(r.timing.median_s, "s"), si(r.timing.min_s, "s"),

@@ -89,6 +89,18 @@ def command(hw: str, output_file: str, dtype: str, rounds: int) -> int:
     return 0
 
 
+def load_calibrated(spec: Any, calibration_file: str | None) -> tuple[Any, Any]:
+    """``spec`` with the cache roofs measured by the calibration in ``calibration_file``,
+    and the calibration (``spec`` unchanged and None without a file)."""
+    if not calibration_file:
+        return spec, None
+    from ..calibrate import load as load_calibration
+    from ..roofs import with_roofs
+
+    cal = load_calibration(calibration_file)
+    return with_roofs(spec, cal.roofs, f"measured by sparsroof calibrate ({calibration_file})"), cal
+
+
 def prediction(cal: Any, calibration_file: str, matrix: Any, a: Any) -> dict:
     """Calibrated SpMV seconds of ``matrix`` in each calibrated format analysed in ``a``."""
     storages = dict.fromkeys(r.traffic.storage for r in a.results)

@@ -35,14 +35,10 @@ def command(matrix: str, hw: str, calibration_file: str | None, max_block: int,
       sparsroof formats data/lap2d_64.mtx --hw a100
       sparsroof formats a.mtx --hw myhost.yaml --calibration calibration.json
     """
-    from ..calibrate import load as load_calibration
+    from .calibrate import load_calibrated
 
     spec = load_spec(hw)
-    cal = load_calibration(calibration_file) if calibration_file else None
-    if cal is not None:
-        from ..roofs import with_roofs
-
-        spec = with_roofs(spec, cal.roofs, f"measured by sparsroof calibrate ({calibration_file})")
+    spec, cal = load_calibrated(spec, calibration_file)
     m = load(matrix)
     s = measure(m)
     rows = format_rows(s, spec, cal.predict_matrix(m, s, STORAGES) if cal else None)
