@@ -18,7 +18,7 @@ from common import OUT, median_seconds
 
 def matrix_dir(count: int) -> Path:
     """``count`` matrices, half uniformly random and half 2-D stencils, sizes log-spread."""
-    from sparsroof.generate import stencil_2d, uniform_random, write
+    from sparsroof.matrix.generate import stencil_2d, uniform_random, write
 
     root = OUT / f"batch_{count}"
     if (root / "done").exists():

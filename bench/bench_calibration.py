@@ -16,12 +16,12 @@ from pathlib import Path
 
 import numpy as np
 
-from sparsroof.benchmark import bench
-from sparsroof.calibrate import load as load_calibration
-from sparsroof.hwspec import load_spec
-from sparsroof.io import Header, Matrix, load
-from sparsroof.roofs import with_roofs
-from sparsroof.structure import measure
+from sparsroof.hardware.spec import load_spec
+from sparsroof.host.bench import bench
+from sparsroof.host.calibration import load as load_calibration
+from sparsroof.host.memory_roofs import with_roofs
+from sparsroof.matrix.mtx import Header, Matrix, load
+from sparsroof.structure.features import measure
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 

@@ -22,9 +22,9 @@ def main() -> None:
     path = str(generated_matrix(nnz))
     import fast_matrix_market as fmm
 
-    from sparsroof.classify import classify
-    from sparsroof.io import load
-    from sparsroof.structure import measure
+    from sparsroof.matrix.mtx import load
+    from sparsroof.structure.classify import classify
+    from sparsroof.structure.features import measure
 
     matrix = load(path)
     start = time.perf_counter()

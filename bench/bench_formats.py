@@ -13,9 +13,9 @@ import sys
 import numpy as np
 from common import command, generated_matrix, median_seconds
 
-from sparsroof.advisor import partition, sol_models, strip_rows, strips
-from sparsroof.hwspec import load_spec
-from sparsroof.io import Header, Matrix, load
+from sparsroof.advisor.partition import partition, sol_models, strip_rows, strips
+from sparsroof.hardware.spec import load_spec
+from sparsroof.matrix.mtx import Header, Matrix, load
 
 
 def stencil(side: int = 1000) -> Matrix:

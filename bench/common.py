@@ -35,7 +35,7 @@ def command(*args: str) -> Callable[[], object]:
 
 def generated_matrix(nnz: int = 10_000_000, rows: int = 1_000_000, seed: int = 1) -> Path:
     """A real general uniformly random matrix with about ``nnz`` entries, cached in bench/out."""
-    from sparsroof.generate import uniform_random, write
+    from sparsroof.matrix.generate import uniform_random, write
 
     path = OUT / f"random_{rows}_{nnz}.mtx"
     if not path.exists():

@@ -14,9 +14,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's package
 
 from sparsroof.analysis import Config, analyze
-from sparsroof.hwspec import load_spec
-from sparsroof.io import load
-from sparsroof.traffic import MODELS
+from sparsroof.hardware.spec import load_spec
+from sparsroof.matrix.mtx import load
+from sparsroof.model.traffic import MODELS
 
 MATRICES = ("lap2D_5pt_n100.mtx", "bcsstk13.mtx", "netscience.mtx",
             "random_90_768_768.mtx")

@@ -8,11 +8,11 @@
 from ._version import __version__
 from .analysis import Analysis, Config, Result, analyze
 from .errors import MatrixFileError, OptionError, SparsroofError, SpecError
-from .hwspec import HwSpec, load_spec
-from .io import Header, Matrix, load, peek
-from .roofline import Bound, bound
-from .structure import Structure, measure
-from .traffic import Traffic, traffic
+from .hardware.spec import HwSpec, load_spec
+from .matrix.mtx import Header, Matrix, load, peek
+from .model.bound import Bound, bound
+from .model.traffic import Traffic, traffic
+from .structure.features import Structure, measure
 
 __all__ = [
     "__version__",

@@ -11,13 +11,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .distributed import RankBound, distributed_bounds
 from .errors import OptionError
-from .hwspec import UNITS, HwSpec
-from .io import Matrix
-from .roofline import Bound, auto_unit, bound, resolve_unit
-from .structure import Structure, measure
-from .traffic import (
+from .hardware.spec import UNITS, HwSpec
+from .matrix.mtx import Matrix
+from .model.bound import Bound, auto_unit, bound, resolve_unit
+from .model.ridgeline import RankBound, distributed_bounds
+from .model.traffic import (
     INDEX_BYTES,
     KERNELS,
     MODELS,
@@ -29,6 +28,7 @@ from .traffic import (
     nm_pattern,
     traffic,
 )
+from .structure.features import Structure, measure
 
 __all__ = [
     "CLASS_MODEL",
@@ -200,7 +200,7 @@ def _launches(config: Config, spec: HwSpec) -> int:
 
 
 def _classify(s: Structure) -> Any:
-    from .classify import classify
+    from .structure.classify import classify
 
     return classify(s)
 

@@ -7,9 +7,9 @@ import itertools
 import numpy as np
 import pytest
 
-from sparsroof import formats
-from sparsroof.advisor import CostModel, partition, strips
-from sparsroof.io import Header, Matrix
+from sparsroof.advisor.partition import CostModel, partition, strips
+from sparsroof.matrix.mtx import Header, Matrix
+from sparsroof.model import storage as formats
 
 
 def _matrix(rows: int, cols: int, row: np.ndarray, col: np.ndarray) -> Matrix:
@@ -115,11 +115,11 @@ def test_a_calibrated_partition_pays_the_core_costs_too() -> None:
     # only CSR calibrated, with x-line misses dear: the partition can do no better than CSR
     # for the whole matrix, so its gain must be 1 (it would look cheaper if the blocks
     # were charged without the misses the whole-matrix prediction includes)
-    from sparsroof.advisor import advise, format_rows, prediction_models
-    from sparsroof.calibrate import Calibration, FormatFit
-    from sparsroof.calsweep import generate
-    from sparsroof.hwspec import load_spec
-    from sparsroof.structure import measure
+    from sparsroof.advisor.partition import advise, format_rows, prediction_models
+    from sparsroof.hardware.spec import load_spec
+    from sparsroof.host.calibration import Calibration, FormatFit
+    from sparsroof.host.sweep import generate
+    from sparsroof.structure.features import measure
 
     fit = FormatFit({"constant": 1e-6, "rows": 1e-9, "slots": 1e-9, "bytes@DRAM": 1e-11,
                      "misses@L1": 5e-9}, 1, 0.0, 0.0)

@@ -9,10 +9,10 @@ from hypothesis import strategies as st
 
 from sparsroof.analysis import Config, MatrixInfo, analyze_structure
 from sparsroof.errors import OptionError
-from sparsroof.hwspec import load_spec
-from sparsroof.io import Header, Matrix
-from sparsroof.structure import measure
-from sparsroof.traffic import MODELS, STORAGES
+from sparsroof.hardware.spec import load_spec
+from sparsroof.matrix.mtx import Header, Matrix
+from sparsroof.model.traffic import MODELS, STORAGES
+from sparsroof.structure.features import measure
 
 
 def _matrix(rows: int, cols: int, row: list[int], col: list[int]) -> Matrix:

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from sparsroof.analysis import Config, analyze
-from sparsroof.batch import Task, analyse_task, make_plan, spec_identity
-from sparsroof.discover import SizeFilter, discover, load_source
-from sparsroof.hwspec import load_spec
-from sparsroof.runner import run_plan
-from sparsroof.store import MatrixResult, Store
+from sparsroof.batch.plan import Task, analyse_task, make_plan, spec_identity
+from sparsroof.batch.runner import run_plan
+from sparsroof.batch.store import MatrixResult, Store
+from sparsroof.hardware.spec import load_spec
+from sparsroof.matrix.collection import SizeFilter, discover, load_source
 
 from . import sstree
 from .conftest import ROOT
@@ -164,11 +164,11 @@ def test_killed_run_resumes_without_losing_or_repeating(tree: Path, tmp_path: Pa
         "import sys\n"
         f"sys.path.insert(0, {str(ROOT)!r})\n"
         "from sparsroof.analysis import Config\n"
-        "from sparsroof.batch import make_plan\n"
-        "from sparsroof.discover import discover\n"
-        "from sparsroof.hwspec import load_spec\n"
-        "from sparsroof.runner import run_plan\n"
-        "from sparsroof.store import Store\n"
+        "from sparsroof.batch.plan import make_plan\n"
+        "from sparsroof.matrix.collection import discover\n"
+        "from sparsroof.hardware.spec import load_spec\n"
+        "from sparsroof.batch.runner import run_plan\n"
+        "from sparsroof.batch.store import Store\n"
         "from tests.test_batch import throttled_work\n"
         f"store = Store({str(db)!r})\n"
         f"plan = make_plan(discover([{str(tree)!r}]), [load_spec('a100')], Config(), store)\n"
@@ -279,9 +279,9 @@ def test_size_filter_and_extra_spec_only_compute_what_is_missing(tree: Path, tmp
 
 def test_class_label_comes_from_the_classifier_and_is_counted(tree: Path, tmp_path: Path
                                                                ) -> None:
-    from sparsroof.classify import classify
-    from sparsroof.structure import measure
-    from sparsroof.summary import summarise
+    from sparsroof.batch.summary import summarise
+    from sparsroof.structure.classify import classify
+    from sparsroof.structure.features import measure
 
     found = {s.name: s for s in discover([tree]).sources}
     expected = {n: classify(measure(load_source(found[n]))).label for n in PLAIN_HB}
@@ -312,7 +312,7 @@ def test_parquet_export_or_a_clear_error(tree: Path, tmp_path: Path,
                                          monkeypatch: pytest.MonkeyPatch) -> None:
     import importlib.util
 
-    from sparsroof.export import ExportError, check_export, export
+    from sparsroof.batch.export import ExportError, check_export, export
 
     with Store(tmp_path / "r.db") as store:
         run_plan(_plan(tree, store), store, 1, workers=1)

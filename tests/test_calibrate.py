@@ -9,7 +9,9 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from sparsroof.calibrate import (
+from sparsroof.cli import cli
+from sparsroof.hardware.spec import load_spec
+from sparsroof.host.calibration import (
     FILLS,
     SCHEMA_VERSION,
     Calibration,
@@ -22,11 +24,9 @@ from sparsroof.calibrate import (
     load,
     save,
 )
-from sparsroof.calsweep import generate
-from sparsroof.cli import cli
-from sparsroof.corecost import CoreCounts
-from sparsroof.hwspec import load_spec
-from sparsroof.structure import measure
+from sparsroof.host.core_cost import CoreCounts
+from sparsroof.host.sweep import generate
+from sparsroof.structure.features import measure
 
 # a small CPU spec written by hand: every level with a bandwidth, as the schema of every
 # spec version accepts
@@ -247,8 +247,8 @@ def test_bench_shows_calibrated_times(tmp_path: Path, spec_file: Path) -> None:
 
 def test_each_sample_keeps_its_fastest_pass_and_the_spread(
         spec_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import sparsroof.calibrate as cal_module
-    from sparsroof.benchmark import Measurement, Timing
+    import sparsroof.host.calibration as cal_module
+    from sparsroof.host.bench import Measurement, Timing
 
     times = iter([3e-4, 2e-4, 4e-4])  # the three passes over the one matrix
 

@@ -18,11 +18,11 @@ import click
 import pytest
 import yaml
 
-from sparsroof.budget import load_budget
-from sparsroof.budget_check import run_checks
+from sparsroof.ci.budget import load_budget
+from sparsroof.ci.check import run_checks
 from sparsroof.cli import cli
 from sparsroof.cli.common import run_guarded
-from sparsroof.traffic import MODELS, STORAGES
+from sparsroof.model.traffic import MODELS, STORAGES
 
 from .conftest import DATA, ROOT
 
@@ -377,7 +377,7 @@ def test_example_budget_file_loads() -> None:
 
 def test_matrix_named_by_two_checks_is_loaded_once(tmp_path: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    from sparsroof import budget_check
+    from sparsroof.ci import check as budget_check
 
     calls: list[str] = []
     real = budget_check.load

@@ -9,11 +9,11 @@ from collections.abc import Callable, Iterator
 import numpy as np
 import pytest
 
-from sparsroof import generate as gen
-from sparsroof.classify import CLASSES, classify
 from sparsroof.errors import SparsroofError
-from sparsroof.io import Header, Matrix, load
-from sparsroof.structure import measure
+from sparsroof.matrix import generate as gen
+from sparsroof.matrix.mtx import Header, Matrix, load
+from sparsroof.structure.classify import CLASSES, classify
+from sparsroof.structure.features import measure
 
 from .conftest import ROOT
 

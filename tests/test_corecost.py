@@ -9,14 +9,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sparsroof._cachesim import line_misses
-from sparsroof.calsweep import PATTERNS, generate, plan
-from sparsroof.corecost import (
+from sparsroof.host.cachesim import line_misses
+from sparsroof.host.core_cost import (
     chain_entries,
     core_counts,
     measure_branch_memory,
     mispredicted_exits,
 )
+from sparsroof.host.sweep import PATTERNS, generate, plan
 
 
 def _lru_reference(cols: list[int], per_line: int, levels: list[tuple[int, int]]) -> list[int]:
@@ -58,7 +58,7 @@ def test_the_streamed_matrix_pushes_reused_lines_out() -> None:
 
 
 def test_set_sampling_of_a_large_last_level(monkeypatch: pytest.MonkeyPatch) -> None:
-    import sparsroof._cachesim as sim
+    import sparsroof.host.cachesim as sim
 
     cols = np.random.default_rng(5).integers(0, 200_000, 300_000)
     geometry = (8, np.array([16, 2048]), np.array([4, 8]), 0.2)
@@ -108,7 +108,7 @@ def test_branch_memory_lies_within_the_sizes_tried() -> None:
     sizes = (256, 2048)
     memory = measure_branch_memory(sizes, repeat=3, min_time=0.0, warmup=2)
     rng = np.random.default_rng(3)
-    from sparsroof.corecost import _lognormal_rows
+    from sparsroof.host.core_cost import _lognormal_rows
 
     exits = [mispredicted_exits(_lognormal_rows(n, 4.0, rng)) for n in sizes]
     assert exits[0] <= memory <= exits[-1]

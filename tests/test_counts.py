@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sparsroof._counts import counts
-from sparsroof.generate import stencil_2d
+from sparsroof.matrix.generate import stencil_2d
+from sparsroof.structure.counts import counts
 
 
 def _both(row: np.ndarray, col: np.ndarray, rows: int, cols: int) -> None:

@@ -10,11 +10,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from sparsroof.benchmark import bench, cusparse_available
 from sparsroof.errors import OptionError
-from sparsroof.hwspec import load_spec
-from sparsroof.io import load
-from sparsroof.structure import measure
+from sparsroof.hardware.spec import load_spec
+from sparsroof.host.bench import bench, cusparse_available
+from sparsroof.matrix.mtx import load
+from sparsroof.structure.features import measure
 
 LAP = "data/lap2d_64.mtx"
 

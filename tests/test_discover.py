@@ -5,9 +5,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sparsroof.discover import SizeFilter, discover, load_source, peek_source
 from sparsroof.errors import MatrixFileError
-from sparsroof.io import load
+from sparsroof.matrix.collection import SizeFilter, discover, load_source, peek_source
+from sparsroof.matrix.mtx import load
 
 from . import sstree
 

@@ -6,10 +6,10 @@ import sys
 import numpy as np
 import pytest
 
-from sparsroof import generate as gen
 from sparsroof.errors import OptionError
-from sparsroof.io import load
-from sparsroof.powerlaw import fit_power_law
+from sparsroof.matrix import generate as gen
+from sparsroof.matrix.mtx import load
+from sparsroof.structure.powerlaw import fit_power_law
 
 from .conftest import ROOT
 

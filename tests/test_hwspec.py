@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from sparsroof.errors import SpecError
-from sparsroof.hwspec import (
+from sparsroof.hardware.spec import (
     PRECISIONS,
     UNITS,
     bundled_names,
@@ -177,7 +177,7 @@ def test_yaml_tags_are_refused(tmp_path: Path) -> None:
 def test_schema_constants_match_the_bundled_specs() -> None:
     used = {(u, p) for n in bundled_names() for (u, p) in load_spec(n).peaks}
     assert {u for u, _ in used} <= set(UNITS) and {p for _, p in used} <= set(PRECISIONS)
-    assert yaml.safe_load((ROOT / "sparsroof/hwspecs/a100-80gb.yaml").read_text())["name"] \
+    assert yaml.safe_load((ROOT / "hwspecs/a100-80gb.yaml").read_text())["name"] \
         == "a100-80gb"
 
 
@@ -187,8 +187,10 @@ def _install(target: Path, workdir: Path) -> subprocess.CompletedProcess[str]:
     import setuptools
 
     src = workdir / "src"
-    shutil.copytree(ROOT / "sparsroof", src / "sparsroof",
+    # as in a clone: the specs live at the top, and sparsroof/hwspecs links to them
+    shutil.copytree(ROOT / "sparsroof", src / "sparsroof", symlinks=True,
                     ignore=shutil.ignore_patterns("__pycache__", "*.nbi", "*.nbc"))
+    shutil.copytree(ROOT / "hwspecs", src / "hwspecs")
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(ROOT / name, src / name)
     new_enough = int(setuptools.__version__.split(".")[0]) >= 77  # SPDX license string
@@ -206,7 +208,7 @@ def test_bundled_specs_found_from_a_non_editable_install(tmp_path: Path) -> None
     build = _install(target, tmp_path)
     # the test extras bring setuptools >= 77, so the build needs nothing from the network
     assert build.returncode == 0, build.stderr.strip()[-600:]
-    code = ("import sys, sparsroof.hwspec as h\n"
+    code = ("import sys, sparsroof.hardware.spec as h\n"
             f"assert not any(p.rstrip('/') == {str(ROOT)!r} for p in sys.path)\n"
             f"assert h.__file__.startswith({str(target)!r}), h.__file__\n"
             "names = h.bundled_names()\n"

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sparsroof.errors import MatrixFileError
-from sparsroof.io import load, peek
+from sparsroof.matrix.mtx import load, peek
 
 from .conftest import CORPUS, write_mtx
 

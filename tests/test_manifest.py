@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from sparsroof.hwspec import load_spec
-from sparsroof.kernels import Options
-from sparsroof.manifest import ManifestError, bundled_models, load_manifest
-from sparsroof.patterns import parse_pattern
-from sparsroof.whatif import evaluate_layer
+from sparsroof.hardware.spec import load_spec
+from sparsroof.whatif.manifest import ManifestError, bundled_models, load_manifest
+from sparsroof.whatif.patterns import parse_pattern
+from sparsroof.whatif.placement import Options
+from sparsroof.whatif.study import evaluate_layer
 
 from .conftest import write_mtx
 

@@ -7,11 +7,12 @@ import math
 import numpy as np
 import pytest
 
-from sparsroof import formats, reuse
-from sparsroof.distributed import distributed_bounds, partition_rows
-from sparsroof.hwspec import load_spec
-from sparsroof.roofline import bound, resolve_unit
-from sparsroof.traffic import c_bytes, dense_traffic, useful_flops
+from sparsroof.hardware.spec import load_spec
+from sparsroof.model import reuse
+from sparsroof.model import storage as formats
+from sparsroof.model.bound import bound, resolve_unit
+from sparsroof.model.ridgeline import distributed_bounds, partition_rows
+from sparsroof.model.traffic import c_bytes, dense_traffic, useful_flops
 
 # Sparsity-aware SpMM paper: fp64 values (8 B), A charged 12 bytes per entry (value + index)
 

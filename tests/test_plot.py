@@ -16,9 +16,9 @@ from matplotlib.text import Text
 from sparsroof.analysis import Analysis, Config, analyze
 from sparsroof.cli import cli
 from sparsroof.cli.common import run_guarded
-from sparsroof.generate import stencil_2d, uniform_random
-from sparsroof.hwspec import HwSpec, load_spec, parse_spec
-from sparsroof.io import Header, Matrix, load
+from sparsroof.hardware.spec import HwSpec, load_spec, parse_spec
+from sparsroof.matrix.generate import stencil_2d, uniform_random
+from sparsroof.matrix.mtx import Header, Matrix, load
 from sparsroof.plot import (
     FigureError,
     RidgePoint,

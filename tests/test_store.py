@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sparsroof.store import FileKey, MatrixResult, SpecResult, Store, StoreError
+from sparsroof.batch.store import FileKey, MatrixResult, SpecResult, Store, StoreError
 
 
 def _key(mtime: int = 1, params: str = "p") -> FileKey:

@@ -5,8 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from sparsroof.io import Header, Matrix
-from sparsroof.structure import length_stats, measure
+from sparsroof.matrix.mtx import Header, Matrix
+from sparsroof.structure.features import length_stats, measure
 
 
 def _matrix(rows: int, cols: int, row: list[int] | np.ndarray,

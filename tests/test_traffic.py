@@ -6,10 +6,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sparsroof.analysis import Config, analyze
-from sparsroof.hwspec import load_spec
-from sparsroof.io import Header, Matrix
-from sparsroof.structure import measure
-from sparsroof.traffic import traffic
+from sparsroof.hardware.spec import load_spec
+from sparsroof.matrix.mtx import Header, Matrix
+from sparsroof.model.traffic import traffic
+from sparsroof.structure.features import measure
 
 
 def _matrix(rows: int, cols: int, row: list[int], col: list[int]) -> Matrix:

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import pytest
 
-from sparsroof.hwspec import load_spec
-from sparsroof.kernels import Options
-from sparsroof.manifest import Layer, Manifest
-from sparsroof.patterns import parse_pattern
-from sparsroof.whatif import evaluate_layer, evaluate_model, read_accuracy, study
+from sparsroof.hardware.spec import load_spec
+from sparsroof.whatif.manifest import Layer, Manifest
+from sparsroof.whatif.patterns import parse_pattern
+from sparsroof.whatif.placement import Options
+from sparsroof.whatif.study import evaluate_layer, evaluate_model, read_accuracy, study
 
 BW = 2039e9
 SMALL = Layer("fc", m=64, k=128, n=16)  # memory bound in every form

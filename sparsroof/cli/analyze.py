@@ -6,11 +6,11 @@ import click
 
 from ..analysis import Analysis, Config, analyze, expand_choice, parse_widths
 from ..errors import MatrixFileError
-from ..hwspec import load_spec
-from ..io import load
+from ..hardware.spec import load_spec
+from ..matrix.mtx import load
+from ..model.traffic import MODELS, STORAGES
 from ..plot import KINDS, plot_analyses
-from ..report import to_csv, to_json, to_ranks_table, to_table
-from ..traffic import MODELS, STORAGES
+from ..report.analysis import to_csv, to_json, to_ranks_table, to_table
 from .common import (
     DTYPE_OPTION,
     HW_OPTION,

@@ -9,16 +9,16 @@ from pathlib import Path
 import click
 
 from ..analysis import Config, expand_choice, parse_widths
-from ..batch import Plan, make_plan
-from ..discover import SizeFilter, discover
+from ..batch.export import check_export, export
+from ..batch.plan import Plan, make_plan
+from ..batch.runner import Summary, run_plan
+from ..batch.store import Store
 from ..errors import OptionError
-from ..export import check_export, export
-from ..hwspec import load_spec
-from ..progress import progress_for
-from ..report import si
-from ..runner import Summary, run_plan
-from ..store import Store
-from ..traffic import MODELS, STORAGES
+from ..hardware.spec import load_spec
+from ..matrix.collection import SizeFilter, discover
+from ..model.traffic import MODELS, STORAGES
+from ..report.analysis import si
+from ..report.progress import progress_for
 from ..units import UnitError, parse_quantity
 from .common import (
     DTYPE_OPTION,

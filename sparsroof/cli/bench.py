@@ -7,11 +7,11 @@ from dataclasses import asdict
 
 import click
 
-from ..benchmark import KERNEL_FORMATS, Measurement, bench
-from ..hwspec import load_spec
-from ..io import load
-from ..report import _envelope, si
-from ..structure import measure
+from ..hardware.spec import load_spec
+from ..host.bench import KERNEL_FORMATS, Measurement, bench
+from ..matrix.mtx import load
+from ..report.analysis import _envelope, si
+from ..structure.features import measure
 from .common import DTYPE_OPTION, KERNEL_OPTION, OUTPUT_OPTION, emit, table_console
 
 

@@ -6,9 +6,9 @@ from typing import Any
 
 import click
 
-from ..calibrate import calibrate, save
 from ..errors import OptionError
-from ..hwspec import load_spec
+from ..hardware.spec import load_spec
+from ..host.calibration import calibrate, save
 from .common import check_writable
 
 #: passes whose fastest runs differ by more than this are reported as disturbed
@@ -38,7 +38,7 @@ def command(hw: str, output_file: str, dtype: str, rounds: int) -> int:
     from rich.console import Console
     from rich.progress import Progress
 
-    from ..roofs import measure_roofs, roof_rates, with_roofs
+    from ..host.memory_roofs import measure_roofs, roof_rates, with_roofs
 
     spec = load_spec(hw)
     if spec.kind != "cpu":
@@ -94,8 +94,8 @@ def load_calibrated(spec: Any, calibration_file: str | None) -> tuple[Any, Any]:
     and the calibration (``spec`` unchanged and None without a file)."""
     if not calibration_file:
         return spec, None
-    from ..calibrate import load as load_calibration
-    from ..roofs import with_roofs
+    from ..host.calibration import load as load_calibration
+    from ..host.memory_roofs import with_roofs
 
     cal = load_calibration(calibration_file)
     return with_roofs(spec, cal.roofs, f"measured by sparsroof calibrate ({calibration_file})"), cal
@@ -112,7 +112,7 @@ def render_predictions(preds: list[dict], output: str, json_text: str | None = N
     """The calibrated predictions as a table, or merged into analyze's JSON document."""
     import json
 
-    from ..report import si
+    from ..report.analysis import si
 
     if json_text is not None:
         doc = json.loads(json_text)

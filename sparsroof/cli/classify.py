@@ -6,11 +6,11 @@ import json
 
 import click
 
-from ..classify import Verdict, classify
 from ..errors import MatrixFileError
-from ..io import load
-from ..report import _envelope
-from ..structure import Structure, measure
+from ..matrix.mtx import load
+from ..report.analysis import _envelope
+from ..structure.classify import Verdict, classify
+from ..structure.features import Structure, measure
 from .common import echo_error, emit, table_console
 
 OUTPUTS = ("table", "json")

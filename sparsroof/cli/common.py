@@ -9,9 +9,9 @@ from typing import Any
 import click
 
 from ..errors import SparsroofError
-from ..hwspec import UNITS
-from ..report import OUTPUTS
-from ..traffic import INDEX_BYTES, KERNELS, MODELS, STORAGES, VALUE_BYTES
+from ..hardware.spec import UNITS
+from ..model.traffic import INDEX_BYTES, KERNELS, MODELS, STORAGES, VALUE_BYTES
+from ..report.analysis import OUTPUTS
 
 __all__ = [
     "HW_OPTION",

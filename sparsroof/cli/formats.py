@@ -7,12 +7,12 @@ from dataclasses import asdict
 
 import click
 
-from ..advisor import advise, format_rows, prediction_models
-from ..hwspec import load_spec
-from ..io import load
-from ..report import _envelope, si
-from ..structure import measure
-from ..traffic import STORAGES
+from ..advisor.partition import advise, format_rows, prediction_models
+from ..hardware.spec import load_spec
+from ..matrix.mtx import load
+from ..model.traffic import STORAGES
+from ..report.analysis import _envelope, si
+from ..structure.features import measure
 from .common import HW_OPTION, OUTPUT_OPTION, emit, table_console
 
 

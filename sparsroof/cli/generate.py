@@ -8,8 +8,8 @@ from typing import Any
 
 import click
 
-from .. import generate as gen
 from ..errors import OptionError
+from ..matrix import generate as gen
 
 _SEED = click.option("--seed", type=int, default=0, show_default=True,
                      help="Random seed: the same seed gives the same matrix.")

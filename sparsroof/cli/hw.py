@@ -7,8 +7,8 @@ from pathlib import Path
 import click
 
 from ..errors import OptionError
-from ..hwreport import list_csv, list_json, list_table, show_json, show_table
-from ..hwspec import bundled_names, load_spec, validate_file
+from ..hardware.spec import bundled_names, load_spec, validate_file
+from ..report.hardware import list_csv, list_json, list_table, show_json, show_table
 from .common import OUTPUT_OPTION, check_writable, emit, table_console
 
 __all__ = ["command"]
@@ -97,8 +97,8 @@ def probe(output_file: str | None, name: str | None, quick: bool, force: bool) -
     compute: fp64 and fp32 matrix multiply. Progress goes to stderr. Takes 10-30 s (a
     few seconds with --quick).
     """
-    from ..probe import probe as run_probe
-    from ..probe import spec_yaml
+    from ..hardware.probe import probe as run_probe
+    from ..hardware.probe import spec_yaml
 
     target = Path(output_file) if output_file else None
     if target is not None and target.exists() and not force:

@@ -7,7 +7,7 @@ from typing import Any
 import click
 
 from ..errors import SpecError
-from ..hwspec import load_spec
+from ..hardware.spec import load_spec
 from ..plot import (
     parse_size,
     plot_points,

@@ -8,9 +8,9 @@ from typing import Any
 
 import click
 
-from ..report import _envelope, si
-from ..store import Store
-from ..summary import MatrixPoint, Summary, roof_points, summarise
+from ..batch.store import Store
+from ..batch.summary import MatrixPoint, Summary, roof_points, summarise
+from ..report.analysis import _envelope, si
 from .common import emit, table_console
 
 

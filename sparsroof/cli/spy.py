@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from ..errors import OptionError
-from ..io import Matrix, load
+from ..matrix.mtx import Matrix, load
 from ..plot import figure_format, save, spy_figure
 from ..plot.spy import bandwidth
 from .plot import DPI_OPTION, SIZE_OPTION, echo_written, size_of

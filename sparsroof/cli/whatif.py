@@ -7,13 +7,13 @@ from pathlib import Path
 import click
 
 from ..errors import OptionError
-from ..hwspec import UNITS, load_spec
-from ..kernels import Options
-from ..manifest import bundled_models, load_manifest
-from ..patterns import parse_patterns, parse_sparsity
-from ..traffic import VALUE_BYTES
-from ..whatif import DEFAULT_SPARSITIES, ModelResult, read_accuracy, study
-from ..whatif_report import to_csv, to_json, to_layer_table, to_table
+from ..hardware.spec import UNITS, load_spec
+from ..model.traffic import VALUE_BYTES
+from ..report.whatif import to_csv, to_json, to_layer_table, to_table
+from ..whatif.manifest import bundled_models, load_manifest
+from ..whatif.patterns import parse_patterns, parse_sparsity
+from ..whatif.placement import Options
+from ..whatif.study import DEFAULT_SPARSITIES, ModelResult, read_accuracy, study
 from .common import HW_OPTION, OUTPUT_OPTION, emit, table_console
 
 __all__ = ["command"]

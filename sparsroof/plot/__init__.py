@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..hwspec import HwSpec
+from ..hardware.spec import HwSpec
 from .points import RoofPoint, read_results, roof_points
 from .ridge import RidgePoint, ridge_region, ridgeline, ridgeline_figure
 from .roof import roofline_figure

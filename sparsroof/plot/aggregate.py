@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..summary import MatrixPoint
+from ..batch.summary import MatrixPoint
 from .roof import decades
 from .style import MARKERS, PALETTE, FigureError, figure_format, log_axis, new_figure, save
 

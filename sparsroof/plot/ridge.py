@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..report import si
+from ..report.analysis import si
 from .labels import place_labels
 from .roof import decades
 from .style import FigureError, log_axis, new_figure, save

@@ -17,8 +17,8 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..hwspec import HwSpec
-from ..report import si
+from ..hardware.spec import HwSpec
+from ..report.analysis import si
 from .labels import callout_labels, place_labels
 from .points import OPTIMISTIC, PESSIMISTIC, RoofPoint, common
 from .style import MARKERS, PALETTE, FigureError, log_axis, new_figure

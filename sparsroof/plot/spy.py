@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..io import Matrix
+from ..matrix.mtx import Matrix
 from .style import FigureError, new_figure
 
 if TYPE_CHECKING:
@@ -38,7 +38,7 @@ def density(matrix: Matrix, bins: int = 512) -> Density:
     """Count stored entries per cell of an at most ``bins`` x ``bins`` grid.
 
     >>> import numpy as np
-    >>> from sparsroof.io import Header, Matrix
+    >>> from sparsroof.matrix.mtx import Header, Matrix
     >>> h = Header("x", "coordinate", "pattern", "general", 4, 4, 4)
     >>> m = Matrix("x", "x", 4, 4, np.array([0, 1, 2, 3]), np.array([0, 1, 3, 3]), None, h)
     >>> density(m, bins=2).counts.tolist()  # 2x2 cells of 2x2 entries each
@@ -61,7 +61,7 @@ def bandwidth(matrix: Matrix) -> int:
     """The largest |i − j| over stored entries (0 for an empty or diagonal matrix).
 
     >>> import numpy as np
-    >>> from sparsroof.io import Header, Matrix
+    >>> from sparsroof.matrix.mtx import Header, Matrix
     >>> h = Header("x", "coordinate", "pattern", "general", 3, 3, 2)
     >>> bandwidth(Matrix("x", "x", 3, 3, np.array([0, 2]), np.array([1, 0]), None, h))
     2

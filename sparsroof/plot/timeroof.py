@@ -15,8 +15,8 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..hwspec import HwSpec
-from ..report import si
+from ..hardware.spec import HwSpec
+from ..report.analysis import si
 from .points import RoofPoint, common
 from .roof import decades, drawable, matrix_colors, model_markers, series, short
 from .style import FigureError, log_axis, new_figure

@@ -1,0 +1,281 @@
+"""Running a batch plan: a pool of worker processes, or a Dask cluster.
+
+Local workers are long-lived processes, each fed one matrix at a time over a pipe. The
+parent starts a matrix only while the planned peak memory of everything in flight stays
+within the budget, kills a worker that runs past ``timeout`` and replaces one that dies.
+Each result is committed to the store as it arrives.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import signal
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection, wait
+from typing import Any
+
+from ..analysis import Config
+from ..errors import SparsroofError
+from .plan import Outcome, Plan, Task, analyse_task, run_one, warm_up
+from .store import MatrixResult, Store
+
+__all__ = ["BatchError", "Summary", "next_fitting", "run_plan"]
+
+Work = Callable[[Task], MatrixResult]
+_READY = "ready"
+
+
+class BatchError(SparsroofError):
+    """A batch that cannot start (e.g. an unreachable Dask scheduler)."""
+
+
+@dataclass
+class Summary:
+    """Counts of one batch run; ``failures`` lists (label, kind, reason) of new failures."""
+
+    analysed: int = 0
+    entries: int = 0
+    seconds: float = 0.0
+    failures: list[tuple[str, str, str]] = field(default_factory=list)
+
+
+def next_fitting(pending: Sequence[Task], in_flight: int, budget: int) -> int | None:
+    """Index of the first pending task whose memory fits beside ``in_flight`` bytes.
+
+    When nothing is in flight the first task always runs (planning left out every task
+    larger than the budget), so the batch cannot stall.
+
+    >>> from types import SimpleNamespace as T
+    >>> next_fitting([T(memory=8), T(memory=3)], in_flight=5, budget=10)
+    1
+    >>> next_fitting([T(memory=8)], in_flight=5, budget=10) is None
+    True
+    """
+    for i, task in enumerate(pending):
+        if in_flight == 0 or in_flight + task.memory <= budget:
+            return i
+    return None
+
+
+def _worker_main(conn: Connection, work: Work, config: Config | None) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
+    if config is not None:
+        warm_up(config)
+    conn.send(_READY)  # timeouts count from here, not from the (slow) process start
+    while True:
+        try:
+            task = conn.recv()
+        except (EOFError, OSError):
+            return
+        if task is None:
+            return
+        try:
+            conn.send(run_one(task, work))
+        except (BrokenPipeError, OSError):
+            return
+
+
+class _Worker:
+    def __init__(self, ctx: Any, work: Work, config: Config | None) -> None:
+        self.conn, child = ctx.Pipe()
+        self.proc = ctx.Process(target=_worker_main, args=(child, work, config), daemon=True)
+        self.proc.start()
+        child.close()
+        self.task: Task | None = None
+        self.started = 0.0
+        self.ready = False
+
+    def start(self, task: Task) -> None:
+        self.task, self.started = task, time.monotonic()
+        self.conn.send(task)
+
+    def kill(self) -> None:
+        if self.proc.is_alive():
+            self.proc.kill()
+        self.proc.join()
+        self.conn.close()
+
+
+def _death(exitcode: int | None) -> str:
+    if exitcode is not None and exitcode < 0:
+        name = signal.Signals(-exitcode).name
+        hint = " (possibly out of memory)" if name == "SIGKILL" else ""
+        return f"worker process was killed by {name}{hint}"
+    return f"worker process exited with status {exitcode}"
+
+
+class _Local:
+    """The local pool's scheduling loop."""
+
+    def __init__(self, plan: Plan, workers: int, timeout: float | None, work: Work,
+                 record: Callable[[Outcome], None]) -> None:
+        self.ctx = multiprocessing.get_context("spawn")
+        self.pending = sorted(plan.tasks, key=lambda t: t.memory, reverse=True)
+        self.budget, self.timeout, self.work, self.record = plan.budget, timeout, work, record
+        self.config = self.pending[0].config if self.pending else None
+        self.pool = [_Worker(self.ctx, work, self.config)
+                     for _ in range(max(1, min(workers, len(self.pending))))]
+
+    def run(self) -> None:
+        try:
+            while self.pending or any(w.task for w in self.pool):
+                self._dispatch()
+                self._collect()
+        finally:
+            for w in self.pool:
+                w.kill()
+
+    def _dispatch(self) -> None:
+        for w in self.pool:
+            if w.ready and w.task is None and self.pending:
+                in_flight = sum(x.task.memory for x in self.pool if x.task)
+                i = next_fitting(self.pending, in_flight, self.budget)
+                if i is None:
+                    return
+                try:
+                    w.start(self.pending.pop(i))
+                except OSError:  # the idle worker died: record and replace it
+                    w.proc.join()
+                    self._fail(w, "crash", _death(w.proc.exitcode))
+
+    def _replace(self, w: _Worker) -> None:
+        w.kill()
+        self.pool[self.pool.index(w)] = _Worker(self.ctx, self.work, self.config)
+
+    def _fail(self, w: _Worker, kind: str, reason: str) -> None:
+        task = w.task
+        if task is None:  # it died before taking any work: it will not do better next time
+            raise BatchError(f"a worker process could not start ({reason})")
+        self.record(Outcome(task.key, task.source.name, 0, kind=kind,
+                            reason=reason))
+        self._replace(w)
+
+    def _collect(self) -> None:
+        watched = [w for w in self.pool if w.task or not w.ready]
+        busy = [w for w in watched if w.task]
+        now = time.monotonic()
+        wait_s = (max(0.0, min(w.started + self.timeout - now for w in busy))
+                  if self.timeout and busy else None)
+        wait([w.conn for w in watched] + [w.proc.sentinel for w in watched], timeout=wait_s)
+        now = time.monotonic()
+        for w in watched:
+            if w.conn.poll():
+                try:
+                    message = w.conn.recv()
+                except (EOFError, OSError):
+                    w.proc.join()
+                    self._fail(w, "crash", _death(w.proc.exitcode))
+                    continue
+                if message == _READY:
+                    w.ready = True
+                else:
+                    w.task = None
+                    self.record(message)
+            elif not w.proc.is_alive():
+                w.proc.join()
+                self._fail(w, "crash", _death(w.proc.exitcode))
+            elif w.task and self.timeout and now - w.started >= self.timeout:
+                self._fail(w, "timeout", f"timed out after {self.timeout:g} s")
+
+
+def _run_with_deadline(task: Task, work: Work, timeout: float | None) -> Outcome:
+    """On a Dask worker: run ``task``; past ``timeout`` report a timeout.
+
+    A thread cannot be stopped: the abandoned analysis keeps the worker's thread busy
+    until it ends. Local worker processes, in contrast, are killed on timeout.
+    """
+    if not timeout:
+        return run_one(task, work)
+    from concurrent.futures import ThreadPoolExecutor
+    from concurrent.futures import TimeoutError as FutureTimeout
+
+    pool = ThreadPoolExecutor(max_workers=1)
+    try:
+        return pool.submit(run_one, task, work).result(timeout=timeout)
+    except FutureTimeout:
+        return Outcome(task.key, task.source.name, 0, kind="timeout",
+                       reason=f"timed out after {timeout:g} s")
+    finally:
+        pool.shutdown(wait=False)
+
+
+def _dask_client(address: str) -> Any:
+    try:
+        from distributed import Client
+    except ImportError:
+        raise BatchError("--scheduler needs Dask: pip install 'sparsroof[dask]'") from None
+    try:
+        return Client(address, timeout="15s")
+    except (OSError, TimeoutError) as err:
+        raise BatchError(f"cannot reach the Dask scheduler at {address}: {err}") from None
+
+
+def _run_dask(plan: Plan, address: str, timeout: float | None, work: Work,
+              record: Callable[[Outcome], None]) -> None:
+    from distributed import as_completed
+
+    with _dask_client(address) as client:
+        limits = [w.get("memory_limit") or 0
+                  for w in client.scheduler_info()["workers"].values()]
+        largest = max(limits, default=0)
+        futures: dict[Any, Task] = {}
+        for task in plan.tasks:
+            if largest and task.memory > largest:
+                record(Outcome(task.key, task.source.name, 0, kind="memory",
+                               reason=f"needs about {task.memory / 2**30:.2f} GiB, no Dask "
+                               f"worker has more than {largest / 2**30:.2f} GiB"))
+                continue
+            futures[client.submit(_run_with_deadline, task, work, timeout, pure=False)] = task
+        for future in as_completed(list(futures)):
+            task = futures.pop(future)
+            if future.status == "finished":
+                record(future.result())
+            else:
+                record(Outcome(task.key, task.source.name, 0, kind="crash",
+                               reason=f"Dask task failed: {future.exception()}"))
+
+
+class _Recorder:
+    """Writes outcomes to the store and keeps the counts and the progress display."""
+
+    def __init__(self, store: Store, run_id: int, summary: Summary, progress: Any) -> None:
+        self.store, self.run_id, self.summary, self.progress = store, run_id, summary, progress
+
+    def __call__(self, outcome: Outcome) -> None:
+        if outcome.result is not None:
+            self.store.save(outcome.result, self.run_id)
+            self.summary.analysed += 1
+            self.summary.entries += outcome.entries
+        else:
+            self.store.record_failure(outcome.key, outcome.name, outcome.kind, outcome.reason,
+                                      self.run_id)
+            label = f"{outcome.key.path}::{outcome.key.member}" if outcome.key.member \
+                else outcome.key.path
+            self.summary.failures.append((label, outcome.kind, outcome.reason))
+            if outcome.kind == "bug":
+                print(f"sparsroof: error: {label}: {outcome.reason}", file=sys.stderr)
+        self.progress.advance(outcome, len(self.summary.failures))
+
+
+def run_plan(plan: Plan, store: Store, run_id: int, *, workers: int = 1,
+             timeout: float | None = None, scheduler: str | None = None,
+             work: Work = analyse_task, progress: Any = None) -> Summary:
+    """Run every task of ``plan``, committing each matrix's rows or its failure."""
+    from ..report.progress import NoProgress
+
+    summary = Summary()
+    record = _Recorder(store, run_id, summary, progress or NoProgress())
+    for planned in plan.others:
+        if planned.status in ("error", "memory"):
+            record(Outcome(planned.key, planned.source.name, 0, kind=planned.status,
+                           reason=planned.reason))
+    start = time.perf_counter()
+    if scheduler:
+        _run_dask(plan, scheduler, timeout, work, record)
+    elif plan.tasks:
+        _Local(plan, workers, timeout, work, record).run()
+    summary.seconds = time.perf_counter() - start
+    return summary

@@ -1,0 +1,172 @@
+"""Files a budget check reads besides the budget: measured results and baselines.
+
+Measured results are JSON (a list of objects, or an object with a ``results`` list) or
+CSV, with exactly the fields ``matrix``, ``kernel``, ``width`` and ``seconds``::
+
+    matrix,kernel,width,seconds
+    lap2d_64,spmv,1,2.1e-05
+
+``matrix`` is the matrix's name or path (``data/lap2d_64.mtx`` and ``lap2d_64`` match the
+same file); ``seconds`` is a number of seconds or a time with its unit ("21 us").
+
+A baseline is the JSON that ``sparsroof check --write-baseline`` writes: one entry per
+check, matrix and width with the configuration it was modelled with and its values.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+from typing import Any
+
+from ..units import UnitError, parse_quantity
+from ..userfile import read_text
+from .budget import BudgetError
+
+__all__ = [
+    "BASELINE_SCHEMA",
+    "BASELINE_CONFIG",
+    "BASELINE_VALUES",
+    "MEASURED_FIELDS",
+    "matrix_key",
+    "load_measured",
+    "load_baseline",
+]
+
+MEASURED_FIELDS = ("matrix", "kernel", "width", "seconds")
+BASELINE_SCHEMA = 1
+#: what an entry was modelled with; a change means the baseline no longer applies
+BASELINE_CONFIG = ("spec", "kernel", "dtype", "index", "storage", "model", "unit")
+#: the values compared against the current run
+BASELINE_VALUES = ("sol_s", "bytes_total")
+
+Key = tuple[str, str, int]
+
+
+def matrix_key(text: str) -> str:
+    """The name a matrix is matched by: its file name without the matrix suffix.
+
+    >>> matrix_key("data/lap2d_64.mtx.gz"), matrix_key("lap2d_64")
+    ('lap2d_64', 'lap2d_64')
+    """
+    name = Path(text).name
+    for suffix in (".mtx.gz", ".smtx", ".mtx"):
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def _read(path: str | Path) -> str:
+    return read_text(path, lambda problem: BudgetError(path, problem))
+
+
+def _seconds(value: object) -> float:
+    if isinstance(value, str):
+        try:
+            value = float(value)
+        except ValueError:
+            return parse_quantity(value, "time")
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+        raise UnitError(f"{value!r} is not a positive number of seconds")
+    return float(value)
+
+
+def _width(value: object) -> int:
+    number = int(value) if isinstance(value, str) and value.strip().isdigit() else value
+    if isinstance(number, bool) or not isinstance(number, int) or number < 1:
+        raise ValueError(f"width {value!r} is not a whole number >= 1")
+    return number
+
+
+def _measured_row(row: object) -> tuple[Key, float]:
+    if not isinstance(row, dict):
+        raise ValueError(f"expected an object with {', '.join(MEASURED_FIELDS)}")
+    unknown = [k for k in row if k not in MEASURED_FIELDS]
+    if unknown:
+        raise ValueError(f"unknown field {unknown[0]!r} (expected {', '.join(MEASURED_FIELDS)})")
+    missing = [k for k in MEASURED_FIELDS if row.get(k) in (None, "")]
+    if missing:
+        raise ValueError(f"missing {missing[0]!r}")
+    if not isinstance(row["matrix"], str) or not isinstance(row["kernel"], str):
+        raise ValueError("'matrix' and 'kernel' must be text")
+    key = (matrix_key(row["matrix"]), row["kernel"], _width(row["width"]))
+    return key, _seconds(row["seconds"])
+
+
+def _measured_rows(path: str | Path, text: str) -> list[tuple[str, object]]:
+    """(where, row) pairs from a JSON or CSV file; ``where`` names the row in messages."""
+    if str(path).endswith(".json"):
+        try:
+            doc = json.loads(text)
+        except json.JSONDecodeError as err:
+            raise BudgetError(path, f"line {err.lineno}: malformed JSON: {err.msg}") from None
+        rows = doc.get("results") if isinstance(doc, dict) else doc
+        if not isinstance(rows, list):
+            raise BudgetError(path, "expected a list of results (or an object with 'results')")
+        return [(f"results[{i}]", row) for i, row in enumerate(rows)]
+    if str(path).endswith(".csv"):
+        reader = csv.DictReader(text.splitlines())
+        if reader.fieldnames is None:
+            raise BudgetError(path, f"empty CSV: expected a header {','.join(MEASURED_FIELDS)}")
+        rows_csv: list[tuple[str, object]] = []
+        for i, row in enumerate(reader):
+            if None in row:
+                raise BudgetError(path, "more cells than header fields", key=f"line {i + 2}")
+            rows_csv.append((f"line {i + 2}", row))
+        return rows_csv
+    raise BudgetError(path, "measured results must be a .json or .csv file")
+
+
+def load_measured(path: str | Path) -> dict[Key, float]:
+    """Measured seconds by (matrix name, kernel, width) from a JSON or CSV file."""
+    table: dict[Key, float] = {}
+    for where, row in _measured_rows(path, _read(path)):
+        try:
+            key, seconds = _measured_row(row)
+        except (UnitError, ValueError) as err:
+            raise BudgetError(path, str(err), key=where) from None
+        if key in table:
+            raise BudgetError(path, f"a second time for matrix {key[0]!r}, kernel {key[1]}, "
+                              f"width {key[2]} (give one time, e.g. the median)", key=where)
+        table[key] = seconds
+    return table
+
+
+def _baseline_entry(entry: object) -> dict[str, Any]:
+    if not isinstance(entry, dict):
+        raise ValueError("expected an object")
+    for field in ("check", "matrix", *BASELINE_CONFIG):
+        if not isinstance(entry.get(field), str):
+            raise ValueError(f"missing or non-text {field!r}")
+    _width(entry.get("width"))
+    for field in BASELINE_VALUES:
+        value = entry.get(field)
+        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+            raise ValueError(f"{field!r} must be a number >= 0")
+    return entry
+
+
+def load_baseline(path: str | Path) -> dict[tuple[str, str, int], dict[str, Any]]:
+    """Baseline entries by (check, matrix name, width) from a ``--write-baseline`` file."""
+    try:
+        doc = json.loads(_read(path))
+    except json.JSONDecodeError as err:
+        raise BudgetError(path, f"line {err.lineno}: malformed JSON: {err.msg}") from None
+    if not isinstance(doc, dict) or doc.get("kind") != "baseline":
+        raise BudgetError(path, "not a baseline (write one with sparsroof check "
+                          "--write-baseline)")
+    if doc.get("schema_version") != BASELINE_SCHEMA:
+        raise BudgetError(path, f"unsupported schema_version {doc.get('schema_version')!r} "
+                          f"(this sparsroof reads {BASELINE_SCHEMA})", key="schema_version")
+    entries = doc.get("entries")
+    if not isinstance(entries, list):
+        raise BudgetError(path, "expected a list", key="entries")
+    table: dict[tuple[str, str, int], dict[str, Any]] = {}
+    for i, raw in enumerate(entries):
+        try:
+            entry = _baseline_entry(raw)
+        except ValueError as err:
+            raise BudgetError(path, str(err), key=f"entries[{i}]") from None
+        table[(entry["check"], entry["matrix"], int(entry["width"]))] = entry
+    return table

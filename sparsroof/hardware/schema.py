@@ -1,0 +1,232 @@
+"""Checking a hardware spec read from YAML, collecting every problem rather than the first.
+
+Each problem is a :class:`~sparsroof.errors.SpecError` naming the file, the key and what
+is expected, so ``sparsroof hw validate`` can print one line per problem. The rules:
+
+- top-level keys: ``name``, ``device``, ``kind``, ``peaks`` and ``memory`` are required;
+  any key outside :data:`TOP_KEYS` is a problem (with the closest known key suggested);
+- every number is a mapping of ``value`` (the number *with its unit*, e.g. ``2039 GB/s``)
+  and ``source`` (where it comes from); counts are plain whole numbers: ``parallelism``,
+  and a level's ``instances`` (how many per-core copies its capacity sums);
+- a unit that does not fit the quantity ("2 TB" as a bandwidth), zero or a negative value,
+  an unknown compute unit or precision, and a memory list that is not ordered fastest
+  first with main memory last are problems.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any
+
+from ..errors import SpecError
+from ..units import KINDS, UnitError, parse_quantity
+from .spec import (
+    PARALLELISM,
+    PRECISIONS,
+    TOP_KEYS,
+    UNITS,
+    HwSpec,
+    MainMemory,
+    MemoryLevel,
+    Quantity,
+)
+
+__all__ = ["check_spec"]
+
+_REQUIRED = ("name", "device", "kind", "peaks", "memory")
+_KINDS = ("gpu", "cpu")
+_LEVEL_KEYS = ("name", "bandwidth", "capacity", "instances")
+
+
+def _suggest(key: object, known: tuple[str, ...] | list[str]) -> str:
+    close = difflib.get_close_matches(str(key), list(known), n=1, cutoff=0.6)
+    return f"did you mean {close[0]!r}?" if close else f"expected one of {', '.join(known)}"
+
+
+class _Checker:
+    """Collects problems for one spec file; each check returns None where it failed."""
+
+    def __init__(self, origin: str) -> None:
+        self.origin = origin
+        self.problems: list[SpecError] = []
+
+    def problem(self, key: str | None, message: str) -> None:
+        self.problems.append(SpecError(self.origin, message, key))
+
+    def text(self, key: str, raw: Any) -> str | None:
+        if not isinstance(raw, str) or not raw.strip():
+            self.problem(key, f"expected a non-empty text, found {raw!r}")
+            return None
+        return raw
+
+    def quantity(self, key: str, raw: Any, kind: str | None) -> Quantity | None:
+        """``{value: '2039 GB/s', source: '...'}``; ``kind`` None is a plain positive count."""
+        if not isinstance(raw, dict):
+            what = "a count" if kind is None else KINDS[kind]
+            self.problem(key, f"expected a mapping {{value: ..., source: ...}} with {what}")
+            return None
+        for extra in sorted(set(raw) - {"value", "source"}, key=str):
+            self.problem(f"{key}.{extra}", "unknown key (expected only 'value' and 'source')")
+        source = raw.get("source")
+        if not isinstance(source, str) or not source.strip():
+            self.problem(f"{key}.source", "missing: say where the number comes from "
+                         "(datasheet, paper, or measurement and date)")
+        if "value" not in raw:
+            self.problem(f"{key}.value", "missing: write the number with its unit")
+            return None
+        value = raw["value"]
+        if kind is None:
+            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+                self.problem(f"{key}.value", f"expected a positive whole number, found {value!r}")
+                return None
+            return Quantity(float(value), str(value), str(source))
+        try:
+            return Quantity(parse_quantity(value, kind), str(value), str(source))
+        except UnitError as err:
+            self.problem(f"{key}.value", str(err))
+            return None
+
+    def peaks(self, raw: Any) -> dict[tuple[str, str], Quantity]:
+        peaks: dict[tuple[str, str], Quantity] = {}
+        if not isinstance(raw, dict) or not raw:
+            self.problem("peaks", "expected a mapping of compute unit -> precision -> peak, "
+                         f"units among {', '.join(UNITS)}")
+            return peaks
+        for unit, per_precision in raw.items():
+            if unit not in UNITS:
+                self.problem(f"peaks.{unit}", f"unknown compute unit ({_suggest(unit, UNITS)})")
+                continue
+            if not isinstance(per_precision, dict) or not per_precision:
+                self.problem(f"peaks.{unit}", "expected a mapping of precision -> peak")
+                continue
+            for precision, q in per_precision.items():
+                key = f"peaks.{unit}.{precision}"
+                if precision not in PRECISIONS:
+                    self.problem(key, f"unknown precision ({_suggest(precision, PRECISIONS)})")
+                    continue
+                parsed = self.quantity(key, q, "throughput")
+                if parsed is not None:
+                    peaks[(unit, precision)] = parsed
+        return peaks
+
+    def level(self, i: int, raw: Any, last: bool) -> MemoryLevel | None:
+        if not isinstance(raw, dict) or not isinstance(raw.get("name"), str):
+            self.problem(f"memory[{i}]", "expected a mapping with a 'name', a 'bandwidth' "
+                         "and a 'capacity'")
+            return None
+        key = f"memory.{raw['name']}"
+        for extra in sorted(set(raw) - set(_LEVEL_KEYS), key=str):
+            self.problem(f"{key}.{extra}", f"unknown key ({_suggest(extra, _LEVEL_KEYS)})")
+        bandwidth = capacity = instances = None
+        if "bandwidth" in raw:
+            bandwidth = self.quantity(f"{key}.bandwidth", raw["bandwidth"], "bandwidth")
+        elif last:
+            self.problem(f"{key}.bandwidth", "missing: main memory (the last level) needs a "
+                         "bandwidth such as '2039 GB/s'")
+        if "capacity" in raw:
+            capacity = self.quantity(f"{key}.capacity", raw["capacity"], "capacity")
+        if "instances" in raw:
+            instances = self.quantity(f"{key}.instances", raw["instances"], None)
+            if instances is not None and capacity is None:
+                self.problem(f"{key}.instances", "given without a capacity to divide")
+        if last:
+            return (None if bandwidth is None
+                    else MainMemory(raw["name"], bandwidth, capacity, instances))
+        return MemoryLevel(raw["name"], bandwidth, capacity, instances)
+
+    def memory(self, raw: Any) -> tuple[MemoryLevel, ...] | None:
+        if not isinstance(raw, list) or not raw:
+            self.problem("memory", "expected a list of memory levels, fastest first and main "
+                         "memory last")
+            return None
+        levels = [self.level(i, lv, i == len(raw) - 1) for i, lv in enumerate(raw)]
+        names = [lv["name"] for lv in raw if isinstance(lv, dict) and "name" in lv]
+        for name in sorted({n for n in names if names.count(n) > 1}, key=str):
+            self.problem(f"memory.{name}", "level named twice")
+        good = [lv for lv in levels if lv is not None]
+        if len(good) != len(levels):
+            return None
+        self.order(good)
+        return tuple(good)
+
+    def order(self, levels: list[MemoryLevel]) -> None:
+        """Fastest first: capacities grow and no cache is slower than main memory."""
+        sized = [lv for lv in levels if lv.capacity is not None]
+        for a, b in zip(sized, sized[1:], strict=False):
+            if b.capacity and a.capacity and b.capacity.value < a.capacity.value:
+                self.problem(f"memory.{b.name}.capacity", f"smaller than {a.name} before it: "
+                             "list levels fastest (smallest) first, main memory last")
+        main = levels[-1].bandwidth
+        for lv in levels[:-1]:
+            if main is not None and lv.bandwidth is not None and lv.bandwidth.value < main.value:
+                self.problem(f"memory.{lv.name}.bandwidth", f"slower than main memory "
+                             f"{levels[-1].name}: list levels fastest first, main memory last")
+
+
+def _top(c: _Checker, data: dict[Any, Any]) -> None:
+    for key in _REQUIRED:
+        if key not in data:
+            c.problem(key, "missing required key")
+    for key in sorted(set(data) - set(TOP_KEYS), key=str):
+        c.problem(str(key), f"unknown key ({_suggest(key, TOP_KEYS)})")
+    if "kind" in data and data["kind"] not in _KINDS:
+        c.problem("kind", f"expected 'gpu' or 'cpu', found {data['kind']!r}")
+    aliases = data.get("aliases", [])
+    if not isinstance(aliases, list) or not all(isinstance(a, str) and a for a in aliases):
+        c.problem("aliases", "expected a list of names, e.g. [a100]")
+    for key in ("name", "device", "notes"):
+        if key in data:
+            c.text(key, data[key])
+
+
+def _parallelism(c: _Checker, raw: Any) -> dict[str, Quantity]:
+    out: dict[str, Quantity] = {}
+    if not isinstance(raw, dict):
+        c.problem("parallelism", f"expected a mapping with keys among {', '.join(PARALLELISM)}")
+        return out
+    for key, value in raw.items():
+        if key not in PARALLELISM:
+            c.problem(f"parallelism.{key}", f"unknown key ({_suggest(key, PARALLELISM)})")
+            continue
+        q = c.quantity(f"parallelism.{key}", value, None)
+        if q is not None:
+            out[key] = q
+    return out
+
+
+def _host(c: _Checker, raw: Any) -> dict[str, str]:
+    if not isinstance(raw, dict) or not all(isinstance(k, str) for k in raw):
+        c.problem("host", "expected a mapping of text fields (where and how it was measured)")
+        return {}
+    return {k: str(v) for k, v in raw.items()}
+
+
+def check_spec(data: Any, origin: str) -> tuple[HwSpec | None, list[SpecError]]:
+    """Validate a spec already read from YAML: the spec (None if any problem) and problems.
+
+    >>> spec, problems = check_spec({"name": "x", "kind": "tpu"}, "x.yaml")
+    >>> [str(p) for p in problems][:2]
+    ['x.yaml: device: missing required key', 'x.yaml: peaks: missing required key']
+    """
+    c = _Checker(origin)
+    if not isinstance(data, dict):
+        c.problem(None, "a spec must be a YAML mapping of keys such as name, device, peaks")
+        return None, c.problems
+    _top(c, data)
+    peaks = c.peaks(data["peaks"]) if "peaks" in data else {}
+    memory = c.memory(data["memory"]) if "memory" in data else None
+    optional = {key: c.quantity(key, data[key], kind)
+                for key, kind in (("launch_overhead", "time"), ("network", "bandwidth"),
+                                  ("clock", "frequency")) if key in data}
+    parallelism = _parallelism(c, data.get("parallelism", {}))
+    host = _host(c, data.get("host", {}))
+    if c.problems or memory is None:
+        return None, c.problems
+    spec = HwSpec(
+        name=str(data["name"]), device=str(data["device"]), kind=str(data["kind"]),
+        origin=origin, peaks=peaks, memory=memory, parallelism=parallelism,
+        aliases=tuple(data.get("aliases", [])), notes=str(data.get("notes", "")), host=host,
+        launch_overhead=optional.get("launch_overhead"), network=optional.get("network"),
+        clock=optional.get("clock"),
+    )
+    return spec, []

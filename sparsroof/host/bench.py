@@ -1,0 +1,278 @@
+"""Real SpMV/SpMM runs on this host, judged against the roofline bound.
+
+Each kernel is scipy's product in one storage format (CSR, CSC, COO, BSR, DIA), or
+cuSPARSE's through CuPy where a GPU is present. Timing follows the instrumenting phase of
+*A Performance Modeling and Optimization Analysis Tool for SpMV on GPUs*: warm-up runs are
+discarded, then the kernel is repeated until both a minimum count and a minimum total time
+are reached, and the median is reported.
+
+Achieved rates use the model's own counts: achieved bandwidth = bytes / t and achieved
+FLOP/s = useful FLOPs / t, with bytes from :mod:`sparsroof.model.traffic` (format's A, the
+compulsory rows of B, C written once). The share of SoL is SoL / t. A run faster than the
+bound (fastest repetition < SoL) means the model is wrong for this host; it is reported as
+such, never clipped.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..errors import OptionError
+from ..hardware.spec import HwSpec
+from ..matrix.mtx import Matrix
+from ..model.bound import bound
+from ..model.traffic import Traffic, traffic
+from ..structure.features import Structure
+
+__all__ = [
+    "KERNEL_FORMATS",
+    "Timing",
+    "Measurement",
+    "time_call",
+    "scipy_matrix",
+    "kernel_traffic",
+    "bench",
+    "cusparse_available",
+]
+
+#: storage formats with a real kernel here (scipy / cuSPARSE)
+KERNEL_FORMATS = ("csr", "csc", "coo", "bsr", "dia")
+#: DIA and BSR are skipped when their padded slots exceed this many times the stored entries
+FILL_LIMIT = 20.0
+_NUMPY_DTYPES = {"fp64": np.float64, "fp32": np.float32}
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Wall times of the repetitions, in seconds."""
+
+    samples: tuple[float, ...]
+
+    @property
+    def median_s(self) -> float:
+        return statistics.median(self.samples)
+
+    @property
+    def min_s(self) -> float:
+        return min(self.samples)
+
+
+def time_call(fn: Callable[[], object], *, warmup: int = 3, repeat: int = 7,
+              min_time: float = 0.05, max_repeat: int = 500,
+              sync: Callable[[], object] | None = None) -> Timing:
+    """Time ``fn``: ``warmup`` discarded calls, then at least ``repeat`` timed calls and at
+    least ``min_time`` seconds in all (at most ``max_repeat`` calls). ``sync`` waits for
+    asynchronous work (a GPU stream) inside each timed interval."""
+    for _ in range(warmup):
+        fn()
+    if sync is not None:
+        sync()
+    samples: list[float] = []
+    total = 0.0
+    while len(samples) < max_repeat and (len(samples) < repeat or total < min_time):
+        start = time.perf_counter()
+        fn()
+        if sync is not None:
+            sync()
+        elapsed = time.perf_counter() - start
+        samples.append(elapsed)
+        total += elapsed
+    return Timing(tuple(samples))
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """One kernel measured on one matrix, beside its bound (SI units)."""
+
+    matrix: str
+    backend: str
+    storage: str  # the traffic model's name: csr, csc, coo, bsr4, dia
+    kernel: str
+    width: int
+    dtype: str
+    timing: Timing | None
+    bytes_total: float
+    flops_useful: float
+    flops_executed: float
+    sol_s: float
+    memory_level: str
+    bound: str
+    skipped: str = ""  # why the kernel was not run, when it was not
+
+    @property
+    def median_s(self) -> float | None:
+        return self.timing.median_s if self.timing else None
+
+    @property
+    def achieved_bytes_per_s(self) -> float | None:
+        return self.bytes_total / self.timing.median_s if self.timing else None
+
+    @property
+    def achieved_flops(self) -> float | None:
+        return self.flops_useful / self.timing.median_s if self.timing else None
+
+    @property
+    def sol_share(self) -> float | None:
+        """SoL / measured median (1.0 = at the speed of light)."""
+        return self.sol_s / self.timing.median_s if self.timing else None
+
+    def error_of(self, predicted_s: float | None) -> float | None:
+        """|predicted - fastest| / fastest of a predicted time (None without both)."""
+        if self.timing is None or predicted_s is None:
+            return None
+        return abs(predicted_s - self.timing.min_s) / self.timing.min_s
+
+    @property
+    def beats_bound(self) -> bool:
+        """True when the fastest repetition ran faster than the bound: a model error."""
+        return self.timing is not None and self.timing.min_s < self.sol_s
+
+
+def _block_size(storage: str) -> int:
+    return int(storage[3:]) if storage.startswith("bsr") and len(storage) > 3 else 4
+
+
+def scipy_matrix(matrix: Matrix, storage: str, dtype: str = "fp64") -> Any:
+    """``matrix`` as a scipy sparse matrix in ``storage`` (csr, csc, coo, bsrB, dia),
+    with random values where the file has none (the kernel's speed does not depend on them)."""
+    import scipy.sparse as sp
+
+    values = matrix.values
+    if values is None or np.iscomplexobj(values):
+        values = np.random.default_rng(0).random(matrix.stored_entries)
+    data = np.asarray(values, dtype=_NUMPY_DTYPES[dtype])
+    shape = matrix.shape
+    if storage.startswith("bsr"):  # scipy's BSR needs whole blocks: pad with empty rows/cols
+        b = _block_size(storage)
+        shape = (-(-matrix.rows // b) * b, -(-matrix.cols // b) * b)
+    coo = sp.coo_matrix((data, (matrix.row, matrix.col)), shape=shape)
+    if storage == "coo":
+        coo.sum_duplicates()
+        return coo
+    csr = coo.tocsr()
+    csr.sort_indices()
+    if storage == "csr":
+        return csr
+    if storage == "csc":
+        return csr.tocsc()
+    if storage.startswith("bsr"):
+        b = _block_size(storage)
+        return csr.tobsr(blocksize=(b, b))
+    if storage == "dia":
+        with warnings.catch_warnings():  # the fill limit has been checked by the caller
+            warnings.simplefilter("ignore", sp.SparseEfficiencyWarning)
+            return csr.todia()
+    raise OptionError(f"no kernel for storage {storage!r} (choose from "
+                      f"{', '.join(KERNEL_FORMATS)})")
+
+
+def kernel_traffic(s: Structure, storage: str, kernel: str, width: int,
+                   dtype: str) -> Traffic:
+    """Bytes and FLOPs of one kernel under the compulsory B model (int32 indices, as scipy
+    stores them for these sizes)."""
+    t = traffic(s, kernel=kernel, width=width, storage=storage, model="compulsory",
+                dtype=dtype, index="int32")
+    assert t is not None  # the compulsory model applies to every format
+    return t
+
+
+def _skip_reason(s: Structure, storage: str) -> str:
+    if storage == "dia" and s.n_diagonals * s.rows > FILL_LIMIT * max(s.stored_entries, 1):
+        return (f"DIA would store {s.n_diagonals:,} diagonals x {s.rows:,} rows, over "
+                f"{FILL_LIMIT:g}x the entries")
+    if storage.startswith("bsr"):
+        b = _block_size(storage)
+        slots = s.blocks.get(b, 0) * b * b
+        if slots > FILL_LIMIT * max(s.stored_entries, 1):
+            return f"BSR {b}x{b} would store {slots:,} slots, over {FILL_LIMIT:g}x the entries"
+    return ""
+
+
+def _operand(cols: int, width: int, dtype: str, xp: Any = np) -> Any:
+    rng = np.random.default_rng(1)
+    shape = (cols,) if width == 1 else (cols, width)
+    return xp.asarray(rng.random(shape).astype(_NUMPY_DTYPES[dtype]))
+
+
+def _measure(m: Matrix, s: Structure, spec: HwSpec, storage: str, kernel: str,
+             width: int, dtype: str, backend: str, run: Callable[[], Timing] | None,
+             skipped: str) -> Measurement:
+    t = kernel_traffic(s, storage, kernel, width, dtype)
+    launches = 1 if spec.kind == "gpu" and spec.launch_overhead is not None else 0
+    b = bound(t, spec, unit="simt", precision=dtype, launches=launches,
+              footprint=t.bytes_total)
+    timing = run() if run is not None and not skipped else None
+    return Measurement(m.name, backend, storage, kernel, width, dtype, timing, t.bytes_total,
+                       t.flops_useful, t.flops_executed, b.sol_s, b.memory_level, b.bound,
+                       skipped)
+
+
+def _storage_name(fmt: str, block: int) -> str:
+    return f"bsr{block}" if fmt == "bsr" else fmt
+
+
+def bench(m: Matrix, s: Structure, spec: HwSpec, *, formats: Sequence[str] = KERNEL_FORMATS,
+          kernel: str = "spmv", width: int = 1, dtype: str = "fp64", block: int = 4,
+          backend: str = "scipy", progress: Callable[[str], None] = lambda _: None,
+          **timing: Any) -> list[Measurement]:
+    """Measure each format's kernel on ``m`` (structure ``s``) and bound it on ``spec``.
+    ``timing`` goes to :func:`time_call`."""
+    if dtype not in _NUMPY_DTYPES:
+        raise OptionError(f"measured kernels run in fp64 or fp32, not {dtype}")
+    if kernel == "spmv" and width != 1:
+        raise OptionError("spmv multiplies by one vector (d = 1); use --kernel spmm")
+    out = []
+    for fmt in formats:
+        storage = _storage_name(fmt, block)
+        skipped = _skip_reason(s, storage)
+        run = None
+        if not skipped:
+            progress(f"{m.name}: {backend} {storage} {kernel} d={width}")
+            run = _runner(m, storage, width, dtype, backend, timing)
+        out.append(_measure(m, s, spec, storage, kernel, width, dtype, backend, run, skipped))
+    return out
+
+
+def _runner(m: Matrix, storage: str, width: int, dtype: str, backend: str,
+            timing: dict[str, Any]) -> Callable[[], Timing]:
+    if backend == "cusparse":
+        return _cusparse_runner(m, storage, width, dtype, timing)
+    a = scipy_matrix(m, storage, dtype)
+    x = _operand(a.shape[1], width, dtype)
+    return lambda: time_call(lambda: a @ x, **timing)
+
+
+def cusparse_available() -> bool:
+    """True when CuPy imports and sees a CUDA device."""
+    try:
+        import cupy
+    except ImportError:
+        return False
+    try:
+        return bool(cupy.cuda.runtime.getDeviceCount() > 0)
+    except cupy.cuda.runtime.CUDARuntimeError:
+        return False
+
+
+def _cusparse_runner(m: Matrix, storage: str, width: int, dtype: str,
+                     timing: dict[str, Any]) -> Callable[[], Timing]:
+    if not cusparse_available():
+        raise OptionError("the cusparse backend needs CuPy and a CUDA GPU; none found")
+    import cupy
+    import cupyx.scipy.sparse as csp
+
+    if storage not in ("csr", "csc", "coo"):
+        raise OptionError(f"cuSPARSE products here cover csr, csc and coo, not {storage}")
+    host = scipy_matrix(m, storage, dtype)
+    a = {"csr": csp.csr_matrix, "csc": csp.csc_matrix, "coo": csp.coo_matrix}[storage](host)
+    x = _operand(a.shape[1], width, dtype, cupy)
+    sync = cupy.cuda.get_current_stream().synchronize
+    return lambda: time_call(lambda: a @ x, sync=sync, **timing)
+

@@ -1,0 +1,362 @@
+"""Host calibration: measured kernel times fitted per storage format.
+
+The two phases of *A Performance Modeling and Optimization Analysis Tool for SpMV on GPUs*:
+
+* **instrumenting**: benchmark matrices sweep the rows R and the entries per row P (the
+  paper's benchmark criteria) in five column patterns (:mod:`sparsroof.host.sweep`); each
+  format's kernel is timed (:mod:`sparsroof.host.bench`) in several rounds over the whole
+  sweep, and each sample keeps its fastest run, the one least disturbed by other work;
+  the memory of the branch predictor is measured on its own
+  (:func:`sparsroof.host.core_cost.measure_branch_memory`);
+* **modelling**: per format, the kernel time is fitted as a non-negative sum of costs::
+
+      t = a + c·rows + e·slots + b_L·bytes + Σ_l g_l·misses_l + p·mispredicts
+            + h_32·chain_32 + h_128·chain_128
+
+  with ``slots`` the entries the kernel executes (padding included), ``bytes`` the SpMV
+  traffic (A in its format, x once, y once) charged at the level L whose capacity holds
+  it, and the core's costs of :mod:`sparsroof.host.core_cost`: x-line misses at each cache
+  level, mispredicted row exits (counted only beyond what the predictor learns), and
+  entries past 32 and 128 in one row. Capacities are what one core sees (a level's
+  capacity over its ``instances``), since the kernels run on one core. The fit minimises
+  the median-like sum of |relative errors| (least absolute deviations, by iteratively
+  reweighted non-negative least squares), so that a few disturbed runs do not pull it.
+  The level that holds the working set is the fastest whose capacity, times a share
+  ``fill`` of 1, 3/4 or 1/2, holds it (the rest of the cache serves other data and other
+  programs); the calibration keeps the share whose fit best predicts runs held out of it
+  (5-fold cross-validation), and reports that error. The paper fits time against strips
+  and entries per row on a GPU; on a CPU the same quantities enter through rows and slots.
+
+The result is saved as JSON with ``schema_version`` and read back by :func:`load`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import SparsroofError
+from ..hardware.spec import HwSpec
+from ..matrix.mtx import Matrix
+from ..structure.features import Structure, measure
+from .bench import KERNEL_FORMATS, bench, kernel_traffic
+from .core_cost import CHAINS, CoreCounts, core_counts, measure_branch_memory
+
+__all__ = ["CalibrationError", "FormatFit", "Calibration", "Sample", "features", "fit",
+           "held_out_error", "held_out_errors", "choose_fill", "calibrate", "save", "load",
+           "SCHEMA_VERSION", "FILLS"]
+
+SCHEMA_VERSION = 3
+#: shares of a cache's capacity a working set may fill and still be served from it (other
+#: data and other programs use the cache too); a calibration keeps the one that best
+#: predicts its own runs held out of the fit
+FILLS = (1.0, 0.75, 0.5)
+
+
+class CalibrationError(SparsroofError):
+    """A calibration file that cannot be used."""
+
+    def __init__(self, path: str | Path, problem: str) -> None:
+        super().__init__(f"{path}: {problem}")
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One timed kernel: the counts the fit uses and the fastest time."""
+
+    matrix: str
+    storage: str
+    rows: int
+    slots: float
+    bytes: float
+    level: str
+    seconds: float
+    misses: dict[str, float] = field(default_factory=dict)  # x-line misses per cache level
+    mispredicts: float = 0.0
+    chains: dict[str, float] = field(default_factory=dict)  # entries past 32, 128 in a row
+    spread: float = 0.0  # slowest pass / fastest pass - 1: how disturbed the runs were
+
+    @property
+    def counts(self) -> CoreCounts:
+        return CoreCounts(self.misses, self.mispredicts,
+                          {int(k): v for k, v in self.chains.items()})
+
+
+def features(rows: float, slots: float, bytes_: float, level: str, levels: Iterable[str],
+             counts: CoreCounts | None = None, branch_memory: float = 0.0
+             ) -> dict[str, float]:
+    """Feature vector of one kernel for :func:`fit`: bytes at the level that holds the
+    working set, x-line misses at each cache level, the mispredicted row exits the
+    predictor does not learn, and long-chain entries.
+
+    >>> f = features(10, 30, 400.0, "L2", ["L2", "DRAM"], CoreCounts({"L2": 5}, 9.0, {32: 2.0}),
+    ...              branch_memory=100)
+    >>> {k: v for k, v in f.items() if v}
+    {'constant': 1.0, 'rows': 10, 'slots': 30, 'bytes@L2': 400.0, 'misses@L2': 5, 'chain@32': 2.0}
+    """
+    names = list(levels)
+    c = counts or CoreCounts()
+    out: dict[str, float] = {"constant": 1.0, "rows": rows, "slots": slots}
+    for name in names:
+        out[f"bytes@{name}"] = bytes_ if name == level else 0.0
+    for name in names[:-1]:
+        out[f"misses@{name}"] = c.misses.get(name, 0.0)
+    out["mispredicts"] = c.mispredicts if c.mispredicts > branch_memory else 0.0
+    for k in CHAINS:
+        out[f"chain@{k}"] = c.chains.get(k, 0.0)
+    return out
+
+
+@dataclass(frozen=True)
+class FormatFit:
+    """Fitted coefficients of one format (seconds per unit of each feature)."""
+
+    coefficients: dict[str, float]
+    samples: int
+    median_error: float  # median |predicted - measured| / measured over the samples
+    max_error: float
+    held_out_median: float | None = None  # the same, each sample left out of its fit
+
+    def predict(self, x: dict[str, float]) -> float:
+        """Seconds for the feature vector ``x`` (:func:`features`)."""
+        return sum(self.coefficients.get(k, 0.0) * v for k, v in x.items())
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """A host's fitted kernel-time model and its measured memory roofs."""
+
+    spec: str
+    device: str
+    dtype: str
+    levels: tuple[tuple[str, float | None], ...]  # (name, bytes one core sees), fastest first
+    roofs: dict[str, float]  # measured bandwidth per level, bytes/s
+    fits: dict[str, FormatFit]
+    branch_memory: float = 0.0  # mispredicted exits the branch predictor learns outright
+    fill: float = 1.0  # share of a cache's capacity a working set may take and stay there
+    held_out_error: float | None = None  # mean |relative error| on runs left out of the fit
+
+    def level_of(self, footprint: float) -> str:
+        """The fastest level whose capacity, times :attr:`fill`, holds ``footprint`` bytes
+        (else main memory)."""
+        for name, capacity in self.levels[:-1]:
+            if capacity is not None and footprint <= capacity * self.fill:
+                return name
+        return self.levels[-1][0]
+
+    def counts(self, m: Matrix, storage: str = "csr") -> CoreCounts:
+        """The core's counts for ``m`` in the order ``storage``'s kernel reads it (by
+        columns for CSC, by rows otherwise)."""
+        from .core_cost import traversal
+
+        by_column = storage == "csc"
+        indptr, colidx = (traversal(m.col, m.row, m.cols) if by_column
+                          else traversal(m.row, m.col, m.rows))
+        caches = [(n, c) for n, c in self.levels[:-1] if c is not None]
+        return core_counts(indptr, colidx, caches, 4 if self.dtype == "fp32" else 8)
+
+    def predict(self, storage: str, rows: float, slots: float, bytes_: float,
+                counts: CoreCounts | None = None, footprint: float | None = None
+                ) -> float | None:
+        """Predicted kernel seconds, or None when ``storage`` was not calibrated."""
+        f = self.fits.get(storage)
+        if f is None:
+            return None
+        level = self.level_of(bytes_ if footprint is None else footprint)
+        return f.predict(features(rows, slots, bytes_, level, [n for n, _ in self.levels],
+                                  counts, self.branch_memory))
+
+    def predict_matrix(self, m: Matrix, s: Structure, storages: Iterable[str]
+                       ) -> dict[str, float]:
+        """Predicted SpMV seconds of ``m`` (structure ``s``) in each calibrated storage."""
+        out: dict[str, float] = {}
+        by_order: dict[bool, CoreCounts] = {}
+        for storage in storages:
+            if storage not in self.fits:
+                continue
+            order = storage == "csc"
+            if order not in by_order:
+                by_order[order] = self.counts(m, storage)
+            t = kernel_traffic(s, storage, "spmv", 1, self.dtype)
+            seconds = self.predict(storage, s.rows, t.flops_executed / 2, t.bytes_total,
+                                   by_order[order])
+            assert seconds is not None
+            out[storage] = seconds
+        return out
+
+
+def fit(samples: list[Sample], levels: Iterable[str], branch_memory: float = 0.0,
+        rounds: int = 40) -> dict[str, FormatFit]:
+    """Per format, non-negative least absolute relative deviations of time on the
+    features, by iteratively reweighted non-negative least squares."""
+    from scipy.optimize import nnls
+
+    names = list(levels)
+    fits = {}
+    for storage in sorted({s.storage for s in samples}):
+        mine = [s for s in samples if s.storage == storage]
+        rows = [features(s.rows, s.slots, s.bytes, s.level, names, s.counts, branch_memory)
+                for s in mine]
+        keys = list(rows[0])
+        x = np.array([[r[k] for k in keys] for r in rows], dtype=float)
+        y = np.array([s.seconds for s in mine])
+        scale = np.maximum(x.max(axis=0), 1e-300)  # columns of comparable size for nnls
+        a = (x / scale) / y[:, None]
+        weight = np.ones_like(y)
+        for _ in range(rounds):  # weights 1/sqrt|r| turn squares into absolute values
+            coef, _ = nnls(a * weight[:, None], weight)
+            weight = 1 / np.sqrt(np.maximum(np.abs(a @ coef - 1), 1e-3))
+        coef = coef / scale
+        err = np.abs(x @ coef - y) / y
+        fits[storage] = FormatFit(dict(zip(keys, coef.tolist(), strict=True)), len(mine),
+                                  float(np.median(err)), float(err.max()))
+    return fits
+
+
+def held_out_errors(samples: list[Sample], levels: Iterable[str], branch_memory: float,
+                    folds: int = 5) -> dict[str, list[float]]:
+    """|relative error| of every sample predicted by a fit made without it
+    (``folds``-fold cross-validation), by format."""
+    names = list(levels)
+    errors: dict[str, list[float]] = {}
+    for k in range(folds):
+        fits = fit([s for i, s in enumerate(samples) if i % folds != k], names, branch_memory)
+        for s in samples[k::folds]:
+            if s.storage in fits:
+                x = features(s.rows, s.slots, s.bytes, s.level, names, s.counts, branch_memory)
+                errors.setdefault(s.storage, []).append(
+                    abs(fits[s.storage].predict(x) - s.seconds) / s.seconds)
+    return errors
+
+
+def held_out_error(samples: list[Sample], levels: Iterable[str], branch_memory: float,
+                   folds: int = 5) -> float:
+    """Mean |relative error| of the samples, each predicted by a fit made without it,
+    over all formats."""
+    errors = held_out_errors(samples, levels, branch_memory, folds)
+    return float(np.mean([e for v in errors.values() for e in v])) if errors else 0.0
+
+
+def choose_fill(samples: list[Sample], levels: tuple[tuple[str, float | None], ...],
+                branch_memory: float) -> tuple[float, float, list[Sample]]:
+    """The share of :data:`FILLS` whose memory levels predict held-out samples best, that
+    error, and the samples relabelled with their levels at that share."""
+    names = [n for n, _ in levels]
+    best: tuple[float, float, list[Sample]] | None = None
+    for fill in FILLS:
+        level_of = Calibration("", "", "", levels, {}, {}, fill=fill).level_of
+        mine = [dataclasses.replace(s, level=level_of(s.bytes)) for s in samples]
+        error = held_out_error(mine, names, branch_memory)
+        if best is None or error < best[1]:
+            best = (fill, error, mine)
+    assert best is not None
+    return best
+
+
+def calibrate(spec: HwSpec, roofs: dict[str, float], *, dtype: str = "fp64",
+              formats: Sequence[str] = KERNEL_FORMATS,
+              matrices: list[tuple[str, int, int]] | None = None, rounds: int = 2,
+              progress: Callable[[int, int, str], None] = lambda *_: None,
+              **timing: Any) -> tuple[Calibration, list[Sample]]:
+    """Run the sweep on this host ``rounds`` times, fit every format, and return the
+    calibration and the samples (each the fastest of its rounds). ``spec`` should carry
+    the measured roofs (:func:`sparsroof.host.memory_roofs.with_roofs`) so that the runs are bounded
+    by the right level; ``timing`` goes to :func:`sparsroof.host.bench.time_call`."""
+    from .sweep import generate
+    from .sweep import plan as sweep_plan
+
+    levels = tuple((lvl.name, lvl.capacity_per_instance) for lvl in spec.memory)
+    todo = matrices if matrices is not None else sweep_plan()
+    steps = rounds * len(todo)
+    progress(0, steps, "branch predictor memory")
+    memory = measure_branch_memory(**timing)
+    partial = Calibration(spec.name, spec.device, dtype, levels, roofs, {}, memory)
+    known: dict[str, tuple[Structure, dict[bool, CoreCounts]]] = {}
+    best: dict[tuple[str, str], Sample] = {}
+    passes: dict[tuple[str, str], list[float]] = {}  # the fastest run of every pass
+    for r in range(rounds):
+        for i, (pattern, rows, per_row) in enumerate(todo):
+            m = generate(pattern, rows, per_row)
+            progress(r * len(todo) + i, steps, f"{m.name} (round {r + 1} of {rounds})")
+            if m.name not in known:
+                known[m.name] = (measure(m), {})
+            s, by_order = known[m.name]
+            for run in bench(m, s, spec, formats=formats, dtype=dtype, **timing):
+                if run.timing is None:
+                    continue
+                order = run.storage == "csc"
+                if order not in by_order:
+                    by_order[order] = partial.counts(m, run.storage)
+                c = by_order[order]
+                key = (m.name, run.storage)
+                passes.setdefault(key, []).append(run.timing.min_s)
+                if key in best and best[key].seconds <= run.timing.min_s:
+                    continue
+                t = kernel_traffic(s, run.storage, "spmv", 1, dtype)
+                best[key] = Sample(m.name, run.storage, rows, t.flops_executed / 2,
+                                   t.bytes_total, partial.level_of(t.bytes_total),
+                                   run.timing.min_s, c.misses, c.mispredicts,
+                                   {str(k): v for k, v in c.chains.items()})
+    progress(steps, steps, "fitting")
+    measured = [dataclasses.replace(b, spread=max(passes[k]) / min(passes[k]) - 1)
+                for k, b in best.items()]
+    fill, error, samples = choose_fill(measured, levels, memory)
+    names = [n for n, _ in levels]
+    held = held_out_errors(samples, names, memory)
+    fits = {k: dataclasses.replace(f, held_out_median=float(np.median(held[k])))
+            if held.get(k) else f for k, f in fit(samples, names, memory).items()}
+    return Calibration(spec.name, spec.device, dtype, levels, roofs, fits, memory, fill,
+                       error), samples
+
+
+def save(c: Calibration, samples: list[Sample], path: str | Path) -> None:
+    """Write ``c`` (and the samples it was fitted on) as JSON."""
+    from dataclasses import asdict
+
+    from .._version import __version__
+
+    doc = {"schema_version": SCHEMA_VERSION, "tool": "sparsroof", "version": __version__,
+           "kind": "calibration", "spec": c.spec, "device": c.device, "dtype": c.dtype,
+           "kernel": "spmv", "branch_memory_exits": c.branch_memory,
+           "working_set_fill": c.fill, "held_out_error": c.held_out_error,
+           "levels": [{"name": n, "capacity_bytes": cap} for n, cap in c.levels],
+           "roofs_bytes_per_s": c.roofs,
+           "fits": {k: asdict(f) for k, f in c.fits.items()},
+           "samples": [asdict(s) for s in samples]}
+    Path(path).write_text(json.dumps(doc, indent=1) + "\n")
+
+
+def load(path: str | Path) -> Calibration:
+    """Read a calibration file; a clear error when it is missing or malformed."""
+    try:
+        doc = json.loads(Path(path).read_text())
+    except FileNotFoundError:
+        raise CalibrationError(path, "no such file") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise CalibrationError(path, f"cannot read calibration JSON: {err}") from None
+    if not isinstance(doc, dict) or doc.get("kind") != "calibration":
+        raise CalibrationError(path, "not a sparsroof calibration file")
+    if doc.get("schema_version") != SCHEMA_VERSION:
+        raise CalibrationError(path, f"schema_version {doc.get('schema_version')!r} is not "
+                               f"{SCHEMA_VERSION}; run sparsroof calibrate again")
+    try:
+        fits = {k: FormatFit({n: float(v) for n, v in f["coefficients"].items()},
+                             int(f["samples"]), float(f["median_error"]),
+                             float(f["max_error"]), f.get("held_out_median"))
+                for k, f in doc["fits"].items()}
+        levels = tuple((str(lv["name"]), lv["capacity_bytes"]) for lv in doc["levels"])
+        return Calibration(str(doc["spec"]), str(doc["device"]), str(doc["dtype"]), levels,
+                           {str(k): float(v) for k, v in doc["roofs_bytes_per_s"].items()},
+                           fits, float(doc["branch_memory_exits"]),
+                           float(doc["working_set_fill"]), doc.get("held_out_error"))
+    except KeyError as err:
+        raise CalibrationError(path, f"malformed calibration: no {err.args[0]!r}; run "
+                               "sparsroof calibrate again") from None
+    except (TypeError, ValueError, AttributeError) as err:
+        raise CalibrationError(path, f"malformed calibration ({err!r})") from None

@@ -1,0 +1,161 @@
+"""What one CPU core spends on a sparse matrix-vector product besides moving bytes.
+
+A bound counts bytes and FLOPs; a measured CSR SpMV on one core also pays for three
+things the structure decides, and which the calibration (:mod:`sparsroof.host.calibration`)
+fits a cost to:
+
+* **x-line misses per cache level.** The gathers of x run through the core's caches
+  while the matrix streams past them (:mod:`sparsroof.host.cachesim`): scattered columns
+  miss where near-diagonal ones hit, and a miss costs more the further down it goes.
+* **Mispredicted row exits.** Every row ends a loop; where row lengths vary, the branch
+  that leaves it is mispredicted. The count is that of a predictor that knows how many
+  entries of the row it has done and how long the previous row was, taking the likelier
+  outcome in each case; rows longer than it can count mispredict once when their length
+  changes. A real predictor also learns a repeated sequence of exits outright while it
+  fits in its tables, which :func:`measure_branch_memory` measures on this host.
+* **Long dependency chains.** A row's sum is one chain of dependent additions: short
+  rows overlap in the out-of-order window, but entries beyond a few dozen in one row run
+  at the adder's latency, not its throughput (entries past 32 and past 128 are counted).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+import numpy as np
+
+__all__ = ["CoreCounts", "CHAINS", "core_counts", "traversal", "mispredicted_exits",
+           "chain_entries", "measure_branch_memory"]
+
+#: row lengths past which entries count as a long chain
+CHAINS = (32, 128)
+LINE_BYTES = 64
+WAYS = 8
+_COUNTED = 64  # the longest row whose iterations the modelled predictor tells apart
+
+
+@dataclass(frozen=True)
+class CoreCounts:
+    """The structure's core costs for one traversal order (rows for CSR)."""
+
+    misses: dict[str, float] = field(default_factory=dict)  # x-line misses per cache level
+    mispredicts: float = 0.0
+    chains: dict[int, float] = field(default_factory=dict)  # entries past each CHAINS length
+
+
+def mispredicted_exits(lengths: np.ndarray) -> float:
+    """Row-exit mispredictions of the predictor described in the module docstring.
+
+    >>> mispredicted_exits(np.array([4, 4, 4, 4]))  # constant lengths: none
+    0.0
+    >>> mispredicted_exits(np.array([2, 3, 2, 3, 2, 3]))  # alternating: the previous length tells
+    0.0
+    >>> mispredicted_exits(np.array([2, 2, 3, 2, 2, 3, 3, 2]))
+    3.0
+    """
+    lengths = np.asarray(lengths, dtype=np.int64)
+    if lengths.size == 0:
+        return 0.0
+    capped = np.minimum(lengths, _COUNTED)
+    prev = np.concatenate([[0], capped[:-1]])
+    n = _COUNTED + 1
+    table = np.bincount(prev * n + capped, minlength=n * n).reshape(n, n)
+    # rows of each (previous length, length) case that go on past each iteration
+    longer = np.cumsum(table[:, ::-1], axis=1)[:, ::-1]
+    longer = np.concatenate([longer[:, 1:], np.zeros((n, 1), longer.dtype)], axis=1)
+    counted = float(np.minimum(table, longer).sum())
+    uncounted = np.count_nonzero((lengths[1:] >= _COUNTED) & (lengths[1:] != lengths[:-1]))
+    return counted + float(uncounted + (lengths[0] >= _COUNTED))
+
+
+def chain_entries(lengths: np.ndarray, past: int) -> float:
+    """Entries beyond the first ``past`` of every row.
+
+    >>> chain_entries(np.array([10, 40, 100]), 32)
+    76.0
+    """
+    return float(np.maximum(np.asarray(lengths, dtype=np.int64) - past, 0).sum())
+
+
+def traversal(row: np.ndarray, col: np.ndarray, rows: int) -> tuple[np.ndarray, np.ndarray]:
+    """Row pointers and the columns in row order, increasing within each row (the order a
+    CSR kernel reads them; pass columns as rows for CSC), by the compiled counting sort of
+    :mod:`sparsroof.structure._jit`; the inputs are never reordered."""
+
+    from ..structure import _jit
+
+    k: Any = _jit
+    row, col = np.ascontiguousarray(row), np.ascontiguousarray(col)
+    indptr, grouped, in_order = k.group_by_row(row, col, rows)
+    return indptr, grouped if in_order else k.sort_rows(indptr, grouped, grouped is col)
+
+
+def core_counts(indptr: np.ndarray, colidx: np.ndarray, caches: Sequence[tuple[str, float]],
+                value_bytes: int = 8, index_bytes: int = 4) -> CoreCounts:
+    """The counts of one traversal: ``indptr``/``colidx`` in the order the kernel reads
+    them (CSR for a row-ordered kernel), ``caches`` as (name, bytes one core sees),
+    fastest first."""
+    from .cachesim import line_misses
+
+    lengths = np.diff(indptr)
+    per_line = max(1, LINE_BYTES // value_bytes)
+    sets = np.array([max(1, int(c // (LINE_BYTES * WAYS))) for _, c in caches], np.int64)
+    misses: dict[str, float] = {}
+    if len(caches):
+        counted = line_misses(np.ascontiguousarray(colidx, dtype=np.int64), per_line, sets,
+                              np.full(len(caches), WAYS, np.int64),
+                              (value_bytes + index_bytes) / LINE_BYTES)
+        misses = {name: float(n) for (name, _), n in zip(caches, counted, strict=True)}
+    return CoreCounts(misses, mispredicted_exits(lengths),
+                      {k: chain_entries(lengths, k) for k in CHAINS})
+
+
+def _lognormal_rows(rows: int, mean: float, rng: np.random.Generator) -> np.ndarray:
+    lengths = np.round(mean * np.exp(rng.standard_normal(rows) - 0.5))
+    return np.maximum(1, lengths).astype(np.int64)
+
+
+#: rows of the matrices :func:`measure_branch_memory` tries
+BRANCH_SIZES = (2**11, 2**12, 2**13, 2**14, 2**15, 2**16, 2**17)
+
+
+def measure_branch_memory(sizes: Sequence[int] = BRANCH_SIZES, mean: float = 4.0,
+                          **timing: Any) -> float:
+    """How many mispredicted row exits this host's branch predictor learns outright when
+    the same SpMV repeats (a count of exits; :func:`mispredicted_exits`).
+
+    For each size, a matrix whose row lengths vary at random (contiguous columns, so x
+    never misses) is timed against the same rows sorted by length; the extra time per
+    exit is near zero while the predictor holds the whole sequence and jumps once it no
+    longer can. The memory is the geometric mean of the exit counts either side of the
+    jump (the smallest count tried when even that one is mispredicted, the largest when
+    none is).
+    """
+    import scipy.sparse as sp
+
+    from .bench import time_call
+
+    rng = np.random.default_rng(3)
+    exits, extra = [], []
+    for rows in sizes:
+        lengths = _lognormal_rows(rows, mean, rng)
+        times = []
+        for order in (lengths, np.sort(lengths)):
+            indptr = np.concatenate([[0], np.cumsum(order)])
+            start = np.repeat(np.arange(rows) - indptr[:-1], order)
+            cols = (np.arange(indptr[-1]) + start) % rows
+            a = sp.csr_matrix((np.ones(cols.size), cols, indptr), shape=(rows, rows))
+            times.append(time_call(partial(a.dot, np.ones(rows)), **timing).min_s)
+        exits.append(mispredicted_exits(lengths))
+        extra.append(max(0.0, times[0] - times[1]) / max(exits[-1], 1.0))
+    jump = 0.5 * max(extra)
+    above = [e > jump for e in extra]
+    if jump < 0.5e-9 or not above[-1]:  # the largest sequence was learned too
+        return float(exits[-1])
+    first = min(i for i in range(len(above)) if all(above[i:]))
+    if first == 0:
+        return float(exits[0])
+    return float(np.sqrt(exits[first - 1] * exits[first]))

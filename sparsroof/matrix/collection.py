@@ -1,0 +1,295 @@
+"""Finding matrices in directory trees laid out like the SuiteSparse Matrix Collection.
+
+Accepted files: ``.mtx``, ``.mtx.gz``, ``.smtx`` and SuiteSparse archives
+``Group/Name.tar.gz`` (also ``.tgz`` and ``.tar``) that hold ``Name/Name.mtx`` beside
+auxiliary files. Archives are read as a stream, never unpacked to disk.
+
+Auxiliary files follow the collection's naming: inside a directory ``Name`` (unpacked or
+in an archive) that holds ``Name.mtx``, every other ``Name_*.mtx`` (``Name_b.mtx``,
+``Name_coord.mtx``, ``Name_nodename.mtx``, ...) belongs to the problem ``Name`` rather
+than being a matrix of its own. They are skipped unless asked for.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import io
+import os
+import tarfile
+import zlib
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import IO
+
+import numpy as np
+
+from ..errors import MatrixFileError
+from .mtx import MATRIX_SUFFIXES, Header, Matrix, load, peek
+
+__all__ = [
+    "ARCHIVE_SUFFIXES",
+    "Source",
+    "SizeFilter",
+    "Discovery",
+    "discover",
+    "peek_source",
+    "load_source",
+]
+
+ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar")
+_ARCHIVE_ERRORS = (tarfile.TarError, OSError, EOFError, zlib.error)
+
+
+@dataclass(frozen=True)
+class Source:
+    """One matrix to analyse: a file, or a member of a tar archive (``member`` set)."""
+
+    path: str  # absolute path of the file on disk
+    name: str  # the matrix's name (SuiteSparse: Name)
+    size: int  # bytes of the file on disk (the whole archive for members)
+    mtime_ns: int
+    member: str = ""
+    auxiliary: bool = False
+
+    @property
+    def label(self) -> str:
+        """How the matrix is named in messages: ``path`` or ``archive::member``."""
+        return f"{self.path}::{self.member}" if self.member else self.path
+
+
+@dataclass(frozen=True)
+class SizeFilter:
+    """Bounds on the rows and on the entries a header declares (None: no bound)."""
+
+    min_rows: int | None = None
+    max_rows: int | None = None
+    min_nnz: int | None = None
+    max_nnz: int | None = None
+
+    def accepts(self, rows: int, entries: int) -> bool:
+        """True when ``rows`` and ``entries`` lie within every bound that is set.
+
+        >>> SizeFilter(max_rows=100).accepts(50, 10**6), SizeFilter(min_nnz=5).accepts(9, 4)
+        (True, False)
+        """
+        checks = ((self.min_rows, rows, 1), (self.max_rows, rows, -1),
+                  (self.min_nnz, entries, 1), (self.max_nnz, entries, -1))
+        return all(bound is None or (value - bound) * sign >= 0 for bound, value, sign in checks)
+
+    @property
+    def active(self) -> bool:
+        return any(v is not None for v in (self.min_rows, self.max_rows, self.min_nnz,
+                                           self.max_nnz))
+
+
+@dataclass
+class Discovery:
+    """What a walk found: matrices to analyse and auxiliary files left out."""
+
+    sources: list[Source] = field(default_factory=list)
+    auxiliary: list[Source] = field(default_factory=list)
+
+
+def _suffix(name: str) -> str | None:
+    for suffix in (*ARCHIVE_SUFFIXES, *MATRIX_SUFFIXES):
+        if name.endswith(suffix):
+            return suffix
+    return None
+
+
+def _stem(name: str) -> str:
+    suffix = _suffix(name)
+    return name[: -len(suffix)] if suffix else name
+
+
+def _is_auxiliary(stem: str, problem: str, stems: set[str]) -> bool:
+    """``Name_b`` is auxiliary in a directory ``Name`` that also holds ``Name``.
+
+    >>> _is_auxiliary("west_b", "west", {"west", "west_b"})
+    True
+    >>> _is_auxiliary("west_b", "other", {"west", "west_b"})
+    False
+    """
+    return stem != problem and problem in stems and stem.startswith(problem + "_")
+
+
+def _file_source(path: Path, name: str, member: str = "") -> Source:
+    st = path.stat()
+    return Source(str(path), name, st.st_size, st.st_mtime_ns, member)
+
+
+def _archive_members(path: Path, problem: str) -> list[str]:
+    """Matrix Market members of an archive under ``problem/`` (one pass over the stream)."""
+    try:
+        with tarfile.open(path, "r|*") as tar:
+            return [info.name.removeprefix("./") for info in tar
+                    if info.isfile() and info.name.endswith(".mtx")]
+    except _ARCHIVE_ERRORS:
+        # listed as the primary member; loading it reports what is wrong with the archive
+        return [f"{problem}/{problem}.mtx"]
+
+
+def _archive_sources(path: Path, include_aux: bool) -> Iterator[Source]:
+    problem = _stem(path.name)
+    primary = f"{problem}/{problem}.mtx"
+    base = _file_source(path, problem, primary)
+    if not include_aux:
+        yield base
+        return
+    members = _archive_members(path, problem)
+    stems = {_stem(Path(m).name) for m in members if Path(m).parent.name == problem}
+    for member in members:
+        stem = _stem(Path(member).name)
+        aux = Path(member).parent.name == problem and _is_auxiliary(stem, problem, stems)
+        yield replace(base, name=stem, member=member, auxiliary=aux)
+
+
+def _directory_sources(directory: Path, names: Sequence[str], include_aux: bool
+                       ) -> Iterator[Source]:
+    matrix_names = [n for n in names if _suffix(n) in MATRIX_SUFFIXES]
+    stems = {_stem(n) for n in matrix_names}
+    for name in names:
+        suffix = _suffix(name)
+        if suffix in ARCHIVE_SUFFIXES:
+            yield from _archive_sources(directory / name, include_aux)
+        elif suffix is not None:
+            stem = _stem(name)
+            source = _file_source(directory / name, stem)
+            yield replace(source, auxiliary=_is_auxiliary(stem, directory.name, stems))
+
+
+def _walk(root: Path, include_aux: bool) -> Iterator[Source]:
+    if not root.exists():
+        raise MatrixFileError(root, "no such file or directory")
+    if root.is_file():
+        if _suffix(root.name) in ARCHIVE_SUFFIXES:
+            yield from _archive_sources(root, include_aux)
+        else:
+            yield _file_source(root, _stem(root.name))
+        return
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        yield from _directory_sources(Path(dirpath), sorted(filenames), include_aux)
+
+
+def _matches(source: Source, patterns: Sequence[str]) -> bool:
+    return not patterns or any(
+        fnmatch.fnmatchcase(source.name, p) or fnmatch.fnmatchcase(source.label, p)
+        for p in patterns)
+
+
+def discover(roots: Iterable[str | Path], *, include_aux: bool = False,
+             names: Sequence[str] = ()) -> Discovery:
+    """Find the matrices under ``roots`` (directories are searched recursively).
+
+    ``names`` are glob patterns matched against the matrix name or its full label; a
+    matrix is kept when any pattern matches. A root that does not exist is an error.
+    Each matrix is found once, even when roots overlap.
+    """
+    found = Discovery()
+    seen: set[tuple[str, str]] = set()
+    for root in roots:
+        for source in _walk(Path(root).resolve(), include_aux):
+            key = (source.path, source.member)
+            if key in seen or not _matches(source, names):
+                continue
+            seen.add(key)
+            if source.auxiliary and not include_aux:
+                found.auxiliary.append(source)
+            else:
+                found.sources.append(source)
+    return found
+
+
+class _Replay(io.RawIOBase):
+    """A read-only stream that serves ``prefix`` and then the rest of ``stream``."""
+
+    def __init__(self, prefix: bytes, stream: IO[bytes]) -> None:
+        self._prefix = memoryview(prefix)
+        self._stream = stream
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        if self._prefix:
+            n = min(len(buffer), len(self._prefix))
+            buffer[:n] = self._prefix[:n]
+            self._prefix = self._prefix[n:]
+            return n
+        data = self._stream.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+
+@contextmanager
+def _member(source: Source) -> Iterator[IO[bytes]]:
+    """The archive member's bytes as a stream; archive faults become MatrixFileError."""
+    try:
+        with tarfile.open(source.path, "r|*") as tar:
+            for info in tar:
+                if info.name.removeprefix("./") == source.member and info.isfile():
+                    handle = tar.extractfile(info)
+                    assert handle is not None  # a regular file always has a stream
+                    yield handle
+                    return
+    except _ARCHIVE_ERRORS as err:
+        raise MatrixFileError(source.label, f"cannot read archive: {err}") from None
+    raise MatrixFileError(source.path, f"archive holds no {source.member}")
+
+
+def _read_mm_header(source: Source, stream: IO[bytes]) -> tuple[Header, bytes]:
+    """Parse the banner, comments and size line; return the header and the bytes read."""
+    import fast_matrix_market as fmm
+
+    lines = [stream.readline()]
+    while lines[-1] and (lines[-1].startswith(b"%") or not lines[-1].strip()):
+        lines.append(stream.readline())
+    prefix = b"".join(lines)
+    try:
+        h = fmm.read_header(io.BytesIO(prefix))
+    except (ValueError, RuntimeError) as err:
+        raise MatrixFileError(source.label, str(err).strip().rstrip(".")) from None
+    if h.object != "matrix":
+        raise MatrixFileError(source.label, f"is a Matrix Market {h.object}, not a matrix")
+    rows, cols = (int(x) for x in h.shape)
+    entries = int(h.nnz) if h.format == "coordinate" else rows * cols
+    return Header(source.label, h.format, h.field, h.symmetry, rows, cols, entries), prefix
+
+
+def peek_source(source: Source) -> Header:
+    """The header of ``source`` (for archives: streamed up to the member's size line)."""
+    if not source.member:
+        return peek(source.path)
+    with _member(source) as stream:
+        header, _ = _read_mm_header(source, stream)
+    return header
+
+
+def _read_member(source: Source, stream: IO[bytes]) -> Matrix:
+    import fast_matrix_market as fmm
+
+    header, prefix = _read_mm_header(source, stream)
+    body = io.BufferedReader(_Replay(prefix, stream))
+    try:
+        if header.format == "array":
+            dense = fmm.read_array(body)
+            row, col = (a.ravel() for a in np.indices(dense.shape, dtype=np.int64))
+            values: np.ndarray | None = dense.ravel()
+        else:
+            (values, (row, col)), _ = fmm.read_coo(body)
+    except (ValueError, RuntimeError) as err:
+        raise MatrixFileError(source.label, str(err).strip().rstrip(".")) from None
+    if header.field == "pattern":
+        values = None
+    return Matrix(source.name, source.label, header.rows, header.cols, row, col, values, header)
+
+
+def load_source(source: Source) -> Matrix:
+    """Load ``source`` into a :class:`Matrix` (archive members straight from the stream)."""
+    if not source.member:
+        return load(source.path)
+    with _member(source) as stream:
+        return _read_member(source, stream)

@@ -1,0 +1,159 @@
+"""Speed of light (SoL) of a kernel on a device: the roofline bound.
+
+For a compute unit with peak P and a memory level with bandwidth β (the roofline model,
+applied to sparse kernels in *The Sparsity Roofline*, with the launch-overhead ceiling of
+*Time-Based Roofline for Deep Learning Performance Analysis*):
+
+    SoL = max(F_exec / P, bytes / β, launches · t_launch)
+    AI = F_useful / bytes,  attainable = F_useful / SoL
+
+and the bound is whichever term is largest. When the kernel's whole working set fits a
+cache level of the spec, that level's bandwidth is the memory roof (a warm repeated run
+never reaches DRAM; *Sparsity-Aware Roofline Models* saw runs "beat" a DRAM bound so).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import OptionError
+from ..hardware.spec import UNITS, HwSpec, MemoryLevel
+from .traffic import Traffic
+
+__all__ = ["Bound", "bound", "entry_peak", "sol_seconds", "memory_level", "resolve_unit",
+           "auto_unit"]
+
+
+@dataclass(frozen=True)
+class Bound:
+    """Roofline position of one kernel on one device (seconds, FLOP/s, bytes/s)."""
+
+    unit: str
+    precision: str
+    peak_flops: float
+    memory_level: str
+    bandwidth: float
+    compute_s: float
+    memory_s: float
+    launch_s: float
+    sol_s: float
+    bound: str  # "compute", "memory" or "launch"
+    attainable_flops: float
+    in_cache: bool = False  # the working set fits memory_level, a cache
+
+
+def sol_seconds(compute_s: float, memory_s: float, launch_s: float = 0.0) -> tuple[float, str]:
+    """The largest of the three terms and its name (ties go to memory, then compute).
+
+    >>> sol_seconds(2e-6, 3e-6)
+    (3e-06, 'memory')
+    >>> sol_seconds(2e-6, 3e-6, 4.2e-6)
+    (4.2e-06, 'launch')
+    """
+    terms = (("memory", memory_s), ("compute", compute_s), ("launch", launch_s))
+    name, value = max(terms, key=lambda t: t[1])
+    return value, name
+
+
+def memory_level(spec: HwSpec, footprint: float | None) -> tuple[MemoryLevel, bool]:
+    """The fastest level whose capacity holds ``footprint`` bytes and whose bandwidth is
+    known (main memory when none does, or when ``footprint`` is None); True when that
+    level is a cache.
+
+    >>> from sparsroof.hardware.spec import load_spec
+    >>> a100 = load_spec("a100")
+    >>> [(lvl.name, cached) for lvl, cached in (memory_level(a100, 1e6), memory_level(a100, 1e9))]
+    [('L2', True), ('HBM2e', False)]
+    """
+    if footprint is not None:
+        for level in spec.memory[:-1]:
+            if (level.capacity is not None and level.bandwidth is not None
+                    and footprint <= level.capacity.value):
+                return level, True
+    return spec.dram, False
+
+
+def auto_unit(storage: str, nm_group: tuple[int, int] | None = None) -> str:
+    """The compute unit a pattern can use (*The Sparsity Roofline*, section 5):
+    unstructured formats run on SIMT cores; dense and block formats on tensor cores;
+    2:4 on sparse tensor cores, other N:M patterns on dense tensor cores.
+
+    >>> auto_unit("csr"), auto_unit("bsr16"), auto_unit("nm", (2, 4)), auto_unit("nm", (1, 4))
+    ('simt', 'tensor', 'tensor-sparse', 'tensor')
+    """
+    if storage == "nm":
+        return "tensor-sparse" if nm_group == (2, 4) else "tensor"
+    if storage == "dense" or storage.startswith("bsr"):
+        return "tensor"
+    return "simt"
+
+
+def resolve_unit(spec: HwSpec, unit: str, dtype: str, precision: str | None,
+                 explicit: bool) -> tuple[str, str]:
+    """(unit, precision) with a peak in ``spec``.
+
+    The precision is ``precision`` or the value type; tensor units compute fp32 data as
+    tf32. An explicitly chosen unit that lacks the precision is an error; an automatic
+    choice falls back from sparse tensor to tensor to SIMT units.
+    """
+    wanted = precision or dtype
+    order = [unit] if explicit else list(UNITS[: UNITS.index(unit) + 1])[::-1]
+    for candidate in order:
+        for p in (wanted, "tf32") if (wanted == "fp32" and candidate != "simt"
+                                       and precision is None) else (wanted,):
+            if (candidate, p) in spec.peaks:
+                return candidate, p
+    have = ", ".join(sorted(f"{u}/{p}" for u, p in spec.peaks))
+    raise OptionError(f"{spec.name} has no {unit} peak at {wanted} (it has: {have})")
+
+
+def entry_peak(spec: HwSpec, unit: str, precision: str) -> float:
+    """Peak rate at which ``unit`` multiplies stored entries, in FLOP/s.
+
+    Sparse tensor-core peaks are quoted dense-equivalent: a 2:4 GEMM is credited with the
+    FLOPs of the zeros it skips. Against the entries actually stored that rate is halved
+    (so a compute-bound 2:4 layer runs 2x faster than dense, not 4x).
+
+    >>> from sparsroof.hardware.spec import load_spec
+    >>> a100 = load_spec("a100")
+    >>> entry_peak(a100, "tensor-sparse", "fp16") / 1e12, entry_peak(a100, "tensor", "fp16") / 1e12
+    (312.0, 312.0)
+    """
+    peak = spec.peak(unit, precision).value
+    return peak / 2 if unit == "tensor-sparse" else peak
+
+
+def bound(t: Traffic, spec: HwSpec, *, unit: str, precision: str, launches: int = 0,
+          footprint: float | None = None) -> Bound:
+    """Bound of traffic ``t`` on ``spec``. ``footprint`` (bytes of the working set) lets a
+    cache level be the memory roof; None keeps main memory.
+
+    >>> from sparsroof.hardware.spec import load_spec
+    >>> from sparsroof.model.traffic import Traffic
+    >>> t = Traffic("spmv", 1, "csr", "compulsory", "fp64", "int32", 2e9, 2e9, 8e9, 0, 0)
+    >>> b = bound(t, load_spec("a100"), unit="simt", precision="fp64")
+    >>> round(b.memory_s * 1e3, 3), b.bound   # 8 GB at 2039 GB/s
+    (3.923, 'memory')
+    """
+    peak = entry_peak(spec, unit, precision)
+    level, cached = memory_level(spec, footprint)
+    compute_s = t.flops_executed / peak
+    # memory_level only picks a cache with a known bandwidth; main memory always has one
+    bandwidth = level.bandwidth.value if level.bandwidth else spec.dram.bandwidth.value
+    memory_s = t.bytes_total / bandwidth
+    launch_s = launches * spec.launch_overhead.value if spec.launch_overhead else 0.0
+    sol, name = sol_seconds(compute_s, memory_s, launch_s)
+    return Bound(
+        unit=unit,
+        precision=precision,
+        peak_flops=peak,
+        memory_level=level.name,
+        bandwidth=bandwidth,
+        compute_s=compute_s,
+        memory_s=memory_s,
+        launch_s=launch_s,
+        sol_s=sol,
+        bound=name,
+        attainable_flops=t.flops_useful / sol if sol > 0 else 0.0,
+        in_cache=cached,
+    )

@@ -1,0 +1,255 @@
+"""Memory traffic and arithmetic of SpMV/SpMM by storage format and B-reuse model.
+
+Notation (the design brief, after *The Sparsity Roofline* and *Sparsity-Aware Roofline
+Models for Sparse Matrix-Matrix Multiplication*): A is m x k with nnz stored entries,
+C = A·B with B k x d dense; SpMV is d = 1. s_v bytes per value, s_i bytes per index.
+
+Useful work is F = 2·nnz·d: one multiply and one add per stored entry per column of B.
+(*The Sparsity Roofline* counts nnz·d, one fused multiply-add; sparsroof counts both
+halves, as peak FLOP/s figures do.) Formats that store padding or fill execute more:
+F_exec = 2·(executed slots)·d.
+
+A is charged by its storage format for every B model. The sparsity-aware SpMM paper
+charges A 12·nnz in its text (8-byte value + 4-byte index) but writes 8·nnz in its blocked
+equation (4); sparsroof follows the text, since the indices must be read, and adds the
+format's own index structure (e.g. CSR row pointers).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..structure.features import Structure
+from . import reuse
+from . import storage as formats
+from .storage import Storage
+
+__all__ = [
+    "VALUE_BYTES",
+    "INDEX_BYTES",
+    "KERNELS",
+    "STORAGES",
+    "MODELS",
+    "ModelParams",
+    "Traffic",
+    "useful_flops",
+    "storage_of",
+    "b_bytes",
+    "c_bytes",
+    "traffic",
+    "dense_traffic",
+    "nm_pattern",
+]
+
+#: bytes per stored value, by precision name
+VALUE_BYTES: dict[str, int] = {"fp64": 8, "fp32": 4, "fp16": 2, "bf16": 2, "int8": 1}
+#: bytes per stored index, by index type
+INDEX_BYTES: dict[str, int] = {"int32": 4, "int64": 8}
+KERNELS = ("spmv", "spmm")
+BLOCK_SIZES = (2, 4, 8, 16, 32)
+#: storage formats of A
+STORAGES = ("csr", "csc", "coo", "ell", "hyb", *(f"bsr{b}" for b in BLOCK_SIZES), "dia",
+            "nm", "dense")
+#: B-reuse models
+MODELS = ("compulsory", "random", "banded", "blocked", "scale-free", "scale-free-measured",
+          "cache-aware")
+
+
+@dataclass(frozen=True)
+class ModelParams:
+    """Parameters of the B models: reuse factor ρ of the blocked model, hub fraction f of
+    the scale-free model, block size t (None: the classifier's, else 4), cache capacity
+    for the cache-aware model (None: that model is not available)."""
+
+    reuse_factor: float = 0.25
+    hub_fraction: float = 0.001
+    block_size: int | None = None
+    cache_bytes: float | None = None
+
+
+@dataclass(frozen=True)
+class Traffic:
+    """Bytes moved and FLOPs of one kernel on one matrix, in one format and reuse model."""
+
+    kernel: str
+    width: int
+    storage: str
+    model: str
+    dtype: str
+    index: str
+    flops_useful: float
+    flops_executed: float
+    bytes_a: float
+    bytes_b: float
+    bytes_c: float
+    a_values_stored: float = 0.0
+    a_index_bytes: float = 0.0
+    storage_detail: str = ""
+    model_detail: str = ""
+    conforming: float | None = None  # N:M: share of groups that fit; None elsewhere
+
+    @property
+    def bytes_total(self) -> float:
+        return self.bytes_a + self.bytes_b + self.bytes_c
+
+    @property
+    def intensity(self) -> float:
+        """Arithmetic intensity in useful FLOP per byte."""
+        return self.flops_useful / self.bytes_total if self.bytes_total else 0.0
+
+
+def useful_flops(nnz: int, d: int) -> float:
+    """F = 2·nnz·d (multiply and add per stored entry per column of B).
+
+    >>> useful_flops(10, 4)
+    80.0
+    """
+    return 2.0 * nnz * d
+
+
+def c_bytes(m: int, d: int, s_v: int) -> float:
+    """C written once: m·d·s_v.
+
+    >>> c_bytes(m=3, d=2, s_v=4)
+    24.0
+    """
+    return float(m * d * s_v)
+
+
+def nm_pattern(conformance: dict[str, float]) -> tuple[int, int, float]:
+    """The sparsest N:M pattern the matrix fully conforms to, else 2:4 with its share.
+
+    >>> nm_pattern({"2:4": 1.0, "1:4": 1.0, "1:2": 0.5})
+    (1, 4, 1.0)
+    >>> nm_pattern({"2:4": 0.8, "1:4": 0.3})
+    (2, 4, 0.8)
+    """
+    parsed = [(int(n), int(m), share) for key, share in conformance.items()
+              for n, m in [key.split(":")]]
+    fitting = [p for p in parsed if p[2] >= 1.0]
+    if fitting:
+        return min(fitting, key=lambda p: (p[0] / p[1], p[1]))
+    return 2, 4, conformance.get("2:4", 0.0)
+
+
+def storage_of(s: Structure, name: str, s_v: int, s_i: int) -> Storage:
+    """A of structure ``s`` stored in format ``name``."""
+    if name.startswith("bsr"):
+        b = int(name[3:])
+        return formats.bsr(s.blocks[b], s.rows, b, s_v, s_i)
+    if name == "nm":
+        n, m_group, share = nm_pattern(s.nm_conformance)
+        return formats.nm(s.stored_entries, n, m_group, share, s_v)
+    table: dict[str, Callable[[], Storage]] = {
+        "csr": lambda: formats.csr(s.stored_entries, s.rows, s_v, s_i),
+        "csc": lambda: formats.csc(s.stored_entries, s.cols, s_v, s_i),
+        "coo": lambda: formats.coo(s.stored_entries, s_v, s_i),
+        "ell": lambda: formats.ell(s.rows, s.max_row_length, s_v, s_i),
+        "hyb": lambda: formats.hyb(s.row_length_counts, s.rows, s_v, s_i),
+        "dia": lambda: formats.dia(s.n_diagonals, s.rows, s_v, s_i),
+        "dense": lambda: formats.dense(s.rows, s.cols, s_v),
+    }
+    return table[name]()
+
+
+def _block_size(params: ModelParams, verdict_block: int | None) -> int:
+    return params.block_size or verdict_block or 4
+
+
+def b_bytes(s: Structure, model: str, d: int, s_v: int, params: ModelParams,
+            verdict_block: int | None = None) -> tuple[float, str] | None:
+    """(bytes of B, detail) under ``model``; None when the model cannot apply here
+    (no power-law fit, no cache capacity in the spec, or an unknown block size).
+
+    No model reads less than the compulsory traffic: every referenced row of B must be
+    read once. The blocked model's reuse factor and the scale-free model with α <= 2 can
+    fall below it; they are raised to it, and the detail says so.
+    """
+    found = _b_model(s, model, d, s_v, params, verdict_block)
+    if found is None:
+        return None
+    floor = reuse.compulsory(s.nonempty_cols, d, s_v)
+    if found[0] < floor:
+        return floor, (found[1] + ", " if found[1] else "") + "raised to the compulsory floor"
+    return found
+
+
+def _b_model(s: Structure, model: str, d: int, s_v: int, params: ModelParams,
+             verdict_block: int | None) -> tuple[float, str] | None:
+    nnz = s.stored_entries
+    if model in ("compulsory", "banded"):
+        return reuse.compulsory(s.nonempty_cols, d, s_v), f"{s.nonempty_cols} rows of B"
+    if model == "random":
+        return reuse.random(nnz, d, s_v), ""
+    if model == "blocked":
+        t = _block_size(params, verdict_block)
+        if t not in s.blocks:
+            return None
+        return (reuse.blocked(s.blocks[t], t, nnz, d, s_v, params.reuse_factor),
+                f"t={t}, rho={params.reuse_factor:g}")
+    if model == "scale-free":
+        alpha = s.col_alpha
+        if alpha is None:
+            return None
+        hub = min(float(nnz), reuse.hub_entries(nnz, params.hub_fraction, alpha))
+        n_hub = params.hub_fraction * s.cols
+        return (reuse.scale_free(nnz, hub, n_hub, d, s_v),
+                f"alpha={alpha:.2f}, f={params.hub_fraction:g}, hub share {hub / max(nnz, 1):.2f}")
+    if model == "scale-free-measured":
+        key = {0.001: "0.1%", 0.01: "1%"}.get(params.hub_fraction)
+        if key is None or key not in s.hub_share:
+            return None
+        hub = s.hub_share[key] * nnz
+        n_hub = max(1, math.ceil(params.hub_fraction * s.cols))
+        return (reuse.scale_free(nnz, hub, n_hub, d, s_v),
+                f"measured hub share {s.hub_share[key]:.2f} of top {n_hub} columns")
+    if model == "cache-aware":
+        if params.cache_bytes is None or not s.panel_columns:
+            return None
+        h = reuse.cache_aware_height(s.panel_columns, d, s_v, params.cache_bytes)
+        return float(s.panel_columns[h][0] * d * s_v), f"panels of {h} rows"
+    raise ValueError(f"unknown B model {model!r}")
+
+
+def traffic(s: Structure, *, kernel: str, width: int, storage: str, model: str, dtype: str,
+            index: str, params: ModelParams | None = None,
+            verdict_block: int | None = None) -> Traffic | None:
+    """Traffic of one kernel configuration on a matrix of structure ``s`` (None when the
+    model does not apply to this matrix or spec)."""
+    params = params or ModelParams()
+    s_v, s_i = VALUE_BYTES[dtype], INDEX_BYTES[index]
+    a = storage_of(s, storage, s_v, s_i)
+    if storage == "dense":  # a dense A multiplies every row of B: one model only
+        b: tuple[float, str] | None = (
+            (float(s.cols * width * s_v), "all of B") if model == "compulsory" else None)
+    else:
+        b = b_bytes(s, model, width, s_v, params, verdict_block)
+    if b is None:
+        return None
+    return Traffic(
+        kernel=kernel, width=width, storage=storage, model=model, dtype=dtype, index=index,
+        flops_useful=useful_flops(s.stored_entries, width),
+        flops_executed=2.0 * a.executed_entries * width,
+        bytes_a=a.bytes, bytes_b=b[0], bytes_c=c_bytes(s.rows, width, s_v),
+        a_values_stored=a.values_stored, a_index_bytes=a.index_bytes,
+        storage_detail=a.detail, model_detail=b[1], conforming=a.conforming,
+    )
+
+
+def dense_traffic(m: int, k: int, width: int, dtype: str) -> Traffic:
+    """The dense GEMM of the same shape, the baseline for speedup:
+    F = 2·m·k·d, bytes = (m·k + k·d + m·d)·s_v.
+
+    >>> t = dense_traffic(4, 5, 2, "fp32")
+    >>> t.flops_useful, t.bytes_total     # 2·4·5·2 ; (20 + 10 + 8)·4
+    (80.0, 152.0)
+    """
+    s_v = VALUE_BYTES[dtype]
+    return Traffic(
+        kernel="gemm", width=width, storage="dense", model="compulsory", dtype=dtype,
+        index="-", flops_useful=2.0 * m * k * width, flops_executed=2.0 * m * k * width,
+        bytes_a=float(m * k * s_v), bytes_b=float(k * width * s_v),
+        bytes_c=c_bytes(m, width, s_v), a_values_stored=m * k,
+    )

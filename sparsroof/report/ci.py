@@ -1,0 +1,202 @@
+"""Rendering a budget check for people and for CI systems.
+
+A table for the terminal, a JSON document (raw SI numbers, schema version, tool version),
+JUnit XML (``testsuites`` > one ``testsuite`` per check > one ``testcase`` per limit and
+point, with ``failure`` for an exceeded limit and ``error`` for a measured time below the
+speed of light), GitHub Actions workflow commands (``::error file=...,line=...::``) and a
+Markdown summary for the job page. Units are formatted with :func:`sparsroof.report.analysis.si`.
+"""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from typing import Any
+
+from .._version import __version__
+from ..ci.check import IMPOSSIBLE, METRICS, PASS, CheckReport, Outcome, point_record
+from .analysis import SCHEMA_VERSION, si
+
+__all__ = [
+    "format_value",
+    "format_margin",
+    "message",
+    "cells",
+    "to_table",
+    "to_json",
+    "to_junit",
+    "workflow_commands",
+    "to_markdown",
+]
+
+_HEADERS = ("check", "matrix", "d", "metric", "value", "limit", "margin", "status", "note")
+
+
+def format_value(unit: str, value: float | str) -> str:
+    """A value in the unit of its metric, for people.
+
+    >>> format_value("s", 1.5e-5), format_value("x", 12.34), format_value("fraction", 0.5)
+    ('15 us', '12.3x', '50.0%')
+    """
+    if isinstance(value, str):
+        return value
+    if unit == "x":
+        return f"{value:.3g}x"
+    if unit == "fraction":
+        return f"{value:.1%}"
+    return si(value, unit)
+
+
+def format_margin(margin: float | None) -> str:
+    """Relative headroom with its sign: ``+20.0%`` passes, ``-5.0%`` fails."""
+    return "" if margin is None else f"{margin:+.1%}"
+
+
+def _note(o: Outcome) -> str:
+    if o.reference is None:
+        return ""
+    if o.key == "min_fraction_of_sol":
+        return f"measured {si(o.reference, 's')}"
+    text = f"baseline {format_value(METRICS[o.key].unit, o.reference)}"
+    if o.reference and not isinstance(o.value, str):
+        text += f" ({o.value / o.reference - 1:+.1%})"
+    return text
+
+
+def message(o: Outcome) -> str:
+    """One sentence saying what an outcome found, for annotations and JUnit."""
+    metric = METRICS[o.key]
+    value, limit = format_value(metric.unit, o.value), format_value(metric.unit, o.limit)
+    head = f"{o.matrix} d={o.width}: {metric.label}"
+    if o.status == IMPOSSIBLE:
+        return (f"{head} {value}: the measured {si(o.reference or 0.0, 's')} is faster than "
+                "the speed of light, so the model or the measurement is wrong")
+    if metric.direction == "equal":
+        return f"{head} is {value}, expected {limit}"
+    if o.status == PASS:
+        relation = "within the limit" if metric.direction == "max" else "above the minimum"
+    else:
+        relation = "above the limit" if metric.direction == "max" else "below the minimum"
+    note = _note(o)
+    tail = f"; {note}" if note else ""
+    return f"{head} {value} is {relation} {limit} (margin {format_margin(o.margin)}{tail})"
+
+
+def cells(o: Outcome) -> tuple[str, ...]:
+    """The table cells of one outcome, in the order of the headers."""
+    unit = METRICS[o.key].unit
+    return (o.check, o.matrix, str(o.width), METRICS[o.key].label,
+            format_value(unit, o.value), format_value(unit, o.limit),
+            format_margin(o.margin), o.status.upper(), _note(o))
+
+
+def _headline(report: CheckReport) -> str:
+    total = len(report.outcomes)
+    failed = total - report.count(PASS)
+    verdict = "all passed" if not failed else f"{failed} of {total} failed"
+    impossible = report.count(IMPOSSIBLE)
+    extra = f", {impossible} impossible (faster than SoL)" if impossible else ""
+    return f"{report.budget}: {total} checks, {verdict}{extra}"
+
+
+def to_table(report: CheckReport) -> Any:
+    """A rich Table: one row per limit per matrix and width."""
+    from rich.table import Table
+
+    table = Table(title=_headline(report), title_justify="left",
+                  caption=f"specs: {', '.join(report.specs)}.  margin = headroom relative "
+                  "to the limit (negative fails)", caption_justify="left")
+    rows = [cells(o) for o in report.outcomes]
+    keep = len(_HEADERS) if any(r[-1] for r in rows) else len(_HEADERS) - 1  # notes if any
+    for header in _HEADERS[:keep]:
+        right = header in ("d", "value", "limit", "margin")
+        table.add_column(header, justify="right" if right else "left", no_wrap=True)
+    for r in rows:
+        table.add_row(*r[:keep])
+    return table
+
+
+def _outcome_record(o: Outcome) -> dict[str, Any]:
+    return {"check": o.check, "matrix": o.matrix, "width": o.width, "key": o.key,
+            "metric": METRICS[o.key].label, "value": o.value, "limit": o.limit,
+            "margin": o.margin, "status": o.status, "reference": o.reference,
+            "message": message(o)}
+
+
+def to_json(report: CheckReport) -> str:
+    """JSON document: envelope, counts, every outcome and every modelled point."""
+    doc = {"schema_version": SCHEMA_VERSION, "tool": "sparsroof", "version": __version__,
+           "kind": "check", "budget": report.budget, "specs": list(report.specs),
+           "passed": report.exit_code == 0,
+           "counts": {"total": len(report.outcomes), "passed": report.count(PASS),
+                      "failed": len(report.outcomes) - report.count(PASS),
+                      "impossible": report.count(IMPOSSIBLE)},
+           "outcomes": [_outcome_record(o) for o in report.outcomes],
+           "points": [point_record(p) for p in report.points],
+           "notes": list(report.notes)}
+    return json.dumps(doc, indent=2)
+
+
+def _counts(outcomes: list[Outcome]) -> dict[str, str]:
+    errors = sum(o.status == IMPOSSIBLE for o in outcomes)
+    failures = sum(o.status not in (PASS, IMPOSSIBLE) for o in outcomes)
+    return {"tests": str(len(outcomes)), "failures": str(failures), "errors": str(errors),
+            "skipped": "0"}
+
+
+def to_junit(report: CheckReport) -> str:
+    """JUnit XML: one testsuite per check, one testcase per limit on each matrix and width."""
+    root = ET.Element("testsuites", {"name": f"sparsroof check {report.budget}",
+                                     **_counts(list(report.outcomes))})
+    suites: dict[str, list[Outcome]] = {}
+    for o in report.outcomes:
+        suites.setdefault(o.check, []).append(o)
+    for name, outcomes in suites.items():
+        suite = ET.SubElement(root, "testsuite", {"name": name, **_counts(outcomes)})
+        for o in outcomes:
+            case = ET.SubElement(suite, "testcase", {
+                "classname": f"sparsroof.{name}",
+                "name": f"{o.matrix} d={o.width} {METRICS[o.key].label}",
+            })
+            if o.status == PASS:
+                continue
+            tag, kind = (("error", "model-or-measurement-error") if o.status == IMPOSSIBLE
+                         else ("failure", "budget-exceeded"))
+            problem = ET.SubElement(case, tag, {"message": message(o), "type": kind})
+            problem.text = message(o)
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode")
+
+
+def _escape(text: str, prop: bool = False) -> str:
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return text.replace(":", "%3A").replace(",", "%2C") if prop else text
+
+
+def workflow_commands(report: CheckReport) -> list[str]:
+    """GitHub Actions ``::error`` workflow commands, one per outcome that did not pass."""
+    lines = []
+    for o in report.outcomes:
+        if o.status == PASS:
+            continue
+        props = {"file": report.budget}
+        if o.line is not None:
+            props["line"] = str(o.line)
+        props["title"] = f"sparsroof check {o.check}: {METRICS[o.key].label} {o.status}"
+        joined = ",".join(f"{k}={_escape(v, prop=True)}" for k, v in props.items())
+        lines.append(f"::error {joined}::{_escape(message(o))}")
+    return lines
+
+
+def to_markdown(report: CheckReport) -> str:
+    """A Markdown summary for the job page: headline, then failures first, then passes."""
+    def row(values: tuple[str, ...]) -> str:
+        return "| " + " | ".join(v.replace("|", "\\|") for v in values) + " |"
+
+    ordered = sorted(report.outcomes, key=lambda o: o.status == PASS)
+    lines = [f"### sparsroof check: {_headline(report)}", "", row(_HEADERS),
+             row(tuple("---" for _ in _HEADERS))]
+    lines += [row(cells(o)) for o in ordered]
+    if report.notes:
+        lines += ["", *(f"- {n}" for n in report.notes)]
+    return "\n".join(lines) + "\n"

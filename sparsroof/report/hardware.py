@@ -1,0 +1,137 @@
+"""Rendering hardware specs: the ``hw list`` summary and ``hw show`` detail.
+
+Numbers are formatted with :func:`sparsroof.report.analysis.si`, the one unit formatter; JSON and
+CSV carry raw SI values plus the envelope (schema version, tool version).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from ..hardware.spec import UNITS, HwSpec, Quantity
+from .analysis import SCHEMA_VERSION, si
+
+__all__ = ["summary", "list_json", "list_csv", "list_table", "show_json", "show_table"]
+
+_ENVELOPE = {"schema_version": SCHEMA_VERSION, "tool": "sparsroof"}
+
+
+def summary(spec: HwSpec) -> dict[str, Any]:
+    """One flat row per spec: DRAM bandwidth, each unit's default-precision peak and ridge.
+
+    >>> from sparsroof.hardware.spec import load_spec
+    >>> row = summary(load_spec("v100-measured"))
+    >>> row["tensor_precision"], row["tensor_flops"], round(row["tensor_ridge_flop_per_byte"], 2)
+    ('fp16', 107479000000000.0, 129.68)
+    """
+    row: dict[str, Any] = {"name": spec.name, "device": spec.device, "kind": spec.kind,
+                           "dram_bandwidth_bytes_per_s": spec.dram.bandwidth.value}
+    for unit in UNITS:
+        key = unit.replace("-", "_")
+        precision = spec.default_precision(unit)
+        row[f"{key}_precision"] = precision
+        row[f"{key}_flops"] = spec.peak(unit, precision).value if precision else None
+        row[f"{key}_ridge_flop_per_byte"] = (spec.ridge_point(unit, precision)
+                                             if precision else None)
+    return row
+
+
+def list_json(specs: Sequence[HwSpec]) -> str:
+    from .._version import __version__
+
+    doc = {**_ENVELOPE, "version": __version__, "kind": "hw-list",
+           "default_precisions": "simt: fp32 (else fp64); tensor units: fp16 (else bf16, tf32)",
+           "specs": [summary(s) for s in specs]}
+    return json.dumps(doc, indent=2)
+
+
+def list_csv(specs: Sequence[HwSpec]) -> str:
+    from .._version import __version__
+
+    rows = [summary(s) for s in specs]
+    out = io.StringIO()
+    if rows:
+        writer = csv.DictWriter(out, fieldnames=["schema_version", "version", *rows[0]],
+                                lineterminator="\n")
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({"schema_version": SCHEMA_VERSION, "version": __version__, **row})
+    return out.getvalue()
+
+
+def _peak_cell(value: float | None, precision: str | None) -> str:
+    return "-" if value is None else f"{si(value, 'FLOP/s')} {precision}"
+
+
+def list_table(specs: Sequence[HwSpec]) -> Any:
+    """A rich Table: one row per spec."""
+    from rich.table import Table
+
+    table = Table(title="Bundled and given hardware specs", title_justify="left",
+                  caption="peaks at the default precision (simt fp32, tensor fp16 where the "
+                  "device has them); ridge = peak / DRAM bandwidth in FLOP/byte",
+                  caption_justify="left")
+    for header in ("name", "device", "DRAM", "simt", "tensor", "tensor-sparse",
+                   "ridge simt", "ridge tensor"):
+        table.add_column(header, justify="left" if header in ("name", "device") else "right",
+                         no_wrap=header != "device")
+    for spec in specs:
+        r = summary(spec)
+        ridges = [r[f"{u}_ridge_flop_per_byte"] for u in ("simt", "tensor")]
+        table.add_row(
+            spec.name, spec.device, si(r["dram_bandwidth_bytes_per_s"], "B/s"),
+            *(_peak_cell(r[f"{u}_flops"], r[f"{u}_precision"])
+              for u in ("simt", "tensor", "tensor_sparse")),
+            *("-" if x is None else f"{x:.3g}" for x in ridges),
+        )
+    return table
+
+
+def show_json(spec: HwSpec) -> str:
+    from .._version import __version__
+
+    doc = {**_ENVELOPE, "version": __version__, "kind": "hw-show", "spec": spec.to_dict(),
+           "summary": summary(spec)}
+    return json.dumps(doc, indent=2)
+
+
+_SI_UNITS = {"bandwidth": "B/s", "capacity": "B", "time": "s", "clock": "Hz", "peak": "FLOP/s"}
+
+
+def _row(table: Any, what: str, q: Quantity, kind: str | None) -> None:
+    value = si(q.value, _SI_UNITS[kind]) if kind else f"{q.value:g}"
+    table.add_row(what, q.text, value, q.source)
+
+
+def show_table(spec: HwSpec) -> Any:
+    """A rich Table of every figure in the spec with its text, SI value and source."""
+    from rich.table import Table
+
+    aliases = f" (aliases: {', '.join(spec.aliases)})" if spec.aliases else ""
+    table = Table(title=f"{spec.name}{aliases}: {spec.device} [{spec.kind}]  from {spec.origin}",
+                  title_justify="left", caption=spec.notes or None, caption_justify="left")
+    for header in ("figure", "as written", "value", "source"):
+        table.add_column(header, no_wrap=header != "source", overflow="fold")
+    for (unit, precision), q in spec.peaks.items():
+        _row(table, f"peak {unit} {precision}", q, "peak")
+    for level in spec.memory:
+        if level.bandwidth:
+            _row(table, f"{level.name} bandwidth", level.bandwidth, "bandwidth")
+        if level.capacity:
+            _row(table, f"{level.name} capacity", level.capacity, "capacity")
+        if level.instances:
+            _row(table, f"{level.name} instances", level.instances, None)
+    for what, extra, kind in (("launch overhead", spec.launch_overhead, "time"),
+                              ("network", spec.network, "bandwidth"),
+                              ("clock", spec.clock, "clock")):
+        if extra is not None:
+            _row(table, what, extra, kind)
+    for key, count in spec.parallelism.items():
+        _row(table, key, count, None)
+    for key, text in spec.host.items():
+        table.add_row(f"host {key}", text, "", "")
+    return table

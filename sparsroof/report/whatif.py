@@ -1,0 +1,119 @@
+"""Rendering what-if studies: a table for people, JSON and CSV for programs.
+
+CSV and JSON points carry the columns of a Sparsity Roofline figure (pattern, sparsity as
+a fraction, speedup, accuracy), so the output can be drawn as it is.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Sequence
+from dataclasses import asdict
+from typing import Any
+
+from .._version import __version__
+from ..whatif.placement import Options
+from ..whatif.study import LayerResult, ModelResult
+from .analysis import FLOPS_CONVENTION, SCHEMA_VERSION, si
+
+__all__ = ["POINT_FIELDS", "points", "to_json", "to_csv", "to_table", "to_layer_table"]
+
+POINT_FIELDS = ("pattern", "sparsity", "speedup", "accuracy")
+_NOTE = (FLOPS_CONVENTION + " (The Sparsity Roofline counts nnz·n); SoL per layer = "
+         "max(F_exec / peak, bytes / bandwidth), model = sum over layers")
+
+
+def _summary(r: ModelResult) -> dict[str, Any]:
+    return {"pattern": r.pattern, "sparsity": r.sparsity, "speedup": r.speedup,
+            "accuracy": r.accuracy, "model": r.model, "spec": r.spec,
+            "dense_sol_s": r.dense_s, "sparse_sol_s": r.sparse_s,
+            "feature_share_dense": r.feature_share_dense,
+            "feature_share_sparse": r.feature_share_sparse,
+            "layers": r.layer_count, "memory_bound_layers": r.memory_bound_layers}
+
+
+def points(results: Sequence[ModelResult]) -> list[dict[str, Any]]:
+    """One row per (pattern, sparsity): the figure's four columns first, then the sums."""
+    return [_summary(r) for r in results]
+
+
+def _layer_dict(r: LayerResult) -> dict[str, Any]:
+    k = r.kernel
+    return {"layer": r.layer, "count": r.count, "storage": k.storage, "detail": k.detail,
+            "source": k.source, "unit": k.unit, "precision": k.precision,
+            "dense_sol_s": r.dense_s, "sparse_sol_s": r.sparse_s, "speedup": r.speedup,
+            "feature_share_dense": r.feature_share_dense,
+            "feature_share_sparse": r.feature_share_sparse,
+            "dense": {"traffic": asdict(r.dense_traffic), "bound": asdict(r.dense)},
+            "sparse": {"traffic": asdict(r.sparse_traffic), "bound": asdict(r.sparse)}}
+
+
+def to_json(results: Sequence[ModelResult], options: Options, *, layers: bool = True) -> str:
+    """Envelope, options, and {"points": [...]} (each with its layers unless ``layers``
+    is False)."""
+    doc: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "tool": "sparsroof",
+                           "version": __version__, "kind": "whatif",
+                           "flops_convention": FLOPS_CONVENTION, "options": asdict(options)}
+    doc["points"] = [_summary(r) | ({"layer_results": [_layer_dict(x) for x in r.layers]}
+                                    if layers else {}) for r in results]
+    return json.dumps(doc, indent=2)
+
+
+def to_csv(results: Sequence[ModelResult]) -> str:
+    """One row per (pattern, sparsity); accuracy is empty where unknown."""
+    out = io.StringIO()
+    rows = points(results)
+    if rows:
+        writer = csv.DictWriter(out, fieldnames=[*rows[0], "schema_version", "version"],
+                                lineterminator="\n")
+        writer.writeheader()
+        for row in rows:
+            writer.writerow(row | {"schema_version": SCHEMA_VERSION, "version": __version__})
+    return out.getvalue()
+
+
+def _unit_cell(r: ModelResult) -> str:
+    kernels = {(x.kernel.detail, x.kernel.unit) for x in r.layers if x.kernel.storage != "dense"}
+    if len(kernels) == 1:
+        detail, unit = kernels.pop()
+        return f"{detail} / {unit}"
+    return "mixed"
+
+
+def to_table(results: Sequence[ModelResult], title: str) -> Any:
+    """A rich Table: one row per pattern and sparsity level."""
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left", caption=_NOTE, caption_justify="left")
+    for header in ("pattern", "sparsity", "kernel / unit", "dense SoL", "sparse SoL",
+                   "speedup", "B+C dense", "B+C sparse", "mem-bound", "accuracy"):
+        left = header in ("pattern", "kernel / unit")
+        table.add_column(header, justify="left" if left else "right", no_wrap=True)
+    for r in results:
+        table.add_row(r.pattern, f"{100 * r.sparsity:.4g} %", _unit_cell(r),
+                      si(r.dense_s, "s"), si(r.sparse_s, "s"), f"{r.speedup:.3f}x",
+                      f"{r.feature_share_dense:.1%}", f"{r.feature_share_sparse:.1%}",
+                      f"{r.memory_bound_layers}/{r.layer_count}",
+                      "" if r.accuracy is None else f"{r.accuracy:g}")
+    return table
+
+
+def to_layer_table(r: ModelResult) -> Any:
+    """Per-layer detail of one (pattern, sparsity)."""
+    from rich.table import Table
+
+    table = Table(title=f"{r.model} {r.pattern} at {100 * r.sparsity:.4g} % on {r.spec}",
+                  title_justify="left")
+    for header in ("layer", "x", "weights", "n", "kernel / unit", "dense SoL", "bound",
+                   "sparse SoL", "bound", "speedup", "B+C sparse"):
+        table.add_column(header, justify="left" if header in ("layer", "kernel / unit",
+                                                              "bound") else "right")
+    for x in r.layers:
+        t = x.sparse_traffic
+        table.add_row(x.layer, str(x.count), f"{x.dense_traffic.a_values_stored:,.0f}",
+                      str(t.width), f"{x.kernel.detail} / {x.kernel.unit}",
+                      si(x.dense.sol_s, "s"), x.dense.bound, si(x.sparse.sol_s, "s"),
+                      x.sparse.bound, f"{x.speedup:.2f}x", f"{x.feature_share_sparse:.0%}")
+    return table
