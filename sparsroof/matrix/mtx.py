@@ -84,6 +84,37 @@ class Matrix:
         cells = self.rows * self.cols
         return self.stored_entries / cells if cells else 0.0
 
+    @classmethod
+    def from_scipy(cls, a: object, name: str = "matrix", *, pattern: bool = False) -> Matrix:
+        """A :class:`Matrix` from a scipy sparse matrix or array (any format) or a dense
+        2-D array. Duplicate entries are summed; explicit zeros stay stored entries, as
+        in a file. ``pattern`` drops the values (every stored entry then counts as a
+        nonzero).
+
+        >>> import scipy.sparse as sp
+        >>> m = Matrix.from_scipy(sp.csr_array([[1.0, 0.0], [0.0, 2.0]]), "two")
+        >>> (m.name, m.shape, m.stored_entries, m.header.field)
+        ('two', (2, 2), 2, 'real')
+        """
+        import scipy.sparse as sp
+
+        try:
+            coo = sp.coo_array(a)
+        except (TypeError, ValueError) as err:
+            raise MatrixFileError(name, f"not a matrix scipy can read: {err}") from None
+        if coo.ndim != 2:
+            raise MatrixFileError(name, f"a matrix has 2 dimensions, this has {coo.ndim}")
+        coo.sum_duplicates()
+        rows, cols = (int(n) for n in coo.shape)
+        itype = np.int32 if max(rows, cols) <= _INT32_MAX else np.int64
+        kind = coo.dtype.kind
+        field = "pattern" if pattern else {"c": "complex", "i": "integer", "u": "integer",
+                                           "b": "integer"}.get(kind, "real")
+        header = Header(name, "coordinate", field, "general", rows, cols, int(coo.nnz))
+        values = None if pattern else np.asarray(coo.data)
+        return cls(name, "", rows, cols, coo.row.astype(itype), coo.col.astype(itype),
+                   values, header)
+
 
 def _name_of(path: Path) -> str:
     name = path.name
