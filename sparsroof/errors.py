@@ -14,6 +14,15 @@ __all__ = [
     "MatrixFileError",
     "SpecError",
     "OptionError",
+    "UnitError",
+    "ManifestError",
+    "AccuracyError",
+    "BudgetError",
+    "CalibrationError",
+    "StoreError",
+    "BatchError",
+    "ExportError",
+    "FigureError",
 ]
 
 
@@ -47,3 +56,58 @@ class OptionError(SparsroofError):
     """A combination of options that cannot work (reported as a usage error)."""
 
     exit_code = 2
+
+
+class UnitError(ValueError):
+    """A quantity whose number or unit does not fit the kind expected (the caller adds
+    the file and key and raises its own error)."""
+
+
+class ManifestError(SparsroofError):
+    """A network manifest that cannot be found or does not validate."""
+
+    def __init__(self, source: str | Path, problem: str, key: str | None = None) -> None:
+        where = f"{source}: {key}: " if key else f"{source}: "
+        super().__init__(where + problem)
+
+
+class AccuracyError(SparsroofError):
+    """An accuracy file that cannot be read."""
+
+
+class BudgetError(SparsroofError):
+    """A budget file, measured-results file or baseline that cannot be used (exit 2)."""
+
+    exit_code = 2
+
+    def __init__(self, source: str | Path, problem: str, check: str | None = None,
+                 key: str | None = None) -> None:
+        where = [str(source)]
+        if check is not None:
+            where.append(f"check {check!r}")
+        if key:
+            where.append(key)
+        super().__init__(": ".join([*where, problem]))
+
+
+class CalibrationError(SparsroofError):
+    """A calibration file that cannot be used."""
+
+    def __init__(self, path: str | Path, problem: str) -> None:
+        super().__init__(f"{path}: {problem}")
+
+
+class StoreError(SparsroofError):
+    """A result store that cannot be opened or is not a sparsroof store."""
+
+
+class BatchError(SparsroofError):
+    """A batch that cannot start (e.g. an unreachable Dask scheduler)."""
+
+
+class ExportError(SparsroofError):
+    """An export that cannot be written (unknown suffix, missing pyarrow, unwritable)."""
+
+
+class FigureError(SparsroofError):
+    """A figure that cannot be written, or plot input that cannot be read."""

@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["KINDS", "UnitError", "parse_quantity"]
+from .errors import UnitError
+
+__all__ = ["KINDS", "parse_quantity"]
 
 _DECIMAL = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15}
 _BINARY = {"Ki": 2.0**10, "Mi": 2.0**20, "Gi": 2.0**30, "Ti": 2.0**40, "Pi": 2.0**50}
@@ -34,9 +36,6 @@ KINDS = {
 _NUMBER = r"(?P<num>[-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)"
 _QUANTITY = re.compile(rf"^\s*{_NUMBER}\s*(?P<unit>\S+)\s*$")
 
-
-class UnitError(ValueError):
-    """A quantity whose number or unit does not fit the kind expected."""
 
 
 def _prefix(prefix: str) -> float | None:
@@ -83,7 +82,7 @@ def parse_quantity(text: object, kind: str) -> float:
     >>> parse_quantity("2 TB", "bandwidth")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    sparsroof.units.UnitError: '2 TB' is not a bandwidth such as ... (...: add '/s')
+    sparsroof.errors.UnitError: '2 TB' is not a bandwidth such as ... (...: add '/s')
     """
     if kind not in KINDS:
         raise ValueError(f"unknown quantity kind {kind!r}")

@@ -312,7 +312,8 @@ def test_parquet_export_or_a_clear_error(tree: Path, tmp_path: Path,
                                          monkeypatch: pytest.MonkeyPatch) -> None:
     import importlib.util
 
-    from sparsroof.batch.export import ExportError, check_export, export
+    from sparsroof.batch.export import check_export, export
+    from sparsroof.errors import ExportError
 
     with Store(tmp_path / "r.db") as store:
         run_plan(_plan(tree, store), store, 1, workers=1)

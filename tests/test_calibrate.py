@@ -10,12 +10,12 @@ import pytest
 from click.testing import CliRunner
 
 from sparsroof.cli import cli
+from sparsroof.errors import CalibrationError
 from sparsroof.hardware.spec import load_spec
 from sparsroof.host.calibration import (
     FILLS,
     SCHEMA_VERSION,
     Calibration,
-    CalibrationError,
     Sample,
     calibrate,
     choose_fill,

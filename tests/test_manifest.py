@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from sparsroof.errors import ManifestError
 from sparsroof.hardware.spec import load_spec
-from sparsroof.whatif.manifest import ManifestError, bundled_models, load_manifest
+from sparsroof.whatif.manifest import bundled_models, load_manifest
 from sparsroof.whatif.patterns import parse_pattern
 from sparsroof.whatif.placement import Options
 from sparsroof.whatif.study import evaluate_layer

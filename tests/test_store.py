@@ -6,7 +6,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sparsroof.batch.store import FileKey, MatrixResult, SpecResult, Store, StoreError
+from sparsroof.batch.store import FileKey, MatrixResult, SpecResult, Store
+from sparsroof.errors import StoreError
 
 
 def _key(mtime: int = 1, params: str = "p") -> FileKey:

@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from sparsroof.units import UnitError, parse_quantity
+from sparsroof.errors import UnitError
+from sparsroof.units import parse_quantity
 
 
 @pytest.mark.parametrize("text,kind,expected", [

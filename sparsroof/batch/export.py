@@ -12,17 +12,14 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..errors import SparsroofError
+from ..errors import ExportError
 from ..report.analysis import SCHEMA_VERSION
 from .store import Store, json_safe
 
-__all__ = ["EXPORT_SUFFIXES", "ExportError", "check_export", "flat_rows", "export"]
+__all__ = ["EXPORT_SUFFIXES", "check_export", "flat_rows", "export"]
 
 EXPORT_SUFFIXES = (".csv", ".json", ".parquet")
 
-
-class ExportError(SparsroofError):
-    """An export that cannot be written (unknown suffix, missing pyarrow, unwritable)."""
 
 
 def check_export(path: str | Path) -> None:

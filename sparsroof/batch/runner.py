@@ -18,18 +18,15 @@ from multiprocessing.connection import Connection, wait
 from typing import Any
 
 from ..analysis import Config
-from ..errors import SparsroofError
+from ..errors import BatchError
 from .plan import Outcome, Plan, Task, analyse_task, run_one, warm_up
 from .store import MatrixResult, Store
 
-__all__ = ["BatchError", "Summary", "next_fitting", "run_plan"]
+__all__ = [ "Summary", "next_fitting", "run_plan"]
 
 Work = Callable[[Task], MatrixResult]
 _READY = "ready"
 
-
-class BatchError(SparsroofError):
-    """A batch that cannot start (e.g. an unreachable Dask scheduler)."""
 
 
 @dataclass

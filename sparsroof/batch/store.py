@@ -28,12 +28,11 @@ from pathlib import Path
 from typing import Any
 
 from .._version import __version__
-from ..errors import SparsroofError
+from ..errors import StoreError
 
 __all__ = [
     "STORE_SCHEMA",
     "RETRIED_KINDS",
-    "StoreError",
     "FileKey",
     "SpecResult",
     "MatrixResult",
@@ -75,9 +74,6 @@ CREATE TABLE IF NOT EXISTS failures (
     UNIQUE (path, member, size, mtime_ns, params));
 """
 
-
-class StoreError(SparsroofError):
-    """A result store that cannot be opened or is not a sparsroof store."""
 
 
 @dataclass(frozen=True)

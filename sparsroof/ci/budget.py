@@ -35,17 +35,16 @@ from typing import Any
 import yaml
 
 from ..analysis import Config
-from ..errors import OptionError, SparsroofError
+from ..errors import BudgetError, OptionError, SparsroofError, UnitError
 from ..hardware.spec import UNITS, HwSpec, load_spec
 from ..model.traffic import INDEX_BYTES, KERNELS, MODELS, STORAGES, VALUE_BYTES
-from ..units import UnitError, parse_quantity
+from ..units import parse_quantity
 from ..userfile import read_text
 
 __all__ = [
     "BOUNDS",
     "LIMITS",
     "Budget",
-    "BudgetError",
     "Check",
     "Limit",
     "load_budget",
@@ -56,20 +55,6 @@ __all__ = [
 #: the names a kernel's bound can take (see :func:`sparsroof.model.bound.sol_seconds`)
 BOUNDS = ("memory", "compute", "launch")
 
-
-class BudgetError(SparsroofError):
-    """A budget file, measured-results file or baseline that cannot be used (exit 2)."""
-
-    exit_code = 2
-
-    def __init__(self, source: str | Path, problem: str, check: str | None = None,
-                 key: str | None = None) -> None:
-        where = [str(source)]
-        if check is not None:
-            where.append(f"check {check!r}")
-        if key:
-            where.append(key)
-        super().__init__(": ".join([*where, problem]))
 
 
 @dataclass(frozen=True)

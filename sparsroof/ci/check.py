@@ -21,9 +21,9 @@ from typing import Any
 
 from .._version import __version__
 from ..analysis import analyze
-from ..errors import MatrixFileError, OptionError
+from ..errors import BudgetError, MatrixFileError, OptionError
 from ..matrix.mtx import Matrix, load
-from .budget import LIMITS, Budget, BudgetError, Check, Limit
+from .budget import LIMITS, Budget, Check, Limit
 from .inputs import (
     BASELINE_CONFIG,
     BASELINE_SCHEMA,

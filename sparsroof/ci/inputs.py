@@ -20,9 +20,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..units import UnitError, parse_quantity
+from ..errors import BudgetError, UnitError
+from ..units import parse_quantity
 from ..userfile import read_text
-from .budget import BudgetError
 
 __all__ = [
     "BASELINE_SCHEMA",

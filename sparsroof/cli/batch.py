@@ -13,13 +13,13 @@ from ..batch.export import check_export, export
 from ..batch.plan import Plan, make_plan
 from ..batch.runner import Summary, run_plan
 from ..batch.store import Store
-from ..errors import OptionError
+from ..errors import OptionError, UnitError
 from ..hardware.spec import load_spec
 from ..matrix.collection import SizeFilter, discover
 from ..model.traffic import MODELS, STORAGES
 from ..report.analysis import si
 from ..report.progress import progress_for
-from ..units import UnitError, parse_quantity
+from ..units import parse_quantity
 from .common import (
     DTYPE_OPTION,
     INDEX_OPTION,

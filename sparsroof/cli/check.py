@@ -8,9 +8,9 @@ from pathlib import Path
 
 import click
 
-from ..ci.budget import BudgetError, load_budget
+from ..ci.budget import load_budget
 from ..ci.check import PASS, baseline_document, parse_tolerance, run_checks
-from ..errors import OptionError
+from ..errors import BudgetError, OptionError
 from ..report.ci import to_json, to_junit, to_markdown, to_table, workflow_commands
 from .common import echo_error, emit, table_console
 

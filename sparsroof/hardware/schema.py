@@ -18,8 +18,8 @@ from __future__ import annotations
 import difflib
 from typing import Any
 
-from ..errors import SpecError
-from ..units import KINDS, UnitError, parse_quantity
+from ..errors import SpecError, UnitError
+from ..units import KINDS, parse_quantity
 from .spec import (
     PARALLELISM,
     PRECISIONS,

@@ -41,14 +41,14 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import SparsroofError
+from ..errors import CalibrationError
 from ..hardware.spec import HwSpec
 from ..matrix.mtx import Matrix
 from ..structure.features import Structure, measure
 from .bench import KERNEL_FORMATS, bench, kernel_traffic
 from .core_cost import CHAINS, CoreCounts, core_counts, measure_branch_memory
 
-__all__ = ["CalibrationError", "FormatFit", "Calibration", "Sample", "features", "fit",
+__all__ = [ "FormatFit", "Calibration", "Sample", "features", "fit",
            "held_out_error", "held_out_errors", "choose_fill", "calibrate", "save", "load",
            "SCHEMA_VERSION", "FILLS"]
 
@@ -58,12 +58,6 @@ SCHEMA_VERSION = 3
 #: predicts its own runs held out of the fit
 FILLS = (1.0, 0.75, 0.5)
 
-
-class CalibrationError(SparsroofError):
-    """A calibration file that cannot be used."""
-
-    def __init__(self, path: str | Path, problem: str) -> None:
-        super().__init__(f"{path}: {problem}")
 
 
 @dataclass(frozen=True)

@@ -13,18 +13,18 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..errors import FigureError
 from ..hardware.spec import HwSpec
 from .points import RoofPoint, read_results, roof_points
 from .ridge import RidgePoint, ridge_region, ridgeline, ridgeline_figure
 from .roof import roofline_figure
 from .sparsity import SparsityPoint, read_sparsity_points, sparsity_roofline_figure
 from .spy import density, spy_figure
-from .style import FigureError, figure_format, parse_size, save
+from .style import figure_format, parse_size, save
 from .timeroof import time_roofline_figure
 
 __all__ = [
     "KINDS",
-    "FigureError",
     "RidgePoint",
     "RoofPoint",
     "SparsityPoint",

@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from ..batch.summary import MatrixPoint
+from ..errors import FigureError
 from .roof import decades
-from .style import MARKERS, PALETTE, FigureError, figure_format, log_axis, new_figure, save
+from .style import MARKERS, PALETTE, figure_format, log_axis, new_figure, save
 
 __all__ = ["aggregate_roofline_figure", "plot_aggregate"]
 

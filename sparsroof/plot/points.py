@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..errors import FigureError
 from ..userfile import read_text
-from .style import FigureError
 
 __all__ = ["RoofPoint", "roof_points", "read_results", "OPTIMISTIC", "PESSIMISTIC"]
 

@@ -19,10 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..errors import FigureError
 from ..report.analysis import si
 from .labels import place_labels
 from .roof import decades
-from .style import FigureError, log_axis, new_figure, save
+from .style import log_axis, new_figure, save
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

@@ -17,11 +17,12 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..errors import FigureError
 from ..hardware.spec import HwSpec
 from ..report.analysis import si
 from .labels import callout_labels, place_labels
 from .points import OPTIMISTIC, PESSIMISTIC, RoofPoint, common
-from .style import MARKERS, PALETTE, FigureError, log_axis, new_figure
+from .style import MARKERS, PALETTE, log_axis, new_figure
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..errors import FigureError
 from ..userfile import read_text
-from .style import MARKERS, PALETTE, FigureError, new_figure
+from .style import MARKERS, PALETTE, new_figure
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..errors import FigureError
 from ..matrix.mtx import Matrix
-from .style import FigureError, new_figure
+from .style import new_figure
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import SparsroofError
+from ..errors import FigureError
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -21,7 +21,6 @@ __all__ = [
     "MARKERS",
     "FORMATS",
     "DEFAULT_DPI",
-    "FigureError",
     "parse_size",
     "new_figure",
     "figure_format",
@@ -38,9 +37,6 @@ MARKERS = ("o", "s", "D", "^", "v", "P", "X", "*", "h")
 FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
 DEFAULT_DPI = 150
 
-
-class FigureError(SparsroofError):
-    """A figure that cannot be written, or plot input that cannot be read."""
 
 
 def parse_size(text: str) -> tuple[float, float]:

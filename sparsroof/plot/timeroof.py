@@ -15,11 +15,12 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..errors import FigureError
 from ..hardware.spec import HwSpec
 from ..report.analysis import si
 from .points import RoofPoint, common
 from .roof import decades, drawable, matrix_colors, model_markers, series, short
-from .style import FigureError, log_axis, new_figure
+from .style import log_axis, new_figure
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

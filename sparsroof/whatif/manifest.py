@@ -32,11 +32,11 @@ from typing import Any
 
 import yaml
 
-from ..errors import OptionError, SparsroofError
+from ..errors import ManifestError, OptionError
 from ..userfile import read_text
 from .patterns import parse_pattern, parse_sparsity
 
-__all__ = ["KINDS", "ManifestError", "Layer", "Manifest", "bundled_models", "load_manifest",
+__all__ = ["KINDS", "Layer", "Manifest", "bundled_models", "load_manifest",
            "parse_manifest"]
 
 #: layer kinds a manifest may name
@@ -44,13 +44,6 @@ KINDS = ("linear", "conv", "depthwise")
 _LAYER_KEYS = {"name", "kind", "m", "k", "n", "input", "count", "prune", "weights"}
 _TOP_KEYS = {"name", "description", "source", "input_size", "layers"}
 
-
-class ManifestError(SparsroofError):
-    """A model manifest that cannot be found or does not validate."""
-
-    def __init__(self, source: str | Path, problem: str, key: str | None = None) -> None:
-        where = f"{source}: {key}: " if key else f"{source}: "
-        super().__init__(where + problem)
 
 
 @dataclass(frozen=True)

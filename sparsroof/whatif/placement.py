@@ -20,14 +20,14 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..errors import OptionError
+from ..errors import ManifestError, OptionError
 from ..hardware.spec import HwSpec
 from ..matrix.mtx import load
 from ..model import storage
 from ..model.bound import resolve_unit
 from ..model.storage import Storage
 from ..model.traffic import INDEX_BYTES, VALUE_BYTES
-from .manifest import Layer, ManifestError
+from .manifest import Layer
 from .patterns import (
     Pattern,
     block_count,

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..errors import SparsroofError
+from ..errors import AccuracyError, SparsroofError
 from ..hardware.spec import HwSpec
 from ..model.bound import Bound, bound
 from ..model.traffic import VALUE_BYTES, Traffic, c_bytes
@@ -39,7 +39,6 @@ from .placement import (
 
 __all__ = [
     "DEFAULT_SPARSITIES",
-    "AccuracyError",
     "LayerResult",
     "ModelResult",
     "layer_traffic",
@@ -53,9 +52,6 @@ __all__ = [
 #: the sparsity levels of *The Sparsity Roofline* (halving the nonzeros each step)
 DEFAULT_SPARSITIES = (0.5, 0.75, 0.875, 0.9375, 0.96875)
 
-
-class AccuracyError(SparsroofError):
-    """An accuracy file that cannot be read."""
 
 
 @dataclass(frozen=True)
