@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from sparsroof.hardware.spec import load_spec
+from sparsroof.hardware.library import load_spec
 from sparsroof.host.bench import bench
 from sparsroof.host.calibration import load as load_calibration
 from sparsroof.host.memory_roofs import with_roofs

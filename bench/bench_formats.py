@@ -14,7 +14,7 @@ import numpy as np
 from common import command, generated_matrix, median_seconds
 
 from sparsroof.advisor.partition import partition, sol_models, strip_rows, strips
-from sparsroof.hardware.spec import load_spec
+from sparsroof.hardware.library import load_spec
 from sparsroof.matrix.mtx import Header, Matrix, load
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's package
 
 from sparsroof.analysis import Config, analyze
-from sparsroof.hardware.spec import load_spec
+from sparsroof.hardware.library import load_spec
 from sparsroof.matrix.mtx import load
 from sparsroof.model.traffic import MODELS
 

@@ -8,7 +8,8 @@
 from ._version import __version__
 from .analysis import Analysis, Config, Result, analyze
 from .errors import MatrixFileError, OptionError, SparsroofError, SpecError
-from .hardware.spec import HwSpec, load_spec
+from .hardware.library import load_spec
+from .hardware.spec import HwSpec
 from .matrix.mtx import Header, Matrix, load, peek
 from .model.bound import Bound, bound
 from .model.traffic import Traffic, traffic

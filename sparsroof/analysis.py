@@ -7,10 +7,12 @@ cache-aware model measured from the matrix is shown beside it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from ._version import envelope
 from .errors import OptionError
 from .hardware.spec import UNITS, HwSpec
 from .matrix.mtx import Matrix
@@ -37,6 +39,8 @@ __all__ = [
     "Result",
     "Analysis",
     "analyze",
+    "document",
+    "records",
     "analyze_structure",
     "expand_choice",
     "needs_pattern",
@@ -55,6 +59,7 @@ CLASS_MODEL = {
     "dense": "compulsory",
 }
 _ROLES = {"compulsory": "optimistic", "random": "pessimistic", "cache-aware": "measured"}
+FLOPS_CONVENTION = "FLOPs = 2 per stored entry per column of B (multiply + add)"
 
 
 @dataclass(frozen=True)
@@ -148,6 +153,11 @@ class Analysis:
     verdict: Any
     results: tuple[Result, ...]
     distributed: tuple[RankBound, ...] = field(default=())
+
+    def to_dict(self) -> dict[str, Any]:
+        """The document ``sparsroof analyze -O json`` prints for this matrix: raw SI
+        numbers, under ``matrices[0]``."""
+        return document([self])
 
 
 def expand_choice(values: Sequence[str], table: Sequence[str], extra: Sequence[str] = ()
@@ -338,3 +348,66 @@ def parse_widths(values: Sequence[str]) -> tuple[int, ...]:
             except ValueError:
                 raise OptionError(f"{part!r} is not a whole number") from None
     return tuple(dict.fromkeys(widths))
+
+
+def _verdict_dict(a: Analysis) -> dict[str, Any] | None:
+    v = a.verdict
+    return v.to_dict() if v is not None and hasattr(v, "to_dict") else None
+
+
+def _structure_dict(a: Analysis) -> dict[str, Any]:
+    st = a.structure
+    return st.to_dict() if hasattr(st, "to_dict") else asdict(st)
+
+
+def _result_dict(r: Result) -> dict[str, Any]:
+    t = r.traffic
+    return {"traffic": asdict(t) | {"bytes_total": t.bytes_total, "intensity": t.intensity},
+            "bound": asdict(r.bound), "role": r.role, "dense_sol_s": r.dense_sol_s,
+            "speedup_vs_dense": r.speedup_vs_dense}
+
+
+def _rank_dict(rb: RankBound) -> dict[str, Any]:
+    mi = rb.memory_intensity
+    return asdict(rb) | {"arithmetic_intensity": rb.arithmetic_intensity,
+                         "memory_intensity": mi if math.isfinite(mi) else None}
+
+
+def records(analyses: Iterable[Analysis]) -> list[dict[str, Any]]:
+    """One flat dict per result row: matrix fields, traffic and bound, raw SI numbers."""
+    rows = []
+    for a in analyses:
+        verdict = _verdict_dict(a) or {}
+        base = {"matrix": a.matrix.name, "path": a.matrix.path, "spec": a.spec,
+                "rows": a.matrix.rows, "cols": a.matrix.cols,
+                "stored_entries": a.matrix.stored_entries,
+                "numeric_nonzeros": a.matrix.numeric_nonzeros, "density": a.matrix.density,
+                "class": verdict.get("label"), "class_confidence": verdict.get("confidence")}
+        for r in a.results:
+            t, b = r.traffic, r.bound
+            row = dict(base)
+            row.update(asdict(t))
+            row["bytes_total"] = t.bytes_total
+            row["intensity_flop_per_byte"] = t.intensity
+            row.update({f"bound_{k}" if k == "unit" else k: v for k, v in asdict(b).items()})
+            row.update({"role": r.role, "dense_sol_s": r.dense_sol_s,
+                        "speedup_vs_dense": r.speedup_vs_dense})
+            rows.append(row)
+    return rows
+
+
+def document(analyses: Iterable[Analysis], errors: Iterable[dict[str, str]] = ()
+             ) -> dict[str, Any]:
+    """The analysis document: envelope, FLOPs convention, one object per matrix (its
+    info, structure, class, every result and the distributed bounds), and errors."""
+    doc = envelope("analyze")
+    doc["flops_convention"] = FLOPS_CONVENTION
+    doc["matrices"] = [
+        {"matrix": asdict(a.matrix), "spec": a.spec, "device": a.device,
+         "structure": _structure_dict(a), "class": _verdict_dict(a),
+         "results": [_result_dict(r) for r in a.results],
+         "distributed": [_rank_dict(rb) for rb in a.distributed]}
+        for a in analyses
+    ]
+    doc["errors"] = list(errors)
+    return doc

@@ -1,4 +1,5 @@
-"""Parsing quantities written with their units ("2039 GB/s", "40 MiB", "4.2 us").
+"""Quantities with their units: parsed from what people write ("2039 GB/s", "40 MiB",
+"4.2 us") and formatted for people to read (:func:`si`).
 
 Values are returned in SI base units: bytes, bytes per second, FLOP per second (or
 operations per second for integer types), seconds and hertz. Decimal prefixes are powers
@@ -14,11 +15,12 @@ of 1000 and binary prefixes (KiB, MiB, ...) powers of 1024, as the IEC defines t
 
 from __future__ import annotations
 
+import math
 import re
 
 from .errors import UnitError
 
-__all__ = ["KINDS", "parse_quantity"]
+__all__ = ["KINDS", "parse_quantity", "si", "plain"]
 
 _DECIMAL = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15}
 _BINARY = {"Ki": 2.0**10, "Mi": 2.0**20, "Gi": 2.0**30, "Ti": 2.0**40, "Pi": 2.0**50}
@@ -96,3 +98,33 @@ def parse_quantity(text: object, kind: str) -> float:
     if value <= 0:
         raise UnitError(f"{text!r} must be greater than zero")
     return value
+
+
+_PREFIXES = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""))
+_SMALL = ((1.0, ""), (1e-3, "m"), (1e-6, "u"), (1e-9, "n"), (1e-12, "p"))
+
+
+def si(value: float, unit: str, digits: int = 3) -> str:
+    """Format ``value`` with an SI prefix and ``digits`` significant digits.
+
+    >>> si(2.039e12, "B/s")
+    '2.04 TB/s'
+    >>> si(4.2e-6, "s")
+    '4.2 us'
+    >>> si(0, "B")
+    '0 B'
+    """
+    if value == 0 or not math.isfinite(value):
+        return f"{value:g} {unit}"
+    table = _SMALL if abs(value) < 1 and unit == "s" else _PREFIXES
+    scale, prefix = next(((s, p) for s, p in table if abs(value) >= s), table[-1])
+    return f"{value / scale:.{digits}g} {prefix}{unit}"
+
+
+def plain(value: float) -> str:
+    """Three significant digits without exponent for table cells.
+
+    >>> plain(1012.7), plain(0.0892)
+    ('1,013', '0.0892')
+    """
+    return f"{value:,.0f}" if abs(value) >= 100 else f"{value:.3g}"

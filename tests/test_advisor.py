@@ -116,7 +116,7 @@ def test_a_calibrated_partition_pays_the_core_costs_too() -> None:
     # for the whole matrix, so its gain must be 1 (it would look cheaper if the blocks
     # were charged without the misses the whole-matrix prediction includes)
     from sparsroof.advisor.partition import advise, format_rows, prediction_models
-    from sparsroof.hardware.spec import load_spec
+    from sparsroof.hardware.library import load_spec
     from sparsroof.host.calibration import Calibration, FormatFit
     from sparsroof.host.sweep import generate
     from sparsroof.structure.features import measure

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from sparsroof.analysis import Config, MatrixInfo, analyze_structure
 from sparsroof.errors import OptionError
-from sparsroof.hardware.spec import load_spec
+from sparsroof.hardware.library import load_spec
 from sparsroof.matrix.mtx import Header, Matrix
 from sparsroof.model.traffic import MODELS, STORAGES
 from sparsroof.structure.features import measure

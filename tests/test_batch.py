@@ -15,7 +15,7 @@ from sparsroof.analysis import Config, analyze
 from sparsroof.batch.plan import Task, analyse_task, make_plan, spec_identity
 from sparsroof.batch.runner import run_plan
 from sparsroof.batch.store import MatrixResult, Store
-from sparsroof.hardware.spec import load_spec
+from sparsroof.hardware.library import load_spec
 from sparsroof.matrix.collection import SizeFilter, discover, load_source
 
 from . import sstree
@@ -166,7 +166,7 @@ def test_killed_run_resumes_without_losing_or_repeating(tree: Path, tmp_path: Pa
         "from sparsroof.analysis import Config\n"
         "from sparsroof.batch.plan import make_plan\n"
         "from sparsroof.matrix.collection import discover\n"
-        "from sparsroof.hardware.spec import load_spec\n"
+        "from sparsroof.hardware.library import load_spec\n"
         "from sparsroof.batch.runner import run_plan\n"
         "from sparsroof.batch.store import Store\n"
         "from tests.test_batch import throttled_work\n"
@@ -312,8 +312,8 @@ def test_parquet_export_or_a_clear_error(tree: Path, tmp_path: Path,
                                          monkeypatch: pytest.MonkeyPatch) -> None:
     import importlib.util
 
-    from sparsroof.batch.export import check_export, export
     from sparsroof.errors import ExportError
+    from sparsroof.report.export import check_export, export
 
     with Store(tmp_path / "r.db") as store:
         run_plan(_plan(tree, store), store, 1, workers=1)

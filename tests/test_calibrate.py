@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from sparsroof.cli import cli
 from sparsroof.errors import CalibrationError
-from sparsroof.hardware.spec import load_spec
+from sparsroof.hardware.library import load_spec
 from sparsroof.host.calibration import (
     FILLS,
     SCHEMA_VERSION,

@@ -5,7 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from sparsroof.hardware.spec import bundled_names, load_spec, validate_file
+from sparsroof.hardware.library import bundled_names, load_spec, validate_file
 
 from .conftest import ROOT
 

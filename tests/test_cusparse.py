@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from sparsroof.errors import OptionError
-from sparsroof.hardware.spec import load_spec
+from sparsroof.hardware.library import load_spec
 from sparsroof.host.bench import bench, cusparse_available
 from sparsroof.matrix.mtx import load
 from sparsroof.structure.features import measure

@@ -9,15 +9,14 @@ import pytest
 import yaml
 
 from sparsroof.errors import SpecError
-from sparsroof.hardware.spec import (
-    PRECISIONS,
-    UNITS,
+from sparsroof.hardware.library import (
     bundled_names,
     load_spec,
     parse_spec,
     read_spec_file,
     validate_file,
 )
+from sparsroof.hardware.spec import PRECISIONS, UNITS
 
 from .conftest import ROOT
 
@@ -208,7 +207,7 @@ def test_bundled_specs_found_from_a_non_editable_install(tmp_path: Path) -> None
     build = _install(target, tmp_path)
     # the test extras bring setuptools >= 77, so the build needs nothing from the network
     assert build.returncode == 0, build.stderr.strip()[-600:]
-    code = ("import sys, sparsroof.hardware.spec as h\n"
+    code = ("import sys, sparsroof.hardware.library as h\n"
             f"assert not any(p.rstrip('/') == {str(ROOT)!r} for p in sys.path)\n"
             f"assert h.__file__.startswith({str(target)!r}), h.__file__\n"
             "names = h.bundled_names()\n"

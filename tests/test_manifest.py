@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from sparsroof.errors import ManifestError
-from sparsroof.hardware.spec import load_spec
+from sparsroof.hardware.library import load_spec
 from sparsroof.whatif.manifest import bundled_models, load_manifest
 from sparsroof.whatif.patterns import parse_pattern
 from sparsroof.whatif.placement import Options

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from sparsroof.hardware.spec import load_spec
+from sparsroof.hardware.library import load_spec
 from sparsroof.model import reuse
 from sparsroof.model import storage as formats
 from sparsroof.model.bound import bound, resolve_unit

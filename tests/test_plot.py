@@ -17,7 +17,8 @@ from sparsroof.analysis import Analysis, Config, analyze
 from sparsroof.cli import cli
 from sparsroof.cli.common import run_guarded
 from sparsroof.errors import FigureError
-from sparsroof.hardware.spec import HwSpec, load_spec, parse_spec
+from sparsroof.hardware.library import load_spec, parse_spec
+from sparsroof.hardware.spec import HwSpec
 from sparsroof.matrix.generate import stencil_2d, uniform_random
 from sparsroof.matrix.mtx import Header, Matrix, load
 from sparsroof.plot import (

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sparsroof.analysis import Config, analyze
-from sparsroof.hardware.spec import load_spec
+from sparsroof.hardware.library import load_spec
 from sparsroof.matrix.mtx import Header, Matrix
 from sparsroof.model.traffic import traffic
 from sparsroof.structure.features import measure

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from sparsroof.hardware.spec import load_spec
+from sparsroof.hardware.library import load_spec
 from sparsroof.whatif.manifest import Layer, Manifest
 from sparsroof.whatif.patterns import parse_pattern
 from sparsroof.whatif.placement import Options
@@ -173,7 +173,8 @@ def test_cli_json_points_and_model_sum(tmp_path) -> None:
     assert first["sparse_sol_s"] == pytest.approx(sum(x["sparse_sol_s"] for x in layers))
     assert first["speedup"] == pytest.approx(first["dense_sol_s"] / first["sparse_sol_s"])
     rows = list(csv.DictReader(points.read_text().splitlines()))
-    assert list(rows[0])[:4] == ["pattern", "sparsity", "speedup", "accuracy"]
+    assert list(rows[0])[:6] == ["schema_version", "version", "pattern", "sparsity", "speedup",
+                                "accuracy"]
     assert float(rows[2]["speedup"]) == pytest.approx(doc["points"][2]["speedup"])
 
 

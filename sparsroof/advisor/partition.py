@@ -97,7 +97,7 @@ class Advice:
 def strip_rows(spec: HwSpec, csr_bytes_per_row: float) -> int:
     """Strip size S (see the module docstring).
 
-    >>> from sparsroof.hardware.spec import load_spec
+    >>> from sparsroof.hardware.library import load_spec
     >>> strip_rows(load_spec("a100"), 100.0)      # 108 SMs x 64 warps
     6912
     """

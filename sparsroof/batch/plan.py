@@ -20,12 +20,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..analysis import Config, analyze, analyze_structure
+from ..analysis import Config, analyze, analyze_structure, records
 from ..errors import MatrixFileError, SparsroofError
 from ..hardware.spec import HwSpec
 from ..matrix.collection import Discovery, SizeFilter, Source, load_source, peek_source
 from ..matrix.mtx import estimate_memory
-from ..report.analysis import records
 from .store import RETRIED_KINDS, FileKey, MatrixResult, SpecResult, Store, json_safe
 
 __all__ = [
@@ -236,7 +235,7 @@ def warm_up(config: Config) -> None:
     which takes about a second; a worker does it before taking work so that no matrix's
     ``--timeout`` pays for it.
     """
-    from ..hardware.spec import bundled_names, load_spec
+    from ..hardware.library import bundled_names, load_spec
     from ..matrix.generate import stencil_2d
     from ..matrix.mtx import Header, Matrix
 

@@ -254,17 +254,16 @@ class _Recorder:
             self.summary.failures.append((label, outcome.kind, outcome.reason))
             if outcome.kind == "bug":
                 print(f"sparsroof: error: {label}: {outcome.reason}", file=sys.stderr)
-        self.progress.advance(outcome, len(self.summary.failures))
+        if self.progress is not None:
+            self.progress.advance(outcome, len(self.summary.failures))
 
 
 def run_plan(plan: Plan, store: Store, run_id: int, *, workers: int = 1,
              timeout: float | None = None, scheduler: str | None = None,
              work: Work = analyse_task, progress: Any = None) -> Summary:
     """Run every task of ``plan``, committing each matrix's rows or its failure."""
-    from ..report.progress import NoProgress
-
     summary = Summary()
-    record = _Recorder(store, run_id, summary, progress or NoProgress())
+    record = _Recorder(store, run_id, summary, progress)
     for planned in plan.others:
         if planned.status in ("error", "memory"):
             record(Outcome(planned.key, planned.source.name, 0, kind=planned.status,

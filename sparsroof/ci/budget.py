@@ -36,7 +36,8 @@ import yaml
 
 from ..analysis import Config
 from ..errors import BudgetError, OptionError, SparsroofError, UnitError
-from ..hardware.spec import UNITS, HwSpec, load_spec
+from ..hardware.library import load_spec
+from ..hardware.spec import UNITS, HwSpec
 from ..model.traffic import INDEX_BYTES, KERNELS, MODELS, STORAGES, VALUE_BYTES
 from ..units import parse_quantity
 from ..userfile import read_text

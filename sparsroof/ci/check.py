@@ -19,14 +19,13 @@ from collections import Counter
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from .._version import __version__
+from .._version import envelope
 from ..analysis import analyze
 from ..errors import BudgetError, MatrixFileError, OptionError
 from ..matrix.mtx import Matrix, load
 from .budget import LIMITS, Budget, Check, Limit
 from .inputs import (
     BASELINE_CONFIG,
-    BASELINE_SCHEMA,
     load_baseline,
     load_measured,
 )
@@ -281,8 +280,7 @@ def point_record(p: Point) -> dict[str, Any]:
 
 def baseline_document(report: CheckReport) -> dict[str, Any]:
     """The JSON a later run reads with ``--baseline``: every point's configuration and values."""
-    return {
-        "schema_version": BASELINE_SCHEMA, "tool": "sparsroof", "version": __version__,
-        "kind": "baseline", "budget": report.budget, "specs": list(report.specs),
+    return envelope("baseline") | {
+        "budget": report.budget, "specs": list(report.specs),
         "entries": [point_record(p) for p in report.points],
     }

@@ -20,6 +20,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from .._version import SCHEMA_VERSIONS
 from ..errors import BudgetError, UnitError
 from ..units import parse_quantity
 from ..userfile import read_text
@@ -35,7 +36,7 @@ __all__ = [
 ]
 
 MEASURED_FIELDS = ("matrix", "kernel", "width", "seconds")
-BASELINE_SCHEMA = 1
+BASELINE_SCHEMA = SCHEMA_VERSIONS["baseline"]
 #: what an entry was modelled with; a change means the baseline no longer applies
 BASELINE_CONFIG = ("spec", "kernel", "dtype", "index", "storage", "model", "unit")
 #: the values compared against the current run

@@ -6,7 +6,7 @@ import click
 
 from ..analysis import Analysis, Config, analyze, expand_choice, parse_widths
 from ..errors import MatrixFileError
-from ..hardware.spec import load_spec
+from ..hardware.library import load_spec
 from ..matrix.mtx import load
 from ..model.traffic import MODELS, STORAGES
 from ..plot import KINDS, plot_analyses

@@ -9,17 +9,16 @@ from pathlib import Path
 import click
 
 from ..analysis import Config, expand_choice, parse_widths
-from ..batch.export import check_export, export
 from ..batch.plan import Plan, make_plan
 from ..batch.runner import Summary, run_plan
 from ..batch.store import Store
 from ..errors import OptionError, UnitError
-from ..hardware.spec import load_spec
+from ..hardware.library import load_spec
 from ..matrix.collection import SizeFilter, discover
 from ..model.traffic import MODELS, STORAGES
-from ..report.analysis import si
+from ..report.export import check_export, export
 from ..report.progress import progress_for
-from ..units import parse_quantity
+from ..units import parse_quantity, si
 from .common import (
     DTYPE_OPTION,
     INDEX_OPTION,

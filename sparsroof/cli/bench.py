@@ -7,11 +7,12 @@ from dataclasses import asdict
 
 import click
 
-from ..hardware.spec import load_spec
+from .._version import envelope
+from ..hardware.library import load_spec
 from ..host.bench import KERNEL_FORMATS, Measurement, bench
 from ..matrix.mtx import load
-from ..report.analysis import _envelope, si
 from ..structure.features import measure
+from ..units import si
 from .common import DTYPE_OPTION, KERNEL_OPTION, OUTPUT_OPTION, emit, table_console
 
 
@@ -84,7 +85,7 @@ def _record(r: Measurement, predicted: dict[str, float]) -> dict:
 def _render(results: list[Measurement], spec: str, output: str,
             predicted: dict[str, float]) -> None:
     if output == "json":
-        emit(json.dumps(_envelope("bench") | {"spec": spec, "results": [
+        emit(json.dumps(envelope("bench") | {"spec": spec, "results": [
             _record(r, predicted) for r in results]}, indent=2))
         return
     if output == "csv":

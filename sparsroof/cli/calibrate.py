@@ -7,7 +7,7 @@ from typing import Any
 import click
 
 from ..errors import OptionError
-from ..hardware.spec import load_spec
+from ..hardware.library import load_spec
 from ..host.calibration import calibrate, save
 from .common import check_writable
 
@@ -112,7 +112,7 @@ def render_predictions(preds: list[dict], output: str, json_text: str | None = N
     """The calibrated predictions as a table, or merged into analyze's JSON document."""
     import json
 
-    from ..report.analysis import si
+    from ..units import si
 
     if json_text is not None:
         doc = json.loads(json_text)

@@ -6,9 +6,9 @@ import json
 
 import click
 
+from .._version import envelope
 from ..errors import MatrixFileError
 from ..matrix.mtx import load
-from ..report.analysis import _envelope
 from ..structure.classify import Verdict, classify
 from ..structure.features import Structure, measure
 from .common import echo_error, emit, table_console
@@ -17,7 +17,7 @@ OUTPUTS = ("table", "json")
 
 
 def _json(results: list[tuple[str, str, Structure, Verdict]], errors: list[dict[str, str]]) -> str:
-    doc = _envelope("classify")
+    doc = envelope("classify")
     doc["matrices"] = [{"matrix": name, "path": path, "verdict": v.to_dict(),
                         "features": s.to_dict()} for name, path, s, v in results]
     doc["errors"] = errors

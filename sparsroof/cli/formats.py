@@ -7,12 +7,13 @@ from dataclasses import asdict
 
 import click
 
+from .._version import envelope
 from ..advisor.partition import advise, format_rows, prediction_models
-from ..hardware.spec import load_spec
+from ..hardware.library import load_spec
 from ..matrix.mtx import load
 from ..model.traffic import STORAGES
-from ..report.analysis import _envelope, si
 from ..structure.features import measure
+from ..units import si
 from .common import HW_OPTION, OUTPUT_OPTION, emit, table_console
 
 
@@ -45,7 +46,7 @@ def command(matrix: str, hw: str, calibration_file: str | None, max_block: int,
     size, models, single, x_s = prediction_models(spec, s, rows, cal)
     advice = advise(m, spec, models, single, size=size, max_block=max_block, x_seconds=x_s)
     if output == "json":
-        doc = _envelope("formats") | {"matrix": m.name, "spec": spec.name,
+        doc = envelope("formats") | {"matrix": m.name, "spec": spec.name,
                                       "prediction": "calibrated" if cal else "sol",
                                       "formats": [asdict(r) for r in rows],
                                       "partition": asdict(advice) | {"gain": advice.gain}}

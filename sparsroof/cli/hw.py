@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from ..errors import OptionError
-from ..hardware.spec import bundled_names, load_spec, validate_file
+from ..hardware.library import bundled_names, load_spec, validate_file
 from ..report.hardware import list_csv, list_json, list_table, show_json, show_table
 from .common import OUTPUT_OPTION, check_writable, emit, table_console
 

@@ -7,7 +7,7 @@ from typing import Any
 import click
 
 from ..errors import SpecError
-from ..hardware.spec import load_spec
+from ..hardware.library import load_spec
 from ..plot import (
     parse_size,
     plot_points,

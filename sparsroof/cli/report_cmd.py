@@ -8,9 +8,10 @@ from typing import Any
 
 import click
 
+from .._version import envelope
 from ..batch.store import Store
 from ..batch.summary import MatrixPoint, Summary, roof_points, summarise
-from ..report.analysis import _envelope, si
+from ..units import si
 from .common import emit, table_console
 
 
@@ -50,7 +51,7 @@ def _render(s: Summary) -> None:
 
 
 def _json(s: Summary) -> str:
-    doc = _envelope("report")
+    doc = envelope("report")
     doc["roof_fraction"] = "attainable / peak FLOP/s of the best row per matrix and spec"
     doc.update({
         "matrices": s.matrices, "failed": s.failed,

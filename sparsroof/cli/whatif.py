@@ -7,7 +7,8 @@ from pathlib import Path
 import click
 
 from ..errors import OptionError
-from ..hardware.spec import UNITS, load_spec
+from ..hardware.library import load_spec
+from ..hardware.spec import UNITS
 from ..model.traffic import VALUE_BYTES
 from ..report.whatif import to_csv, to_json, to_layer_table, to_table
 from ..whatif.manifest import bundled_models, load_manifest

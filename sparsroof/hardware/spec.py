@@ -23,24 +23,16 @@ A spec looks like this (every quantity is a mapping of ``value`` and ``source``)
     notes: free text                                     # optional
     host: {probed: "2026-11-21"}                         # optional text fields (hw probe)
 
-Bundled specs live in ``sparsroof/hwspecs`` and are found with importlib.resources; a
-path to the user's own YAML file works wherever a bundled name does.
+The dataclasses live here; :mod:`sparsroof.hardware.schema` checks a parsed file and builds
+them, and :mod:`sparsroof.hardware.library` finds and reads the files.
 """
 
 from __future__ import annotations
 
-import difflib
-import functools
-from collections.abc import Hashable
 from dataclasses import dataclass, field
-from importlib import resources
-from pathlib import Path
 from typing import Any
 
-import yaml
-
 from ..errors import SpecError
-from ..userfile import read_text
 
 __all__ = [
     "UNITS",
@@ -52,11 +44,6 @@ __all__ = [
     "MemoryLevel",
     "MainMemory",
     "HwSpec",
-    "bundled_names",
-    "load_spec",
-    "parse_spec",
-    "read_spec_file",
-    "validate_file",
 ]
 
 #: compute units a spec may give peaks for
@@ -159,6 +146,7 @@ class HwSpec:
     def default_precision(self, unit: str) -> str | None:
         """The precision shown for ``unit`` by default (see :data:`DEFAULT_PRECISIONS`).
 
+        >>> from sparsroof.hardware.library import load_spec
         >>> load_spec("a100").default_precision("simt"), load_spec("a100").default_precision(
         ...     "tensor")
         ('fp32', 'fp16')
@@ -184,6 +172,7 @@ class HwSpec:
         Deep Learning Performance Analysis* paper calls it the machine balance and gives
         107.479 TFLOP/s / 828.8 GB/s = 129.68 for its measured V100).
 
+        >>> from sparsroof.hardware.library import load_spec
         >>> round(load_spec("v100-measured").ridge_point("tensor", "fp16"), 2)
         129.68
         """
@@ -204,125 +193,3 @@ class HwSpec:
             "parallelism": {k: q.to_dict() for k, q in self.parallelism.items()},
             "host": dict(self.host),
         }
-
-
-def parse_spec(data: Any, origin: str) -> HwSpec:
-    """Validate a spec already read from YAML; raise the first problem found.
-
-    ``origin`` names the spec in messages. When there are several problems the message
-    says how many more ``sparsroof hw validate`` would list.
-    """
-    from .schema import check_spec
-
-    spec, problems = check_spec(data, origin)
-    if spec is None:
-        first = problems[0]
-        more = len(problems) - 1
-        if more:
-            first = SpecError(first.source, f"{first.problem} (and {more} more problem"
-                              f"{'s' if more > 1 else ''}: see 'sparsroof hw validate')",
-                              first.key)
-        raise first
-    return spec
-
-
-def _bundled_dir() -> Any:
-    return resources.files("sparsroof") / "hwspecs"
-
-
-def _bundled_files() -> dict[str, Any]:
-    return {p.name[: -len(".yaml")]: p for p in _bundled_dir().iterdir()
-            if p.name.endswith(".yaml")}
-
-
-_SAFE_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # the C parser when built
-
-
-class _StrictLoader(_SAFE_LOADER):
-    """PyYAML's safe loader, refusing a key written twice in one mapping (a silent overwrite
-    in plain YAML, and in a spec almost always a copy-paste slip)."""
-
-
-def _no_duplicates(loader: _StrictLoader, node: yaml.MappingNode, deep: bool = False) -> Any:
-    seen: set[Any] = set()
-    for key_node, _ in node.value:
-        key = loader.construct_object(key_node, deep=deep)
-        if isinstance(key, Hashable):
-            if key in seen:
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"key {key!r} written twice", key_node.start_mark)
-            seen.add(key)
-    return _SAFE_LOADER.construct_mapping(loader, node, deep)
-
-
-_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _no_duplicates)
-
-
-def _read_yaml(text: str, origin: str) -> Any:
-    try:
-        return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        where = f"line {mark.line + 1}: " if mark is not None else ""
-        problem = getattr(err, "problem", None) or "malformed YAML"
-        raise SpecError(origin, f"{where}malformed YAML: {problem}") from None
-
-
-@functools.lru_cache(maxsize=1)
-def _aliases() -> dict[str, str]:
-    table = {}
-    for name, resource in _bundled_files().items():
-        data = _read_yaml(resource.read_text(encoding="utf-8"), f"{name}.yaml (bundled)")
-        for alias in (data or {}).get("aliases") or ():
-            table[str(alias)] = name
-    return table
-
-
-def bundled_names() -> list[str]:
-    """Names of the bundled specs (aliases not included)."""
-    return sorted(_bundled_files())
-
-
-def read_spec_file(name_or_path: str | Path) -> tuple[Any, str]:
-    """The parsed YAML of a bundled spec (by name or alias) or a user's file, and its origin.
-
-    A bundled name is tried only when the argument is not an existing path and does not end
-    in ``.yaml``/``.yml``; an unknown name suggests the closest bundled one.
-    """
-    text = str(name_or_path)
-    path = Path(text)
-    if path.suffix in (".yaml", ".yml") or path.exists():
-        content = read_text(path, lambda problem: SpecError(text, problem))
-        return _read_yaml(content, text), text
-    files = _bundled_files()
-    aliases = _aliases()
-    name = aliases.get(text, text)
-    if name not in files:
-        known = sorted(files) + sorted(aliases)
-        close = difflib.get_close_matches(text, known, n=1, cutoff=0.6)
-        hint = f"; did you mean {close[0]!r}?" if close else f" (bundled: {', '.join(known)})"
-        raise SpecError(text, f"no bundled hardware spec of that name{hint}")
-    origin = f"{name}.yaml (bundled)"
-    return _read_yaml(files[name].read_text(encoding="utf-8"), origin), origin
-
-
-def load_spec(name_or_path: str | Path) -> HwSpec:
-    """Load a bundled spec by name or alias, or a user's YAML file by path.
-
-    >>> spec = load_spec("a100")
-    >>> spec.name, spec.dram.bandwidth.text
-    ('a100-80gb', '2039 GB/s')
-    """
-    data, origin = read_spec_file(name_or_path)
-    return parse_spec(data, origin)
-
-
-def validate_file(name_or_path: str | Path) -> list[SpecError]:
-    """Every problem in one spec (an empty list when it is valid), not just the first."""
-    from .schema import check_spec
-
-    try:
-        data, origin = read_spec_file(name_or_path)
-    except SpecError as err:
-        return [err]
-    return check_spec(data, origin)[1]

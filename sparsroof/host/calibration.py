@@ -41,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from .._version import SCHEMA_VERSIONS, envelope
 from ..errors import CalibrationError
 from ..hardware.spec import HwSpec
 from ..matrix.mtx import Matrix
@@ -52,7 +53,7 @@ __all__ = [ "FormatFit", "Calibration", "Sample", "features", "fit",
            "held_out_error", "held_out_errors", "choose_fill", "calibrate", "save", "load",
            "SCHEMA_VERSION", "FILLS"]
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = SCHEMA_VERSIONS["calibration"]
 #: shares of a cache's capacity a working set may fill and still be served from it (other
 #: data and other programs use the cache too); a calibration keeps the one that best
 #: predicts its own runs held out of the fit
@@ -313,16 +314,14 @@ def save(c: Calibration, samples: list[Sample], path: str | Path) -> None:
     """Write ``c`` (and the samples it was fitted on) as JSON."""
     from dataclasses import asdict
 
-    from .._version import __version__
-
-    doc = {"schema_version": SCHEMA_VERSION, "tool": "sparsroof", "version": __version__,
-           "kind": "calibration", "spec": c.spec, "device": c.device, "dtype": c.dtype,
-           "kernel": "spmv", "branch_memory_exits": c.branch_memory,
-           "working_set_fill": c.fill, "held_out_error": c.held_out_error,
-           "levels": [{"name": n, "capacity_bytes": cap} for n, cap in c.levels],
-           "roofs_bytes_per_s": c.roofs,
-           "fits": {k: asdict(f) for k, f in c.fits.items()},
-           "samples": [asdict(s) for s in samples]}
+    doc = envelope("calibration") | {
+        "spec": c.spec, "device": c.device, "dtype": c.dtype,
+        "kernel": "spmv", "branch_memory_exits": c.branch_memory,
+        "working_set_fill": c.fill, "held_out_error": c.held_out_error,
+        "levels": [{"name": n, "capacity_bytes": cap} for n, cap in c.levels],
+        "roofs_bytes_per_s": c.roofs,
+        "fits": {k: asdict(f) for k, f in c.fits.items()},
+        "samples": [asdict(s) for s in samples]}
     Path(path).write_text(json.dumps(doc, indent=1) + "\n")
 
 

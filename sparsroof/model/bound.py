@@ -60,7 +60,7 @@ def memory_level(spec: HwSpec, footprint: float | None) -> tuple[MemoryLevel, bo
     known (main memory when none does, or when ``footprint`` is None); True when that
     level is a cache.
 
-    >>> from sparsroof.hardware.spec import load_spec
+    >>> from sparsroof.hardware.library import load_spec
     >>> a100 = load_spec("a100")
     >>> [(lvl.name, cached) for lvl, cached in (memory_level(a100, 1e6), memory_level(a100, 1e9))]
     [('L2', True), ('HBM2e', False)]
@@ -114,7 +114,7 @@ def entry_peak(spec: HwSpec, unit: str, precision: str) -> float:
     FLOPs of the zeros it skips. Against the entries actually stored that rate is halved
     (so a compute-bound 2:4 layer runs 2x faster than dense, not 4x).
 
-    >>> from sparsroof.hardware.spec import load_spec
+    >>> from sparsroof.hardware.library import load_spec
     >>> a100 = load_spec("a100")
     >>> entry_peak(a100, "tensor-sparse", "fp16") / 1e12, entry_peak(a100, "tensor", "fp16") / 1e12
     (312.0, 312.0)
@@ -128,7 +128,7 @@ def bound(t: Traffic, spec: HwSpec, *, unit: str, precision: str, launches: int 
     """Bound of traffic ``t`` on ``spec``. ``footprint`` (bytes of the working set) lets a
     cache level be the memory roof; None keeps main memory.
 
-    >>> from sparsroof.hardware.spec import load_spec
+    >>> from sparsroof.hardware.library import load_spec
     >>> from sparsroof.model.traffic import Traffic
     >>> t = Traffic("spmv", 1, "csr", "compulsory", "fp64", "int32", 2e9, 2e9, 8e9, 0, 0)
     >>> b = bound(t, load_spec("a100"), unit="simt", precision="fp64")

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import FigureError
-from ..report.analysis import si
+from ..units import si
 from .labels import place_labels
 from .roof import decades
 from .style import log_axis, new_figure, save

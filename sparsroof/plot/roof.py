@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import FigureError
 from ..hardware.spec import HwSpec
-from ..report.analysis import si
+from ..units import si
 from .labels import callout_labels, place_labels
 from .points import OPTIMISTIC, PESSIMISTIC, RoofPoint, common
 from .style import MARKERS, PALETTE, log_axis, new_figure

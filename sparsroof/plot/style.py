@@ -106,7 +106,7 @@ def log_axis(axis: Any, unit: str) -> None:
     """Decade ticks on a log axis, labelled with SI prefixes (``1 TFLOP/s``, ``10 us``)."""
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-    from ..report.analysis import si
+    from ..units import si
 
     axis.set_major_locator(LogLocator(base=10, numticks=30))
     axis.set_major_formatter(FuncFormatter(lambda v, _pos: _tick(v, unit, si)))

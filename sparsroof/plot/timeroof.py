@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import FigureError
 from ..hardware.spec import HwSpec
-from ..report.analysis import si
+from ..units import si
 from .points import RoofPoint, common
 from .roof import decades, drawable, matrix_colors, model_markers, series, short
 from .style import log_axis, new_figure

@@ -4,18 +4,18 @@ A table for the terminal, a JSON document (raw SI numbers, schema version, tool 
 JUnit XML (``testsuites`` > one ``testsuite`` per check > one ``testcase`` per limit and
 point, with ``failure`` for an exceeded limit and ``error`` for a measured time below the
 speed of light), GitHub Actions workflow commands (``::error file=...,line=...::``) and a
-Markdown summary for the job page. Units are formatted with :func:`sparsroof.report.analysis.si`.
+Markdown summary for the job page. Units are formatted with :func:`sparsroof.units.si`.
 """
 
 from __future__ import annotations
 
-import json
 import xml.etree.ElementTree as ET
 from typing import Any
 
-from .._version import __version__
+from .._version import envelope
 from ..ci.check import IMPOSSIBLE, METRICS, PASS, CheckReport, Outcome, point_record
-from .analysis import SCHEMA_VERSION, si
+from ..units import si
+from .document import json_text
 
 __all__ = [
     "format_value",
@@ -125,16 +125,16 @@ def _outcome_record(o: Outcome) -> dict[str, Any]:
 
 def to_json(report: CheckReport) -> str:
     """JSON document: envelope, counts, every outcome and every modelled point."""
-    doc = {"schema_version": SCHEMA_VERSION, "tool": "sparsroof", "version": __version__,
-           "kind": "check", "budget": report.budget, "specs": list(report.specs),
-           "passed": report.exit_code == 0,
-           "counts": {"total": len(report.outcomes), "passed": report.count(PASS),
-                      "failed": len(report.outcomes) - report.count(PASS),
-                      "impossible": report.count(IMPOSSIBLE)},
-           "outcomes": [_outcome_record(o) for o in report.outcomes],
-           "points": [point_record(p) for p in report.points],
-           "notes": list(report.notes)}
-    return json.dumps(doc, indent=2)
+    doc = envelope("check") | {
+        "budget": report.budget, "specs": list(report.specs),
+        "passed": report.exit_code == 0,
+        "counts": {"total": len(report.outcomes), "passed": report.count(PASS),
+                   "failed": len(report.outcomes) - report.count(PASS),
+                   "impossible": report.count(IMPOSSIBLE)},
+        "outcomes": [_outcome_record(o) for o in report.outcomes],
+        "points": [point_record(p) for p in report.points],
+        "notes": list(report.notes)}
+    return json_text(doc)
 
 
 def _counts(outcomes: list[Outcome]) -> dict[str, str]:

@@ -1,29 +1,26 @@
 """Rendering hardware specs: the ``hw list`` summary and ``hw show`` detail.
 
-Numbers are formatted with :func:`sparsroof.report.analysis.si`, the one unit formatter; JSON and
+Numbers are formatted with :func:`sparsroof.units.si`, the one unit formatter; JSON and
 CSV carry raw SI values plus the envelope (schema version, tool version).
 """
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 from collections.abc import Sequence
 from typing import Any
 
+from .._version import envelope
 from ..hardware.spec import UNITS, HwSpec, Quantity
-from .analysis import SCHEMA_VERSION, si
+from ..units import si
+from .document import csv_text, json_text
 
 __all__ = ["summary", "list_json", "list_csv", "list_table", "show_json", "show_table"]
-
-_ENVELOPE = {"schema_version": SCHEMA_VERSION, "tool": "sparsroof"}
 
 
 def summary(spec: HwSpec) -> dict[str, Any]:
     """One flat row per spec: DRAM bandwidth, each unit's default-precision peak and ridge.
 
-    >>> from sparsroof.hardware.spec import load_spec
+    >>> from sparsroof.hardware.library import load_spec
     >>> row = summary(load_spec("v100-measured"))
     >>> row["tensor_precision"], row["tensor_flops"], round(row["tensor_ridge_flop_per_byte"], 2)
     ('fp16', 107479000000000.0, 129.68)
@@ -41,26 +38,14 @@ def summary(spec: HwSpec) -> dict[str, Any]:
 
 
 def list_json(specs: Sequence[HwSpec]) -> str:
-    from .._version import __version__
-
-    doc = {**_ENVELOPE, "version": __version__, "kind": "hw-list",
-           "default_precisions": "simt: fp32 (else fp64); tensor units: fp16 (else bf16, tf32)",
-           "specs": [summary(s) for s in specs]}
-    return json.dumps(doc, indent=2)
+    doc = envelope("hw-list") | {
+        "default_precisions": "simt: fp32 (else fp64); tensor units: fp16 (else bf16, tf32)",
+        "specs": [summary(s) for s in specs]}
+    return json_text(doc)
 
 
 def list_csv(specs: Sequence[HwSpec]) -> str:
-    from .._version import __version__
-
-    rows = [summary(s) for s in specs]
-    out = io.StringIO()
-    if rows:
-        writer = csv.DictWriter(out, fieldnames=["schema_version", "version", *rows[0]],
-                                lineterminator="\n")
-        writer.writeheader()
-        for row in rows:
-            writer.writerow({"schema_version": SCHEMA_VERSION, "version": __version__, **row})
-    return out.getvalue()
+    return csv_text([summary(s) for s in specs], "hw-list")
 
 
 def _peak_cell(value: float | None, precision: str | None) -> str:
@@ -92,11 +77,9 @@ def list_table(specs: Sequence[HwSpec]) -> Any:
 
 
 def show_json(spec: HwSpec) -> str:
-    from .._version import __version__
-
-    doc = {**_ENVELOPE, "version": __version__, "kind": "hw-show", "spec": spec.to_dict(),
+    doc = envelope("hw-show") | {"spec": spec.to_dict(),
            "summary": summary(spec)}
-    return json.dumps(doc, indent=2)
+    return json_text(doc)
 
 
 _SI_UNITS = {"bandwidth": "B/s", "capacity": "B", "time": "s", "clock": "Hz", "peak": "FLOP/s"}

@@ -54,7 +54,7 @@ class BatchProgress(NoProgress):
         self._progress.stop()
 
     def advance(self, outcome: Any, failures: int) -> None:
-        from .analysis import si
+        from ..units import si
 
         self._entries += outcome.entries if outcome.ok else 0
         rate = self._entries / max(time.perf_counter() - self._start, 1e-9)

@@ -6,17 +6,16 @@ a fraction, speedup, accuracy), so the output can be drawn as it is.
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any
 
-from .._version import __version__
+from .._version import envelope
+from ..analysis import FLOPS_CONVENTION
+from ..units import si
 from ..whatif.placement import Options
 from ..whatif.study import LayerResult, ModelResult
-from .analysis import FLOPS_CONVENTION, SCHEMA_VERSION, si
+from .document import csv_text, json_text
 
 __all__ = ["POINT_FIELDS", "points", "to_json", "to_csv", "to_table", "to_layer_table"]
 
@@ -53,25 +52,16 @@ def _layer_dict(r: LayerResult) -> dict[str, Any]:
 def to_json(results: Sequence[ModelResult], options: Options, *, layers: bool = True) -> str:
     """Envelope, options, and {"points": [...]} (each with its layers unless ``layers``
     is False)."""
-    doc: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "tool": "sparsroof",
-                           "version": __version__, "kind": "whatif",
-                           "flops_convention": FLOPS_CONVENTION, "options": asdict(options)}
+    doc = envelope("whatif") | {"flops_convention": FLOPS_CONVENTION,
+                                "options": asdict(options)}
     doc["points"] = [_summary(r) | ({"layer_results": [_layer_dict(x) for x in r.layers]}
                                     if layers else {}) for r in results]
-    return json.dumps(doc, indent=2)
+    return json_text(doc)
 
 
 def to_csv(results: Sequence[ModelResult]) -> str:
     """One row per (pattern, sparsity); accuracy is empty where unknown."""
-    out = io.StringIO()
-    rows = points(results)
-    if rows:
-        writer = csv.DictWriter(out, fieldnames=[*rows[0], "schema_version", "version"],
-                                lineterminator="\n")
-        writer.writeheader()
-        for row in rows:
-            writer.writerow(row | {"schema_version": SCHEMA_VERSION, "version": __version__})
-    return out.getvalue()
+    return csv_text(points(results), "whatif")
 
 
 def _unit_cell(r: ModelResult) -> str:

@@ -27,8 +27,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .counts import MAX_COUNT
-
 __all__ = ["group_by_row", "sort_rows", "sweep_panels", "sweep_groups", "mirrored"]
 
 
@@ -172,7 +170,7 @@ def sweep_panels(indptr, colidx, rows, halfwidth, last, diag):
 
 
 @njit(cache=True, nogil=True)
-def sweep_groups(indptr, colidx, rows, cols):
+def sweep_groups(indptr, colidx, rows, cols, max_count):
     """Row pass for the aligned b x b blocks and the N:M groups, b = M = 2^k, k = 1 .. 5.
 
     A block column (j >> k) is new to its block row when its bit is clear in that level's
@@ -181,13 +179,14 @@ def sweep_groups(indptr, colidx, rows, cols):
     row markers would not. Along a sorted row the same (j >> k) sequence gives the N:M
     groups as runs; an entry in the same group as the previous one at level k is so at
     every coarser level, which ends its work early.
+    Group sizes above ``max_count`` are counted as ``max_count``.
     Returns (block counts for b = 2 .. 32, N:M group histogram per M = 2 .. 32).
     """
     levels = 5
     words = ((cols >> 1) >> 6) + 2
     bits = np.zeros((levels, words), np.uint64)
     blocks = np.zeros(levels, np.int64)
-    hist = np.zeros((levels, MAX_COUNT + 1), np.int64)
+    hist = np.zeros((levels, max_count + 1), np.int64)
     prev = np.empty(levels, np.int64)
     run = np.zeros(levels, np.int64)
     one = np.uint64(1)
@@ -202,7 +201,7 @@ def sweep_groups(indptr, colidx, rows, cols):
                 if g == prev[t]:
                     break
                 if run[t]:
-                    hist[t, min(run[t], MAX_COUNT)] += 1
+                    hist[t, min(run[t], max_count)] += 1
                     run[t] = 0
                 prev[t] = g
                 mask = one << np.uint64(g & 63)
@@ -213,7 +212,7 @@ def sweep_groups(indptr, colidx, rows, cols):
             run += 1
         for t in range(levels):
             if run[t]:
-                hist[t, min(run[t], MAX_COUNT)] += 1
+                hist[t, min(run[t], max_count)] += 1
                 run[t] = 0
             k = t + 1
             if ((i + 1) & ((1 << k) - 1)) == 0 or i == rows - 1:

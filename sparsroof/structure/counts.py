@@ -70,7 +70,7 @@ def _compiled(row: np.ndarray, col: np.ndarray, rows: int, cols: int,
     diag_bits = np.zeros(((rows + cols - 1) >> 6) + 1, np.uint64)
     # the two sweeps touch disjoint scratch arrays; the second runs on another core
     with ThreadPoolExecutor(max_workers=1) as pool:
-        groups = pool.submit(k.sweep_groups, indptr, colidx, rows, cols)
+        groups = pool.submit(k.sweep_groups, indptr, colidx, rows, cols, MAX_COUNT)
         scalars, tot, mx = k.sweep_panels(indptr, colidx, rows, halfwidth,
                                           np.full(cols, -1, stamp), diag_bits)
         nblocks, hist = groups.result()

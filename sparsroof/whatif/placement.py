@@ -132,7 +132,7 @@ def synthetic_kernel(layer: Layer, p: Pattern, sparsity: float, spec: HwSpec,
                      options: Options) -> Kernel:
     """The layer pruned to ``sparsity`` with pattern ``p`` (N:M: its own sparsity).
 
-    >>> from sparsroof.hardware.spec import load_spec
+    >>> from sparsroof.hardware.library import load_spec
     >>> from sparsroof.whatif.patterns import parse_pattern
     >>> k = synthetic_kernel(Layer("fc", m=8, k=16, n=1), parse_pattern("block4"), 0.75,
     ...                      load_spec("a100"), Options())

@@ -148,7 +148,7 @@ def layer_traffic(layer: Layer, kernel: Kernel, options: Options) -> Traffic:
     once, C = m·n·s_v written once; useful F = 2·nnz·n, executed F = 2·executed·n.
 
     >>> from sparsroof.whatif.placement import Options, dense_kernel
-    >>> from sparsroof.hardware.spec import load_spec
+    >>> from sparsroof.hardware.library import load_spec
     >>> lay = Layer("fc", m=4, k=8, n=2)
     >>> t = layer_traffic(lay, dense_kernel(lay, load_spec("a100"), Options()), Options())
     >>> t.bytes_a, t.bytes_b, t.bytes_c, t.flops_useful    # fp16: 32·2, 16·2, 8·2, 2·32·2

@@ -7,14 +7,15 @@ Parquet and stay a nested object in JSON.
 
 from __future__ import annotations
 
-import csv
 import json
 from pathlib import Path
 from typing import Any
 
+from .._version import SCHEMA_VERSIONS, envelope
+from ..analysis import FLOPS_CONVENTION
+from ..batch.store import Store, json_safe
 from ..errors import ExportError
-from ..report.analysis import SCHEMA_VERSION
-from .store import Store, json_safe
+from .document import csv_text, json_text
 
 __all__ = ["EXPORT_SUFFIXES", "check_export", "flat_rows", "export"]
 
@@ -60,23 +61,16 @@ def _columns(rows: list[dict[str, Any]]) -> list[str]:
 
 def _write_csv(store: Store, path: Path) -> int:
     rows = flat_rows(store)
-    with path.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=["schema_version", *_columns(rows)],
-                                restval="", lineterminator="\n")
-        writer.writeheader()
-        for row in rows:
-            writer.writerow({"schema_version": SCHEMA_VERSION, **row})
+    path.write_text(csv_text(rows, "batch"), encoding="utf-8")
     return len(rows)
 
 
 def _write_json(store: Store, path: Path) -> int:
-    from ..report.analysis import _envelope
-
-    doc = _envelope("batch")
-    doc["flops_convention"] = "2 FLOPs (multiply + add) per stored entry per column of B"
+    doc = envelope("batch")
+    doc["flops_convention"] = FLOPS_CONVENTION
     doc["rows"] = json_safe(list(store.rows()))
     doc["failures"] = store.failures()
-    path.write_text(json.dumps(doc, indent=1), encoding="utf-8")
+    path.write_text(json_text(doc, indent=1), encoding="utf-8")
     return len(doc["rows"])
 
 
@@ -88,7 +82,7 @@ def _write_parquet(store: Store, path: Path) -> int:
     columns = _columns(rows)
     table = pa.table({c: [row.get(c) for row in rows] for c in columns})
     pq.write_table(table.replace_schema_metadata(
-        {"schema_version": str(SCHEMA_VERSION), "tool": "sparsroof"}), path)
+        {"schema_version": str(SCHEMA_VERSIONS["batch"]), "tool": "sparsroof"}), path)
     return len(rows)
 
 

@@ -1,0 +1,52 @@
+"""The one JSON writer and the one CSV writer: every document the tool prints or saves
+goes through them, so each carries the same envelope (see :func:`sparsroof._version.envelope`)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from .._version import SCHEMA_VERSIONS, __version__
+
+__all__ = ["json_text", "csv_text"]
+
+
+def _default(value: Any) -> Any:
+    """numpy scalars and arrays (in structure features)."""
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+
+
+def json_text(doc: dict[str, Any], indent: int = 2) -> str:
+    """``doc`` as JSON text; numpy values become plain numbers and lists.
+
+    >>> import numpy as np
+    >>> json_text({"n": np.int64(3)}, indent=0)
+    '{\\n"n": 3\\n}'
+    """
+    return json.dumps(doc, indent=indent, default=_default)
+
+
+def csv_text(rows: Sequence[dict[str, Any]], kind: str) -> str:
+    """CSV text of ``rows``: the schema version and tool version lead every row; the
+    columns are those of all rows, in the order first seen (missing cells are empty).
+
+    >>> print(csv_text([{"a": 1}, {"a": 2, "b": 3}], "analyze"), end="")
+    schema_version,version,a,b
+    1,0.1.0,1,
+    1,0.1.0,2,3
+    """
+    if not rows:
+        return ""
+    lead = {"schema_version": SCHEMA_VERSIONS[kind], "version": __version__}
+    columns = list(dict.fromkeys([*lead, *(k for row in rows for k in row)]))
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=columns, restval="", lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow(lead | row)
+    return out.getvalue()

@@ -1,0 +1,125 @@
+"""The package's layout: imports point one way, with no cycles, and the heavy or
+presentational libraries stay in the layer that needs them.
+
+The graph is read from the source (every ``import`` and ``from ... import``, those inside
+functions included), so a lazy import cannot hide an upward edge.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "sparsroof"
+
+#: layer of each top-level room, highest first; a room imports only rooms of lower layers
+#: (rooms of one layer are siblings and do not import each other)
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("__init__", "__main__"),
+    ("cli",),
+    ("plot",),
+    ("report",),
+    ("advisor", "host", "whatif", "batch", "ci"),
+    ("analysis",),
+    ("model",),
+    ("structure",),
+    ("matrix", "hardware"),
+    ("units", "arrays", "userfile"),
+    ("errors", "_version"),
+)
+LAYER = {room: depth for depth, rooms in enumerate(LAYERS) for room in rooms}
+
+#: third-party packages that only some rooms may import
+CONFINED = {"click": {"cli"}, "matplotlib": {"plot"}, "rich": {"report", "cli"}}
+
+
+def _module(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path: Path, text: str | None = None) -> set[str]:
+    """Absolute names of everything ``path`` (or ``text`` standing at ``path``) imports:
+    modules, or names in them."""
+    module = _module(path)
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found: set[str] = set()
+    source = path.read_text(encoding="utf-8") if text is None else text
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                target = ".".join([*base, node.module] if node.module else base)
+            else:
+                target = node.module or ""
+            found.add(target)
+            found.update(f"{target}.{alias.name}" for alias in node.names)
+    return found
+
+
+def _graph() -> dict[str, set[str]]:
+    """module -> the package's modules it imports."""
+    paths = {_module(p): p for p in PACKAGE.rglob("*.py")}
+    return {name: {t for t in _imports(path) if t in paths and t != name}
+            for name, path in paths.items()}
+
+
+def _room(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def test_every_room_has_a_layer() -> None:
+    rooms = {_room(m) for m in _graph()}
+    assert rooms <= set(LAYER), f"rooms with no layer: {sorted(rooms - set(LAYER))}"
+
+
+def test_imports_point_down() -> None:
+    wrong = [f"{a} -> {b}" for a, targets in _graph().items() for b in sorted(targets)
+             if _room(a) != _room(b) and LAYER[_room(a)] >= LAYER[_room(b)]]
+    assert not wrong, "imports that point up or sideways:\n" + "\n".join(wrong)
+
+
+def test_no_import_cycles() -> None:
+    graph = _graph()
+    state: dict[str, int] = {}  # 1 on the current path, 2 done
+    cycles: list[str] = []
+
+    def visit(node: str, path: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(graph[node]):
+            # a package's face re-exports its modules: importing it is not a dependency
+            # of those modules on one another
+            if state.get(nxt) == 1:
+                cycles.append(" -> ".join([*path[path.index(nxt):], nxt]))
+            elif nxt not in state:
+                visit(nxt, [*path, nxt])
+        state[node] = 2
+
+    for start in sorted(graph):
+        if start not in state:
+            visit(start, [start])
+    assert not cycles, "import cycles:\n" + "\n".join(cycles)
+
+
+@pytest.mark.parametrize("library", sorted(CONFINED))
+def test_confined_libraries(library: str) -> None:
+    outside = sorted(
+        str(p.relative_to(PACKAGE.parent)) for p in PACKAGE.rglob("*.py")
+        if _room(_module(p)) not in CONFINED[library]
+        and any(t == library or t.startswith(library + ".") for t in _imports(p)))
+    assert not outside, f"{library} is imported outside {sorted(CONFINED[library])}: {outside}"
+
+
+def test_the_reader_sees_a_lazy_upward_import() -> None:
+    """A relative import inside a function, from model/ up to report/, is read as such
+    (so the direction test would flag it)."""
+    fake = PACKAGE / "model" / "lazy.py"
+    code = "def f():\n    from ..report import analysis\n    return analysis\n"
+    found = _imports(fake, code)
+    assert "sparsroof.report.analysis" in found
+    assert LAYER[_room(_module(fake))] > LAYER[_room("sparsroof.report.analysis")]
