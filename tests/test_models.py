@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from sparsroof.errors import OptionError
 from sparsroof.hardware.spec import load_spec
 from sparsroof.model import reuse
 from sparsroof.model import storage as formats
@@ -165,7 +166,7 @@ def test_distributed_by_hand() -> None:
 
 def test_explicit_unit_missing_precision_is_an_error() -> None:
     spec = load_spec("a100")
-    with pytest.raises(Exception, match="no tensor-sparse peak at fp64"):
+    with pytest.raises(OptionError, match="no tensor-sparse peak at fp64"):
         resolve_unit(spec, "tensor-sparse", "fp64", None, explicit=True)
     # automatic choice falls back: 2:4 in fp64 runs on the fp64 tensor cores
     assert resolve_unit(spec, "tensor-sparse", "fp64", None, explicit=False) == (

@@ -13,7 +13,13 @@ from sparsroof.hardware.spec import load_spec
 from sparsroof.whatif.manifest import Layer, Manifest
 from sparsroof.whatif.patterns import parse_pattern
 from sparsroof.whatif.placement import Options
-from sparsroof.whatif.study import evaluate_layer, evaluate_model, read_accuracy, study
+from sparsroof.whatif.study import (
+    AccuracyError,
+    evaluate_layer,
+    evaluate_model,
+    read_accuracy,
+    study,
+)
 
 BW = 2039e9
 SMALL = Layer("fc", m=64, k=128, n=16)  # memory bound in every form
@@ -140,10 +146,10 @@ def test_study_levels_and_accuracy(a100, tmp_path) -> None:
 def test_accuracy_file_errors(tmp_path) -> None:
     bad = tmp_path / "acc.csv"
     bad.write_text("pattern,sparsity\nblock4,50\n")
-    with pytest.raises(Exception, match="acc.csv: missing column"):
+    with pytest.raises(AccuracyError, match="acc.csv: missing column"):
         read_accuracy(bad)
     bad.write_text("pattern,sparsity,accuracy\nblock4,50,high\n")
-    with pytest.raises(Exception, match="line 2: accuracy 'high'"):
+    with pytest.raises(AccuracyError, match="line 2: accuracy 'high'"):
         read_accuracy(bad)
 
 
