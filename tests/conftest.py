@@ -2,7 +2,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
+from numpy.typing import ArrayLike
+from scipy.sparse import coo_array
+
+from sparsroof.matrix.mtx import Matrix
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT.parent / "shared" / "corpus"
@@ -20,3 +25,18 @@ def corpus() -> Path:
 def write_mtx(path: Path, text: str) -> Path:
     path.write_text(text)
     return path
+
+
+def make_matrix(rows: int, cols: int, row: ArrayLike, col: ArrayLike,
+                values: ArrayLike | None = None, name: str = "t") -> Matrix:
+    """A ``rows`` x ``cols`` :class:`Matrix` with entries at (``row[i]``, ``col[i]``),
+    built through :meth:`Matrix.from_scipy`: a pattern matrix when ``values`` is None.
+
+    As in :meth:`Matrix.from_scipy`, repeated coordinates become one entry and the
+    entries come out in row-major order, with int32 indices where they fit.
+    """
+    r = np.asarray(row, dtype=np.int64)
+    c = np.asarray(col, dtype=np.int64)
+    data = np.ones(r.size) if values is None else np.asarray(values)
+    a = coo_array((data, (r, c)), shape=(rows, cols))
+    return Matrix.from_scipy(a, name=name, pattern=values is None)

@@ -8,15 +8,10 @@ import numpy as np
 import pytest
 
 from sparsroof.advisor.partition import CostModel, partition, strips
-from sparsroof.matrix.mtx import Header, Matrix
+from sparsroof.matrix.mtx import Matrix
 from sparsroof.model import storage as formats
 
-
-def _matrix(rows: int, cols: int, row: np.ndarray, col: np.ndarray) -> Matrix:
-    key = np.unique(row * cols + col)
-    r, c = key // cols, key % cols
-    return Matrix("t", "t", rows, cols, r, c, None,
-                  Header("t", "coordinate", "pattern", "general", rows, cols, r.size))
+from .conftest import make_matrix
 
 
 def _mixed(seed: int) -> Matrix:
@@ -29,8 +24,9 @@ def _mixed(seed: int) -> Matrix:
     c2 = rng.integers(0, n, 1500)
     r3 = np.arange(192, n)
     keep = (c1 >= 0) & (c1 < n)
-    return _matrix(n, n, np.concatenate([r1[keep], r2, r3]),
-                   np.concatenate([c1[keep], c2, r3]))
+    # repeated random coordinates become one entry
+    return make_matrix(n, n, np.concatenate([r1[keep], r2, r3]),
+                       np.concatenate([c1[keep], c2, r3]))
 
 
 def _block_seconds(m: Matrix, lo: int, hi: int, model: CostModel, fmt: str) -> float:
@@ -93,7 +89,7 @@ def test_strip_counts_by_hand() -> None:
     # {0, 1} and {-1, 0, 1}; rows 2-3 hold 3 + 2 on {-1, 0, 1} and {-1, 0}
     r = np.array([0, 0, 1, 1, 1, 2, 2, 2, 3, 3])
     c = np.array([0, 1, 0, 1, 2, 1, 2, 3, 2, 3])
-    st = strips(_matrix(4, 4, r, c), 2, block=2)
+    st = strips(make_matrix(4, 4, r, c), 2, block=2)
     assert st.nnz.tolist() == [5, 5]
     assert st.max_len.tolist() == [3, 3]
     assert np.diff(st.diag_ptr).tolist() == [3, 3]
@@ -103,9 +99,8 @@ def test_strip_counts_by_hand() -> None:
 def test_strip_keys_do_not_overflow_int32_indices() -> None:
     # 400,000 x 400,000 with int32 indices: (row // 4)·(cols // 4 + 1) passes 2^31
     n = 400_000
-    r = np.array([0, n - 1], dtype=np.int32)
-    m = Matrix("t", "t", n, n, r, r.copy(), None,
-               Header("t", "coordinate", "pattern", "general", n, n, 2))
+    m = make_matrix(n, n, [0, n - 1], [0, n - 1])
+    assert m.row.dtype == m.col.dtype == np.int32
     st = strips(m, 200_000, block=4)
     assert st.blocks.tolist() == [1, 1]
     assert np.diff(st.diag_ptr).tolist() == [1, 1]

@@ -10,15 +10,11 @@ from hypothesis import strategies as st
 from sparsroof.analysis import Config, MatrixInfo, analyze_structure
 from sparsroof.errors import OptionError
 from sparsroof.hardware.library import load_spec
-from sparsroof.matrix.mtx import Header, Matrix
+from sparsroof.matrix.mtx import Matrix
 from sparsroof.model.traffic import MODELS, STORAGES
 from sparsroof.structure.features import measure
 
-
-def _matrix(rows: int, cols: int, row: list[int], col: list[int]) -> Matrix:
-    h = Header("t", "coordinate", "pattern", "general", rows, cols, len(row))
-    return Matrix("t", "t", rows, cols, np.array(row, dtype=np.int32),
-                  np.array(col, dtype=np.int32), None, h)
+from .conftest import make_matrix
 
 
 def _run(m: Matrix, spec: str = "a100", **options: object):  # type: ignore[no-untyped-def]
@@ -29,7 +25,7 @@ def _run(m: Matrix, spec: str = "a100", **options: object):  # type: ignore[no-u
 
 
 # 4 x 5, entries (0,0) (0,2) (1,2) (3,0) (3,4): row lengths 2, 1, 0, 2
-TINY = _matrix(4, 5, [0, 0, 1, 3, 3], [0, 2, 2, 0, 4])
+TINY = make_matrix(4, 5, [0, 0, 1, 3, 3], [0, 2, 2, 0, 4])
 
 
 def test_every_storage_format_by_hand() -> None:
@@ -78,7 +74,7 @@ def test_units_follow_the_format() -> None:
 def test_nm_that_does_not_conform_is_listed_last() -> None:
     # row 0 holds columns 0..8: no pattern up to 8:16 fits it. 2:4 groups holding
     # entries: (0, cols 0-3) 4 ✗, (0, 4-7) 4 ✗, (0, 8-11) 1 ✓, (1, 12-15) 1 ✓ -> 2 of 4
-    m = _matrix(2, 16, [0] * 9 + [1], [*range(9), 15])
+    m = make_matrix(2, 16, [0] * 9 + [1], [*range(9), 15])
     a = _run(m, storages=("nm", "csr", "coo"), models=("compulsory",))
     assert a.results[-1].traffic.storage == "nm" and not a.results[-1].valid
     assert a.results[-1].traffic.conforming == pytest.approx(0.5)
@@ -88,7 +84,7 @@ def test_blocked_model_is_raised_to_the_compulsory_floor() -> None:
     # block diagonal of dense 4 x 4 blocks: N·z·ρ = 8·4·(1 - e^-4)/4 < 32 rows of B
     rows = [i for b in range(8) for i in range(4 * b, 4 * b + 4) for _ in range(4)]
     cols = [j for b in range(8) for _ in range(4) for j in range(4 * b, 4 * b + 4)]
-    a = _run(_matrix(32, 32, rows, cols), models=("blocked", "compulsory"), block_size=4)
+    a = _run(make_matrix(32, 32, rows, cols), models=("blocked", "compulsory"), block_size=4)
     by = {r.traffic.model: r.traffic for r in a.results}
     assert by["blocked"].bytes_b == by["compulsory"].bytes_b == 32 * 8
     assert "compulsory floor" in by["blocked"].model_detail
@@ -106,9 +102,8 @@ def _matrices(draw):  # type: ignore[no-untyped-def]
     rows, cols = draw(st.integers(1, 48)), draw(st.integers(1, 48))
     n = draw(st.integers(1, 300))
     rng = np.random.default_rng(draw(st.integers(0, 2**16)))
-    r, c = rng.integers(0, rows, n), rng.integers(0, cols, n)
-    keep = np.unique(r * cols + c)
-    return _matrix(rows, cols, list(keep // cols), list(keep % cols))
+    # repeated coordinates become one entry
+    return make_matrix(rows, cols, rng.integers(0, rows, n), rng.integers(0, cols, n))
 
 
 @settings(max_examples=40, deadline=None)
@@ -132,9 +127,9 @@ def test_model_invariants(m: Matrix, d: int, storage: str) -> None:
 def test_adding_entries_never_reduces_traffic(m: Matrix, seed: int, d: int) -> None:
     rng = np.random.default_rng(seed)
     extra_r, extra_c = rng.integers(0, m.rows, 5), rng.integers(0, m.cols, 5)
-    keys = np.unique(np.concatenate([m.row.astype(np.int64) * m.cols + m.col,
-                                     extra_r * m.cols + extra_c]))
-    bigger = _matrix(m.rows, m.cols, list(keys // m.cols), list(keys % m.cols))
+    # an extra entry on an existing one merges with it
+    bigger = make_matrix(m.rows, m.cols, np.concatenate([m.row, extra_r]),
+                         np.concatenate([m.col, extra_c]))
     models = ("compulsory", "random", "blocked", "cache-aware")
     small = _run(m, kernel="spmm", widths=(d,), models=models, block_size=4)
     large = _run(bigger, kernel="spmm", widths=(d,), models=models, block_size=4)

@@ -11,16 +11,11 @@ import pytest
 
 from sparsroof.errors import SparsroofError
 from sparsroof.matrix import generate as gen
-from sparsroof.matrix.mtx import Header, Matrix, load
+from sparsroof.matrix.mtx import load
 from sparsroof.structure.classify import CLASSES, classify
 from sparsroof.structure.features import measure
 
-from .conftest import ROOT
-
-
-def _matrix(g: gen.Generated) -> Matrix:
-    h = Header("g", "coordinate", "real", "general", g.rows, g.cols, g.nnz)
-    return Matrix("g", "", g.rows, g.cols, g.row, g.col, g.values, h)
+from .conftest import ROOT, make_matrix
 
 
 def _cases() -> Iterator[tuple[str, str, Callable[[], gen.Generated]]]:
@@ -65,7 +60,8 @@ def test_generated_cases_are_classified_with_at_least_95_percent_accuracy() -> N
     assert len(cases) >= 200
     wrong, confusion = [], Counter()
     for want, name, make in cases:
-        verdict = classify(measure(_matrix(make())))
+        g = make()
+        verdict = classify(measure(make_matrix(g.rows, g.cols, g.row, g.col, g.values, "g")))
         assert verdict.label in CLASSES and 0.0 <= verdict.confidence <= 1.0
         confusion[(want, verdict.label)] += 1
         if verdict.label != want:
@@ -76,18 +72,21 @@ def test_generated_cases_are_classified_with_at_least_95_percent_accuracy() -> N
 
 
 def test_verdicts_carry_their_parameters() -> None:
-    v = classify(measure(_matrix(gen.nm(64, 256, 2, 8, seed=1))))
+    g = gen.nm(64, 256, 2, 8, seed=1)
+    v = classify(measure(make_matrix(g.rows, g.cols, g.row, g.col, g.values, "g")))
     assert (v.label, v.params) == ("nm", {"n": 2, "m": 8})
-    v = classify(measure(_matrix(gen.block_pruned(256, 256, 8, 0.9, seed=1))))
+    g = gen.block_pruned(256, 256, 8, 0.9, seed=1)
+    v = classify(measure(make_matrix(g.rows, g.cols, g.row, g.col, g.values, "g")))
     assert (v.label, v.params["block"]) == ("block-pruned", 8)
-    v = classify(measure(_matrix(gen.power_law(20000, 2.5, 10, seed=2))))
+    g = gen.power_law(20000, 2.5, 10, seed=2)
+    v = classify(measure(make_matrix(g.rows, g.cols, g.row, g.col, g.values, "g")))
     assert v.label == "scale-free" and abs(v.params["alpha"] - 2.5) <= 0.2
     json.dumps(v.to_dict())
 
 
 def test_empty_matrix_is_mixed_with_no_confidence() -> None:
     g = gen.Generated(3, 3, np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0))
-    v = classify(measure(_matrix(g)))
+    v = classify(measure(make_matrix(g.rows, g.cols, g.row, g.col, g.values, "g")))
     assert (v.label, v.confidence) == ("mixed", 0.0)
 
 

@@ -1,20 +1,14 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
-from sparsroof.matrix.mtx import Header, Matrix
 from sparsroof.structure.features import length_stats, measure
 
-
-def _matrix(rows: int, cols: int, row: list[int] | np.ndarray,
-            col: list[int] | np.ndarray) -> Matrix:
-    r, c = np.asarray(row, dtype=np.int64), np.asarray(col, dtype=np.int64)
-    h = Header("t", "coordinate", "pattern", "general", rows, cols, r.size)
-    return Matrix("t", "t", rows, cols, r, c, None, h)
-
+from .conftest import make_matrix
 
 # 4 x 4, 8 entries:
 #   row 0: x x . .      row 2: . . x .
@@ -24,7 +18,7 @@ COL = [0, 1, 0, 1, 3, 2, 0, 3]
 
 
 def test_tiny_features_by_hand() -> None:
-    s = measure(_matrix(4, 4, ROW, COL))
+    s = measure(make_matrix(4, 4, ROW, COL))
     # row lengths 2, 3, 1, 2: one row of length 1, two of 2, one of 3
     assert s.row_length_counts.tolist() == [0, 1, 2, 1]
     # offsets j - i: 0, 1, -1, 0, 2, 0, -3, 0 -> {-3, -1, 0, 1, 2}
@@ -61,15 +55,18 @@ def test_tiny_features_by_hand() -> None:
 
 
 def test_entry_order_does_not_matter_and_input_is_left_alone() -> None:
+    # make_matrix puts the entries in row-major order, so the unordered coordinates are
+    # put back in by hand: measure must see (and leave) them as given
+    m = make_matrix(4, 4, ROW, COL)
     order = [7, 2, 5, 0, 3, 6, 1, 4]
     row, col = np.array(ROW)[order], np.array(COL)[order]
-    s = measure(_matrix(4, 4, row, col))
-    t = measure(_matrix(4, 4, ROW, COL))
+    s = measure(replace(m, row=row, col=col))
+    t = measure(m)
     assert s.to_dict() == t.to_dict()
     assert row.tolist() == [ROW[i] for i in order] and col.tolist() == [COL[i] for i in order]
     # row-ordered input whose columns fall inside a row must not be reordered either
     col_desc = np.array([1, 0, 3, 1, 0, 2, 3, 0])
-    measure(_matrix(4, 4, ROW, col_desc))
+    measure(replace(m, col=col_desc))
     assert col_desc.tolist() == [1, 0, 3, 1, 0, 2, 3, 0]
 
 
@@ -77,7 +74,7 @@ def test_distinct_counts_match_a_brute_force_on_a_random_pattern() -> None:
     rng = np.random.default_rng(3)
     rows, cols, n = 300, 200, 4000
     row, col = rng.integers(0, rows, n), rng.integers(0, cols, n)
-    s = measure(_matrix(rows, cols, row, col))
+    s = measure(make_matrix(rows, cols, row, col))
     for h, (total, largest) in s.panel_columns.items():
         per_panel = np.bincount(np.unique((row // h) * cols + col) // cols)
         assert (total, largest) == (per_panel.sum(), per_panel.max()), h
@@ -91,17 +88,18 @@ def test_distinct_counts_match_a_brute_force_on_a_random_pattern() -> None:
 def test_symmetry_against_a_set_of_pairs() -> None:
     rng = np.random.default_rng(5)
     row, col = rng.integers(0, 50, 400), rng.integers(0, 50, 400)
+    # repeated coordinates are one entry of the pattern
     pairs = set(zip(row.tolist(), col.tolist(), strict=True))
-    off = [(i, j) for i, j in zip(row.tolist(), col.tolist(), strict=True) if i != j]
+    off = [(i, j) for i, j in pairs if i != j]
     expected = sum((j, i) in pairs for i, j in off) / len(off)
-    assert measure(_matrix(50, 50, row, col)).pattern_symmetry == pytest.approx(expected)
-    assert measure(_matrix(50, 60, row, col)).pattern_symmetry is None
+    assert measure(make_matrix(50, 50, row, col)).pattern_symmetry == pytest.approx(expected)
+    assert measure(make_matrix(50, 60, row, col)).pattern_symmetry is None
 
 
 def test_empty_matrix_has_zero_features_and_valid_json() -> None:
     import json
 
-    s = measure(_matrix(3, 4, [], []))
+    s = measure(make_matrix(3, 4, [], []))
     assert (s.stored_entries, s.bandwidth, s.n_diagonals, s.col_alpha) == (0, 0, 0, None)
     json.dumps(s.to_dict())
 

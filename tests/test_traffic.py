@@ -7,20 +7,15 @@ from hypothesis import strategies as st
 
 from sparsroof.analysis import Config, analyze
 from sparsroof.hardware.library import load_spec
-from sparsroof.matrix.mtx import Header, Matrix
+from sparsroof.matrix.mtx import Matrix
 from sparsroof.model.traffic import traffic
 from sparsroof.structure.features import measure
 
-
-def _matrix(rows: int, cols: int, row: list[int], col: list[int]) -> Matrix:
-    h = Header("t", "coordinate", "pattern", "general", rows, cols, len(row))
-    return Matrix("t", "t", rows, cols, np.array(row, dtype=np.int32),
-                  np.array(col, dtype=np.int32), None, h)
-
+from .conftest import make_matrix
 
 # 4 x 5 matrix, 5 entries, columns 0, 2 and 4 used (1 and 3 empty):
 #   row 0: (0,0) (0,2)   row 1: (1,2)   row 2: empty   row 3: (3,0) (3,4)
-TINY = _matrix(4, 5, [0, 0, 1, 3, 3], [0, 2, 2, 0, 4])
+TINY = make_matrix(4, 5, [0, 0, 1, 3, 3], [0, 2, 2, 0, 4])
 
 
 def test_csr_spmv_bytes_by_hand() -> None:
@@ -65,7 +60,8 @@ def _random_matrices(draw):  # type: ignore[no-untyped-def]
     rows, cols = draw(st.integers(1, 40)), draw(st.integers(1, 40))
     n = draw(st.integers(0, 200))
     rng = np.random.default_rng(draw(st.integers(0, 2**16)))
-    return _matrix(rows, cols, list(rng.integers(0, rows, n)), list(rng.integers(0, cols, n)))
+    # repeated coordinates become one entry
+    return make_matrix(rows, cols, rng.integers(0, rows, n), rng.integers(0, cols, n))
 
 
 @settings(max_examples=50, deadline=None)

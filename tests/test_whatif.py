@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from sparsroof.errors import AccuracyError
 from sparsroof.hardware.library import load_spec
 from sparsroof.whatif.manifest import Layer, Manifest
 from sparsroof.whatif.patterns import parse_pattern
@@ -140,10 +141,10 @@ def test_study_levels_and_accuracy(a100, tmp_path) -> None:
 def test_accuracy_file_errors(tmp_path) -> None:
     bad = tmp_path / "acc.csv"
     bad.write_text("pattern,sparsity\nblock4,50\n")
-    with pytest.raises(Exception, match="acc.csv: missing column"):
+    with pytest.raises(AccuracyError, match="acc.csv: missing column"):
         read_accuracy(bad)
     bad.write_text("pattern,sparsity,accuracy\nblock4,50,high\n")
-    with pytest.raises(Exception, match="line 2: accuracy 'high'"):
+    with pytest.raises(AccuracyError, match="line 2: accuracy 'high'"):
         read_accuracy(bad)
 
 
