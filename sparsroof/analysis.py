@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
 from typing import Any
 
 from ._version import envelope
 from .errors import OptionError
+from .hardware.library import load_spec
 from .hardware.spec import UNITS, HwSpec
-from .matrix.mtx import Matrix
+from .matrix.mtx import Matrix, MatrixLike, as_matrix
 from .model.bound import Bound, auto_unit, bound, resolve_unit
 from .model.ridgeline import RankBound, distributed_bounds
 from .model.traffic import (
@@ -30,6 +32,8 @@ from .model.traffic import (
     nm_pattern,
     traffic,
 )
+from .structure.classify import Verdict
+from .structure.classify import classify as classify_structure
 from .structure.features import Structure, measure
 
 __all__ = [
@@ -39,12 +43,11 @@ __all__ = [
     "Result",
     "Analysis",
     "analyze",
+    "classify",
     "document",
     "records",
     "analyze_structure",
-    "expand_choice",
     "needs_pattern",
-    "parse_widths",
 ]
 
 #: structure class -> the B model the sparsity-aware SpMM paper gives for it
@@ -60,6 +63,28 @@ CLASS_MODEL = {
 }
 _ROLES = {"compulsory": "optimistic", "random": "pessimistic", "cache-aware": "measured"}
 FLOPS_CONVENTION = "FLOPs = 2 per stored entry per column of B (multiply + add)"
+
+
+#: an option's value as a person writes it: a number, a name, a comma list or a list
+OptionValue = str | int | float | bool | Sequence[str | int] | None
+#: the command line's option names for Config fields
+_ALIASES = {"d": "widths", "width": "widths", "storage": "storages", "model": "models",
+            "rank": "ranks"}
+
+
+def _listed(value: OptionValue) -> list[Any]:
+    return list(value) if isinstance(value, (tuple, list)) else [value]
+
+
+def _normalise(name: str, value: OptionValue) -> Any:
+    """One option's value as its Config field holds it."""
+    if name in ("widths", "ranks"):
+        return _ints(_listed(value))
+    if name == "storages":
+        return _names([str(v) for v in _listed(value)], STORAGES)
+    if name == "models":
+        return _names([str(v) for v in _listed(value)], MODELS, extra=("auto",))
+    return value
 
 
 @dataclass(frozen=True)
@@ -108,6 +133,29 @@ class Config:
             if not ok:
                 raise OptionError(message)
 
+    @classmethod
+    def from_options(cls, **options: OptionValue) -> Config:
+        """A Config from options as the command line takes them: ``d`` (or ``widths``)
+        and ``ranks`` as whole numbers or comma lists ("1,4,16"); ``storage`` and
+        ``model`` (or ``storages``, ``models``) as names, comma lists or "all"; the other
+        fields by their own names. An option left None or empty keeps its default.
+
+        >>> c = Config.from_options(kernel="spmm", d="1,4", storage="csr,ell", model=None)
+        >>> c.widths, c.storages, c.models
+        ((1, 4), ('csr', 'ell'), ('auto',))
+        """
+        known = {f.name for f in fields(cls)}
+        values: dict[str, Any] = {}
+        for key, value in options.items():
+            name = _ALIASES.get(key, key)
+            if name not in known:
+                raise OptionError(f"unknown option {key!r} (choose from "
+                                  f"{', '.join(sorted(known | set(_ALIASES)))})")
+            if value is None or (isinstance(value, (tuple, list)) and not value):
+                continue
+            values[name] = _normalise(name, value)
+        return cls(**values)
+
 
 @dataclass(frozen=True)
 class MatrixInfo:
@@ -150,7 +198,7 @@ class Analysis:
     spec: str
     device: str
     structure: Structure
-    verdict: Any
+    verdict: Verdict | None
     results: tuple[Result, ...]
     distributed: tuple[RankBound, ...] = field(default=())
 
@@ -160,13 +208,13 @@ class Analysis:
         return document([self])
 
 
-def expand_choice(values: Sequence[str], table: Sequence[str], extra: Sequence[str] = ()
-                  ) -> tuple[str, ...]:
+def _names(values: Sequence[str], table: Sequence[str], extra: Sequence[str] = ()
+           ) -> tuple[str, ...]:
     """Split comma lists and expand "all".
 
-    >>> expand_choice(["csr,ell", "csr"], ["csr", "ell", "coo"])
+    >>> _names(["csr,ell", "csr"], ["csr", "ell", "coo"])
     ('csr', 'ell')
-    >>> expand_choice(["all"], ["csr", "ell"])
+    >>> _names(["all"], ["csr", "ell"])
     ('csr', 'ell')
     """
     names: list[str] = []
@@ -209,10 +257,8 @@ def _launches(config: Config, spec: HwSpec) -> int:
     return 1 if spec.kind == "gpu" and spec.launch_overhead is not None else 0
 
 
-def _classify(s: Structure) -> Any:
-    from .structure.classify import classify
-
-    return classify(s)
+def _classify(s: Structure) -> Verdict:
+    return classify_structure(s)
 
 
 @dataclass(frozen=True)
@@ -226,7 +272,7 @@ class _Plan:
     block: int | None
 
 
-def _plan(s: Structure, spec: HwSpec, config: Config, verdict: Any) -> _Plan:
+def _plan(s: Structure, spec: HwSpec, config: Config, verdict: Verdict | None) -> _Plan:
     class_model = CLASS_MODEL.get(verdict.label) if verdict is not None else None
     block = verdict.params.get("block") if verdict is not None else None
     return _Plan(
@@ -270,7 +316,7 @@ def _width_results(s: Structure, spec: HwSpec, config: Config, plan: _Plan,
 
 
 def analyze_structure(info: MatrixInfo, s: Structure, spec: HwSpec, config: Config,
-                      verdict: Any = None) -> Analysis:
+                      verdict: Verdict | None = None) -> Analysis:
     """Model every (width, storage, model) combination of ``config`` for structure ``s``,
     fastest first within each width; an N:M format the pattern does not fit comes last
     (it cannot hold the matrix, so its time is not attainable)."""
@@ -313,33 +359,65 @@ def needs_pattern(config: Config) -> bool:
                 or _PATTERN_STORAGES.intersection(config.storages))
 
 
-def analyze(matrix: Matrix, spec: HwSpec, config: Config | None = None) -> Analysis:
-    """Measure and classify ``matrix``, then model it on ``spec``. The pattern features
-    and the class are measured only when a chosen model or format needs them (the class
-    is then None)."""
-    config = config or Config()
+def analyze(matrix: MatrixLike, hw: str | Path | HwSpec = "a100",
+            config: Config | None = None, **options: OptionValue) -> Analysis:
+    """Measure and classify ``matrix``, then model it on the spec ``hw``.
+
+    ``matrix`` is a path to a matrix file, a scipy sparse matrix or array (any format),
+    a dense 2-D array, or a :class:`Matrix`; ``hw`` a bundled spec's name, a path to a
+    YAML spec, or an :class:`HwSpec`. Options are the command line's, by the same names
+    (``kernel``, ``d``, ``dtype``, ``index``, ``storage``, ``model``, ``unit``, ...; see
+    :meth:`Config.from_options`), or one ``config``. Times are in seconds, traffic in
+    bytes, rates in FLOP/s and bytes/s. The pattern features and the class are measured
+    only when a chosen model or format needs them (the class is None otherwise).
+
+    >>> import scipy.sparse as sp
+    >>> a = analyze(sp.random(50, 50, density=0.1, format="csr", random_state=0), hw="a100",
+    ...             kernel="spmm", d="1,4")
+    >>> [r.traffic.width for r in a.results][:1], a.results[0].bound.sol_s > 0
+    ([1], True)
+    """
+    if config is not None and options:
+        raise OptionError("give either a Config or options, not both")
+    config = config or Config.from_options(**options)
+    spec = hw if isinstance(hw, HwSpec) else load_spec(hw)
+    m = as_matrix(matrix)
     full = needs_pattern(config)
-    s = measure(matrix, pattern=full)
+    s = measure(m, pattern=full)
     info = MatrixInfo(
-        name=matrix.name, path=matrix.path, rows=matrix.rows, cols=matrix.cols,
+        name=m.name, path=m.path, rows=m.rows, cols=m.cols,
         stored_entries=s.stored_entries, numeric_nonzeros=s.numeric_nonzeros,
-        density=s.density, field=matrix.header.field, symmetry=matrix.header.symmetry,
+        density=s.density, field=m.header.field, symmetry=m.header.symmetry,
     )
     result = analyze_structure(info, s, spec, config, _classify(s) if full else None)
-    ranks = _distributed(matrix, spec, config)
+    ranks = _distributed(m, spec, config)
     return Analysis(result.matrix, result.spec, result.device, result.structure,
                     result.verdict, result.results, ranks)
 
 
-def parse_widths(values: Sequence[str]) -> tuple[int, ...]:
-    """Parse ``["1,4", "16"]`` into ``(1, 4, 16)``.
+def classify(matrix: MatrixLike) -> Verdict:
+    """The structure class of ``matrix`` (a path, scipy matrix, array or :class:`Matrix`),
+    with its confidence, parameters and the features that decided it.
 
-    >>> parse_widths(["1,4", "16"])
+    >>> import numpy as np
+    >>> classify(np.eye(64)).label
+    'banded'
+    """
+    return classify_structure(measure(as_matrix(matrix)))
+
+
+def _ints(values: Sequence[str | int]) -> tuple[int, ...]:
+    """Whole numbers from ``["1,4", 16]``: ``(1, 4, 16)``.
+
+    >>> _ints(["1,4", 16])
     (1, 4, 16)
     """
     widths: list[int] = []
     for value in values:
-        for part in value.split(","):
+        if isinstance(value, int):
+            widths.append(value)
+            continue
+        for part in str(value).split(","):
             part = part.strip()
             if not part:
                 continue

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
-from ..analysis import Analysis, Config, analyze, expand_choice, parse_widths
+from ..analysis import Analysis, Config, analyze
 from ..errors import MatrixFileError
 from ..hardware.library import load_spec
 from ..matrix.mtx import load
-from ..model.traffic import MODELS, STORAGES
 from ..plot import KINDS, plot_analyses
 from ..report.analysis import to_csv, to_json, to_ranks_table, to_table
+from ..report.calibration import predictions_text
 from .common import (
     DTYPE_OPTION,
     HW_OPTION,
@@ -81,20 +83,17 @@ def command(matrices: tuple[str, ...], hw: str, kernel: str, widths: tuple[str, 
       sparsroof analyze data/lap2d_64.mtx --hw cascade-lake-node --ranks 1,2,4,8
     """
     spec = load_spec(hw)
-    config = Config(
-        kernel=kernel, widths=parse_widths(widths) or (1,), dtype=dtype, index=index,
-        storages=expand_choice(storages or ("csr",), STORAGES),
-        models=expand_choice(models or ("auto",), MODELS, extra=("auto",)),
-        unit=unit, precision=precision, launches=launches,
-        ranks=parse_widths(ranks), cache_roof=cache_roof, reuse_factor=reuse_factor,
-        hub_fraction=hub_fraction, block_size=int(block_size) if block_size else None,
-    )
-    from .calibrate import load_calibrated
+    config = Config.from_options(
+        kernel=kernel, d=widths, dtype=dtype, index=index, storage=storages, model=models,
+        unit=unit, precision=precision, launches=launches, ranks=ranks, cache_roof=cache_roof,
+        reuse_factor=reuse_factor, hub_fraction=hub_fraction,
+        block_size=int(block_size) if block_size else None)
+    from ..host.calibrated import load_calibrated
 
     spec, cal = load_calibrated(spec, calibration_file)  # measured cache roofs bound the runs
     analyses: list[Analysis] = []
     errors: list[dict[str, str]] = []
-    predicted: list[dict] = []
+    predicted: list[dict[str, Any]] = []
     for path in matrices:
         try:
             m = load(path)
@@ -104,27 +103,20 @@ def command(matrices: tuple[str, ...], hw: str, kernel: str, widths: tuple[str, 
             errors.append({"path": err.path, "error": err.problem})
             continue
         if cal is not None:
-            from .calibrate import prediction
+            from ..host.calibrated import prediction
 
             predicted.append(prediction(cal, str(calibration_file), m, analyses[-1]))
-    if cal is not None and output == "json":
-        from .calibrate import render_predictions
-
-        emit(render_predictions(predicted, output, to_json(analyses, errors)))
-    else:
-        render(analyses, errors, output)
-        if cal is not None and output == "table":
-            from .calibrate import render_predictions
-
-            emit(render_predictions(predicted, output))
+    render(analyses, errors, output, predicted if cal is not None else None)
     if plot_path and analyses:
         echo_written(plot_analyses(analyses, spec, plot_path, kind=plot_kind))
     return 1 if errors else 0
 
 
-def render(analyses: list[Analysis], errors: list[dict[str, str]], output: str) -> None:
+def render(analyses: list[Analysis], errors: list[dict[str, str]], output: str,
+           calibrated: list[dict[str, Any]] | None = None) -> None:
+    """Print the analyses (and the calibrated predictions, where there is a calibration)."""
     if output == "json":
-        emit(to_json(analyses, errors))
+        emit(to_json(analyses, errors, calibrated))
     elif output == "csv":
         emit(to_csv(analyses))
     else:
@@ -133,3 +125,5 @@ def render(analyses: list[Analysis], errors: list[dict[str, str]], output: str) 
             console.print(to_table(a))
             if a.distributed:
                 console.print(to_ranks_table(a))
+        if calibrated is not None:
+            emit(predictions_text(calibrated))

@@ -8,14 +8,13 @@ from pathlib import Path
 
 import click
 
-from ..analysis import Config, expand_choice, parse_widths
+from ..analysis import Config
 from ..batch.plan import Plan, make_plan
 from ..batch.runner import Summary, run_plan
 from ..batch.store import Store
 from ..errors import OptionError, UnitError
 from ..hardware.library import load_spec
 from ..matrix.collection import SizeFilter, discover
-from ..model.traffic import MODELS, STORAGES
 from ..report.export import check_export, export
 from ..report.progress import progress_for
 from ..units import parse_quantity, si
@@ -132,10 +131,8 @@ def command(paths: tuple[str, ...], hws: tuple[str, ...], kernel: str,
       sparsroof batch data --kernel spmm --d 1,16 --export results.csv
     """
     specs = [load_spec(h) for h in dict.fromkeys(hws)]
-    config = Config(kernel=kernel, widths=parse_widths(widths) or (1,), dtype=dtype,
-                    index=index, storages=expand_choice(storages or ("csr",), STORAGES),
-                    models=expand_choice(models or ("auto",), MODELS, extra=("auto",)),
-                    unit=unit)
+    config = Config.from_options(kernel=kernel, d=widths, dtype=dtype, index=index,
+                                 storage=storages, model=models, unit=unit)
     if export_path:
         check_export(export_path)
     size = SizeFilter(min_rows, max_rows, min_nnz, max_nnz)

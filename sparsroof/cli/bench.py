@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import json
-from dataclasses import asdict
-
 import click
 
-from .._version import envelope
 from ..hardware.library import load_spec
-from ..host.bench import KERNEL_FORMATS, Measurement, bench
+from ..host.bench import KERNEL_FORMATS, bench
 from ..matrix.mtx import load
+from ..report.bench import bench_csv, bench_json, bench_table
 from ..structure.features import measure
 from ..units import si
 from .common import DTYPE_OPTION, KERNEL_OPTION, OUTPUT_OPTION, emit, table_console
@@ -50,7 +47,7 @@ def command(matrix: str, hw: str, kernel: str, width: int, dtype: str, formats: 
       sparsroof bench a.mtx --hw myhost.yaml --calibration calibration.json
     """
     spec = load_spec(hw)
-    from .calibrate import load_calibrated
+    from ..host.calibrated import load_calibrated
 
     spec, cal = load_calibrated(spec, calibration_file)
     m = load(matrix)
@@ -67,57 +64,10 @@ def command(matrix: str, hw: str, kernel: str, width: int, dtype: str, formats: 
         click.echo(f"sparsroof: MODEL ERROR: {r.storage} ran in {si(r.timing.min_s, 's')}, "  # type: ignore[union-attr]
                    f"faster than its bound {si(r.sol_s, 's')} ({r.memory_level} roof); the "
                    f"spec or the traffic model is wrong for this host", err=True)
-    _render(results, spec.name, output, predicted)
-    return 3 if beaten else 0
-
-
-def _record(r: Measurement, predicted: dict[str, float]) -> dict:
-    d = asdict(r)
-    d.pop("timing")
-    return d | {"median_s": r.median_s, "min_s": r.timing.min_s if r.timing else None,
-                "repeats": len(r.timing.samples) if r.timing else 0,
-                "achieved_bytes_per_s": r.achieved_bytes_per_s,
-                "achieved_flops": r.achieved_flops, "sol_share": r.sol_share,
-                "beats_bound": r.beats_bound, "calibrated_s": predicted.get(r.storage),
-                "calibrated_error": r.error_of(predicted.get(r.storage))}
-
-
-def _render(results: list[Measurement], spec: str, output: str,
-            predicted: dict[str, float]) -> None:
     if output == "json":
-        emit(json.dumps(envelope("bench") | {"spec": spec, "results": [
-            _record(r, predicted) for r in results]}, indent=2))
-        return
-    if output == "csv":
-        import csv
-        import io
-
-        out = io.StringIO()
-        rows = [_record(r, predicted) for r in results]
-        writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(rows)
-        emit(out.getvalue())
-        return
-    from rich.table import Table
-
-    name = results[0].matrix if results else ""
-    table = Table(title=f"{name}: measured on this host, bound on {spec}", title_justify="left")
-    extra = ("calibrated", "error %") if predicted else ()
-    for h in ("backend", "format", "median", "best", "GB/s", "GFLOP/s", "SoL", "roof",
-              "% of SoL", *extra, "note"):
-        table.add_column(h, justify="left" if h in ("backend", "format", "roof", "note")
-                         else "right")
-    for r in results:
-        if r.timing is None:
-            table.add_row(r.backend, r.storage, "-", "-", "-", "-", si(r.sol_s, "s"),
-                          r.memory_level, "-", *["-" for _ in extra], f"skipped: {r.skipped}")
-            continue
-        err = r.error_of(predicted.get(r.storage))
-        cells = ((si(predicted[r.storage], "s") if r.storage in predicted else "-",
-                  f"{100 * err:.1f}" if err is not None else "-") if predicted else ())
-        table.add_row(r.backend, r.storage, si(r.timing.median_s, "s"), si(r.timing.min_s, "s"),
-                      f"{r.achieved_bytes_per_s / 1e9:.3g}", f"{r.achieved_flops / 1e9:.3g}",  # type: ignore[operator]
-                      si(r.sol_s, "s"), r.memory_level, f"{100 * r.sol_share:.1f}",  # type: ignore[operator]
-                      *cells, "FASTER THAN BOUND: model error" if r.beats_bound else "")
-    table_console().print(table)
+        emit(bench_json(results, spec.name, predicted))
+    elif output == "csv":
+        emit(bench_csv(results, predicted))
+    else:
+        table_console().print(bench_table(results, spec.name, predicted))
+    return 3 if beaten else 0

@@ -17,13 +17,17 @@ import os
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO, Union
 
 import numpy as np
 
 from ..errors import MatrixFileError
 
-__all__ = ["Header", "Matrix", "peek", "load", "estimate_memory", "MATRIX_SUFFIXES"]
+if TYPE_CHECKING:
+    from scipy.sparse import sparray, spmatrix
+
+__all__ = ["Header", "Matrix", "MatrixLike", "as_matrix", "peek", "load", "estimate_memory",
+           "MATRIX_SUFFIXES"]
 
 MATRIX_SUFFIXES = (".mtx", ".mtx.gz", ".smtx")
 _INT32_MAX = 2**31 - 1
@@ -305,3 +309,21 @@ def load(path: str | Path) -> Matrix:
     else:
         row, col, values = _load_mm(path, header)
     return Matrix(_name_of(path), str(path), header.rows, header.cols, row, col, values, header)
+
+
+#: what the Python API takes as a matrix: a path to a file, a scipy sparse matrix or
+#: array, a dense 2-D array, or a Matrix
+MatrixLike = Union["Matrix", str, os.PathLike[str], "sparray", "spmatrix", np.ndarray]
+
+
+def as_matrix(matrix: MatrixLike) -> Matrix:
+    """``matrix`` as a :class:`Matrix`: a path is loaded, anything else taken from scipy.
+
+    >>> as_matrix([[0, 1], [1, 0]]).stored_entries
+    2
+    """
+    if isinstance(matrix, Matrix):
+        return matrix
+    if isinstance(matrix, (str, os.PathLike)):
+        return load(os.fspath(matrix))
+    return Matrix.from_scipy(matrix)

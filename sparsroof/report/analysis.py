@@ -26,9 +26,14 @@ __all__ = [
 OUTPUTS = ("table", "json", "csv")
 
 
-def to_json(analyses: Sequence[Analysis], errors: Sequence[dict[str, str]] = ()) -> str:
-    """The JSON document of :func:`sparsroof.analysis.document`."""
-    return json_text(document(analyses, errors))
+def to_json(analyses: Sequence[Analysis], errors: Sequence[dict[str, str]] = (),
+            calibrated: Sequence[dict[str, Any]] | None = None) -> str:
+    """The JSON document of :func:`sparsroof.analysis.document`, with the calibrated
+    predictions under ``calibrated`` where there are some."""
+    doc = document(analyses, errors)
+    if calibrated is not None:
+        doc["calibrated"] = list(calibrated)
+    return json_text(doc)
 
 
 def to_csv(analyses: Sequence[Analysis]) -> str:

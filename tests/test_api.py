@@ -1,0 +1,83 @@
+"""The public Python API: what a notebook reaches from ``import sparsroof``."""
+
+from __future__ import annotations
+
+import inspect
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from click.testing import CliRunner
+
+import sparsroof
+from sparsroof.cli import cli
+
+DATA = Path(__file__).resolve().parent.parent / "data"
+
+
+def test_every_public_name_resolves() -> None:
+    for name in sparsroof.__all__:
+        assert getattr(sparsroof, name) is not None, name
+
+
+def test_public_signatures_name_no_any() -> None:
+    """A typed API: no ``Any`` in the parameters or results of the public functions."""
+    for name in ("analyze", "classify", "load", "load_spec", "peek", "measure", "bound",
+                 "traffic", "bundled_names"):
+        signature = inspect.signature(getattr(sparsroof, name))
+        texts = [str(p.annotation) for p in signature.parameters.values()]
+        texts.append(str(signature.return_annotation))
+        assert not any("Any" in t for t in texts), (name, texts)
+
+
+def test_analyze_takes_scipy_of_any_format_and_dense_arrays() -> None:
+    a = sp.random(200, 200, density=0.05, format="csr", random_state=0)
+    sols = {fmt: sparsroof.analyze(a.asformat(fmt), hw="a100").to_dict()["matrices"][0]
+            ["results"][0]["bound"]["sol_s"] for fmt in ("csr", "csc", "coo", "lil", "dok")}
+    sols["dense"] = sparsroof.analyze(a.toarray(), hw="a100").to_dict()["matrices"][0][
+        "results"][0]["bound"]["sol_s"]
+    assert len(set(sols.values())) == 1 and next(iter(sols.values())) > 0, sols
+
+
+def test_api_and_command_line_give_the_same_document() -> None:
+    path = DATA / "lap2d_64.mtx"
+    api = sparsroof.analyze(str(path), hw="v100-sxm2", kernel="spmm", d="1,16",
+                            storage="csr,ell").to_dict()
+    result = CliRunner().invoke(cli, ["analyze", str(path), "--hw", "v100-sxm2", "--kernel",
+                                      "spmm", "--d", "1,16", "--storage", "csr,ell",
+                                      "-O", "json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output) == json.loads(json.dumps(api))
+
+
+def test_a_matrix_a_path_and_scipy_agree() -> None:
+    path = DATA / "lap2d_64.mtx"
+    m = sparsroof.load(path)
+    from_scipy = sparsroof.Matrix.from_scipy(
+        sp.coo_array((m.values, (m.row, m.col)), shape=m.shape), name="lap")
+    sol = {kind: sparsroof.analyze(x, hw="a100").results[0].bound.sol_s
+           for kind, x in (("path", path), ("matrix", m), ("scipy", from_scipy))}
+    assert len(set(sol.values())) == 1, sol
+
+
+def test_classify_and_load_spec() -> None:
+    verdict = sparsroof.classify(DATA / "lap2d_64.mtx")
+    assert verdict.label == "banded" and verdict.params["diagonals"] == 5
+    assert sparsroof.load_spec("a100").name == "a100-80gb"
+
+
+def test_options_are_checked() -> None:
+    m = sparsroof.Matrix.from_scipy(np.eye(8))
+    with pytest.raises(sparsroof.OptionError, match="unknown option 'widht'"):
+        sparsroof.analyze(m, widht=4)
+    with pytest.raises(sparsroof.OptionError, match="unknown choice 'csrr'"):
+        sparsroof.analyze(m, storage="csrr")
+    with pytest.raises(sparsroof.OptionError, match="either a Config or options"):
+        sparsroof.analyze(m, config=sparsroof.Config(), kernel="spmm")
+
+
+def test_from_scipy_refuses_what_is_not_a_matrix() -> None:
+    with pytest.raises(sparsroof.MatrixFileError, match="2 dimensions"):
+        sparsroof.Matrix.from_scipy(np.ones((2, 2, 2)))
