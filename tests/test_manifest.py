@@ -102,10 +102,10 @@ def test_pruned_files_replace_the_synthetic_pattern(tmp_path: Path) -> None:
     m = load_manifest(_weights_manifest(tmp_path, "block2", "75", W))
     r = evaluate_layer(m.layers[0], parse_pattern("block2"), 0.75, spec, Options())
     # the entries fill two 2x2 blocks: 2·4 values·2 B + 2·4 + (2 + 1)·4 index bytes
-    assert r.kernel.source.endswith("w.mtx") and r.sparse_traffic.bytes_a == 16 + 8 + 12
+    assert r.placement.source.endswith("w.mtx") and r.sparse_traffic.bytes_a == 16 + 8 + 12
     m = load_manifest(_weights_manifest(tmp_path, "block4", "75", W))
     r = evaluate_layer(m.layers[0], parse_pattern("block4"), 0.75, spec, Options())
-    assert r.kernel.executed_entries == 2 * 16  # two 4x4 blocks hold them
+    assert r.placement.executed_entries == 2 * 16  # two 4x4 blocks hold them
 
 
 def test_pruned_file_errors(tmp_path: Path) -> None:

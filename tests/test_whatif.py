@@ -44,7 +44,7 @@ def test_dense_layer(a100) -> None:
 def test_unstructured_layer_csr_on_simt(a100) -> None:
     r = _layer(SMALL, "unstructured", 0.75, a100)
     # nnz = 0.25·8192 = 2048; CSR = 2048·(2 + 4) + 65·4 = 12548; + B 4096 + C 2048
-    assert (r.kernel.storage, r.kernel.unit) == ("csr", "simt")
+    assert (r.placement.storage, r.placement.unit) == ("csr", "simt")
     assert r.sparse_traffic.bytes_total == 12548 + 6144
     assert r.sparse.compute_s == pytest.approx(2 * 2048 * 16 / 78e12)
     assert r.speedup == pytest.approx(22528 / 18692)
@@ -61,16 +61,16 @@ def test_unstructured_at_low_sparsity_is_slower_than_dense_when_compute_bound(a1
 def test_block_layer_bsr_on_tensor(a100) -> None:
     r = _layer(SMALL, "block4", 0.75, a100)
     # 16·32 = 512 blocks, 128 kept: values 128·16·2 = 4096, indices 128·4 + 17·4 = 580
-    assert (r.kernel.storage, r.kernel.unit) == ("bsr4", "tensor")
+    assert (r.placement.storage, r.placement.unit) == ("bsr4", "tensor")
     assert r.sparse_traffic.bytes_a == 4676
-    assert r.kernel.executed_entries == 128 * 16
+    assert r.placement.executed_entries == 128 * 16
     assert r.speedup == pytest.approx(22528 / (4676 + 6144))
 
 
 def test_2to4_layer_on_sparse_tensor_cores(a100) -> None:
     r = _layer(SMALL, "2:4", 0.0, a100)
     # 4096 values · 2 B + 4096 · 2 bits of metadata = 8192 + 1024
-    assert (r.kernel.unit, r.sparse_traffic.bytes_a) == ("tensor-sparse", 9216)
+    assert (r.placement.unit, r.sparse_traffic.bytes_a) == ("tensor-sparse", 9216)
     assert r.speedup == pytest.approx(22528 / (9216 + 6144))
 
 
@@ -88,7 +88,7 @@ def test_nm_patterns_today_and_hypothetical(a100) -> None:
     assert _layer(BIG, "1:4", 0.0, a100, nm_native=True).speedup == pytest.approx(4.0)
     # 3:8 does not fit 2:4: expanded for dense tensor cores, every entry multiplied
     r = _layer(BIG, "3:8", 0.0, a100)
-    assert r.kernel.unit == "tensor" and r.speedup == pytest.approx(1.0)
+    assert r.placement.unit == "tensor" and r.speedup == pytest.approx(1.0)
     # natively: 1536 of 4096 entries per row stored: 1536·2 B + 1536·3 bits per row
     native = _layer(SMALL, "3:8", 0.0, a100, nm_native=True)
     assert native.sparse_traffic.bytes_a == 64 * (48 * 2 + 48 * 3 / 8)
@@ -96,7 +96,7 @@ def test_nm_patterns_today_and_hypothetical(a100) -> None:
 
 def test_unit_override(a100) -> None:
     r = _layer(BIG, "unstructured", 0.5, a100, unit="tensor")
-    assert r.kernel.unit == "tensor" and r.speedup == pytest.approx(2.0)
+    assert r.placement.unit == "tensor" and r.speedup == pytest.approx(2.0)
 
 
 def test_model_sums_layers_with_counts(a100) -> None:

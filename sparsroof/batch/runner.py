@@ -22,7 +22,7 @@ from ..errors import BatchError
 from .plan import Outcome, Plan, Task, analyse_task, run_one, warm_up
 from .store import MatrixResult, Store
 
-__all__ = [ "Summary", "next_fitting", "run_plan"]
+__all__ = [ "RunCounts", "next_fitting", "run_plan"]
 
 Work = Callable[[Task], MatrixResult]
 _READY = "ready"
@@ -30,7 +30,7 @@ _READY = "ready"
 
 
 @dataclass
-class Summary:
+class RunCounts:
     """Counts of one batch run; ``failures`` lists (label, kind, reason) of new failures."""
 
     analysed: int = 0
@@ -238,7 +238,7 @@ def _run_dask(plan: Plan, address: str, timeout: float | None, work: Work,
 class _Recorder:
     """Writes outcomes to the store and keeps the counts and the progress display."""
 
-    def __init__(self, store: Store, run_id: int, summary: Summary, progress: Any) -> None:
+    def __init__(self, store: Store, run_id: int, summary: RunCounts, progress: Any) -> None:
         self.store, self.run_id, self.summary, self.progress = store, run_id, summary, progress
 
     def __call__(self, outcome: Outcome) -> None:
@@ -260,9 +260,9 @@ class _Recorder:
 
 def run_plan(plan: Plan, store: Store, run_id: int, *, workers: int = 1,
              timeout: float | None = None, scheduler: str | None = None,
-             work: Work = analyse_task, progress: Any = None) -> Summary:
+             work: Work = analyse_task, progress: Any = None) -> RunCounts:
     """Run every task of ``plan``, committing each matrix's rows or its failure."""
-    summary = Summary()
+    summary = RunCounts()
     record = _Recorder(store, run_id, summary, progress)
     for planned in plan.others:
         if planned.status in ("error", "memory"):

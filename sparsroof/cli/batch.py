@@ -10,7 +10,7 @@ import click
 
 from ..analysis import Config
 from ..batch.plan import Plan, make_plan
-from ..batch.runner import Summary, run_plan
+from ..batch.runner import RunCounts, run_plan
 from ..batch.store import Store
 from ..errors import OptionError, UnitError
 from ..hardware.library import load_spec
@@ -61,7 +61,7 @@ def _dry_run_table(plan: Plan) -> object:
     return table
 
 
-def _tell(plan: Plan, summary: Summary, store: str) -> None:
+def _tell(plan: Plan, summary: RunCounts, store: str) -> None:
     for label, kind, reason in summary.failures:
         click.echo(f"sparsroof: failed: {label}: {kind}: {reason}", err=True)
     parts = [f"{summary.analysed} analysed ({summary.entries:,} entries in "

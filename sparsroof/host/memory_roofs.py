@@ -30,7 +30,7 @@ __all__ = ["measure_level", "measure_roofs", "roof_rates", "with_roofs"]
 _TARGET_BYTES = 4e8  # bytes moved per timed call: a few ms at cache speeds
 
 
-def _kernels() -> dict[str, Callable[..., Any]]:
+def _triads() -> dict[str, Callable[..., Any]]:
     from numba import njit, prange
 
     @njit(fastmath=True, cache=True)
@@ -80,7 +80,7 @@ def measure_level(working_set: float, parts: int, calls: int = 5) -> dict[str, f
 
     The triad's three arrays share the working set; the read sums one array of that size.
     """
-    k = _kernels()
+    k = _triads()
     out: dict[str, float] = {}
     for threads in sorted({1, parts}):
         share = working_set / parts if threads == 1 else working_set

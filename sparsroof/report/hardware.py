@@ -14,14 +14,14 @@ from ..hardware.spec import UNITS, HwSpec, Quantity
 from ..units import si
 from .document import csv_text, json_text
 
-__all__ = ["summary", "list_json", "list_csv", "list_table", "show_json", "show_table"]
+__all__ = ["spec_row", "list_json", "list_csv", "list_table", "show_json", "show_table"]
 
 
-def summary(spec: HwSpec) -> dict[str, Any]:
+def spec_row(spec: HwSpec) -> dict[str, Any]:
     """One flat row per spec: DRAM bandwidth, each unit's default-precision peak and ridge.
 
     >>> from sparsroof.hardware.library import load_spec
-    >>> row = summary(load_spec("v100-measured"))
+    >>> row = spec_row(load_spec("v100-measured"))
     >>> row["tensor_precision"], row["tensor_flops"], round(row["tensor_ridge_flop_per_byte"], 2)
     ('fp16', 107479000000000.0, 129.68)
     """
@@ -40,12 +40,12 @@ def summary(spec: HwSpec) -> dict[str, Any]:
 def list_json(specs: Sequence[HwSpec]) -> str:
     doc = envelope("hw-list") | {
         "default_precisions": "simt: fp32 (else fp64); tensor units: fp16 (else bf16, tf32)",
-        "specs": [summary(s) for s in specs]}
+        "specs": [spec_row(s) for s in specs]}
     return json_text(doc)
 
 
 def list_csv(specs: Sequence[HwSpec]) -> str:
-    return csv_text([summary(s) for s in specs], "hw-list")
+    return csv_text([spec_row(s) for s in specs], "hw-list")
 
 
 def _peak_cell(value: float | None, precision: str | None) -> str:
@@ -65,7 +65,7 @@ def list_table(specs: Sequence[HwSpec]) -> Any:
         table.add_column(header, justify="left" if header in ("name", "device") else "right",
                          no_wrap=header != "device")
     for spec in specs:
-        r = summary(spec)
+        r = spec_row(spec)
         ridges = [r[f"{u}_ridge_flop_per_byte"] for u in ("simt", "tensor")]
         table.add_row(
             spec.name, spec.device, si(r["dram_bandwidth_bytes_per_s"], "B/s"),
@@ -78,7 +78,7 @@ def list_table(specs: Sequence[HwSpec]) -> Any:
 
 def show_json(spec: HwSpec) -> str:
     doc = envelope("hw-show") | {"spec": spec.to_dict(),
-           "summary": summary(spec)}
+           "summary": spec_row(spec)}
     return json_text(doc)
 
 

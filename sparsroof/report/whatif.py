@@ -39,7 +39,7 @@ def points(results: Sequence[ModelResult]) -> list[dict[str, Any]]:
 
 
 def _layer_dict(r: LayerResult) -> dict[str, Any]:
-    k = r.kernel
+    k = r.placement
     return {"layer": r.layer, "count": r.count, "storage": k.storage, "detail": k.detail,
             "source": k.source, "unit": k.unit, "precision": k.precision,
             "dense_sol_s": r.dense_s, "sparse_sol_s": r.sparse_s, "speedup": r.speedup,
@@ -65,9 +65,10 @@ def to_csv(results: Sequence[ModelResult]) -> str:
 
 
 def _unit_cell(r: ModelResult) -> str:
-    kernels = {(x.kernel.detail, x.kernel.unit) for x in r.layers if x.kernel.storage != "dense"}
-    if len(kernels) == 1:
-        detail, unit = kernels.pop()
+    used = {(x.placement.detail, x.placement.unit) for x in r.layers
+            if x.placement.storage != "dense"}
+    if len(used) == 1:
+        detail, unit = used.pop()
         return f"{detail} / {unit}"
     return "mixed"
 
@@ -103,7 +104,7 @@ def to_layer_table(r: ModelResult) -> Any:
     for x in r.layers:
         t = x.sparse_traffic
         table.add_row(x.layer, str(x.count), f"{x.dense_traffic.a_values_stored:,.0f}",
-                      str(t.width), f"{x.kernel.detail} / {x.kernel.unit}",
+                      str(t.width), f"{x.placement.detail} / {x.placement.unit}",
                       si(x.dense.sol_s, "s"), x.dense.bound, si(x.sparse.sol_s, "s"),
                       x.sparse.bound, f"{x.speedup:.2f}x", f"{x.feature_share_sparse:.0%}")
     return table

@@ -38,8 +38,8 @@ from .patterns import (
     nm_entries,
 )
 
-__all__ = ["Options", "Kernel", "dense_kernel", "synthetic_kernel",
-           "file_kernel"]
+__all__ = ["Options", "Placement", "dense_placement", "synthetic_placement",
+           "file_placement"]
 
 _SPARSE_TC = "tensor-sparse"
 
@@ -69,7 +69,7 @@ class Options:
 
 
 @dataclass(frozen=True)
-class Kernel:
+class Placement:
     """A layer's weights in one format on one unit: bytes of A and entries multiplied."""
 
     storage: str
@@ -86,71 +86,71 @@ def _unit(spec: HwSpec, unit: str, options: Options, explicit: bool) -> tuple[st
     return resolve_unit(spec, unit, options.dtype, options.precision, explicit)
 
 
-def dense_kernel(layer: Layer, spec: HwSpec, options: Options) -> Kernel:
+def dense_placement(layer: Layer, spec: HwSpec, options: Options) -> Placement:
     """The dense GEMM: m·k values on the tensor cores (SIMT where the spec has none)."""
     unit, precision = _unit(spec, "tensor", options, False)
     a = storage.dense(layer.m, layer.k, VALUE_BYTES[options.dtype])
-    return Kernel("dense", unit, precision, a, layer.m * layer.k, layer.m * layer.k)
+    return Placement("dense", unit, precision, a, layer.m * layer.k, layer.m * layer.k)
 
 
-def _nm_kernel(layer: Layer, p: Pattern, spec: HwSpec, options: Options,
-               nnz: int, conforming: float) -> Kernel:
+def _nm_placement(layer: Layer, p: Pattern, spec: HwSpec, options: Options,
+               nnz: int, conforming: float) -> Placement:
     s_v = VALUE_BYTES[options.dtype]
     native = storage.nm(nnz, p.n, p.m, conforming, s_v)
     if options.unit is not None or options.nm_native:
         unit, precision = _unit(spec, options.unit or _SPARSE_TC, options,
                                 options.unit is not None)
         how = "native N:M" if unit == _SPARSE_TC else f"N:M on {unit}"
-        return Kernel("nm", unit, precision, native, nnz, nnz, how)
+        return Placement("nm", unit, precision, native, nnz, nnz, how)
     unit, precision = _unit(spec, _SPARSE_TC, options, False)
     if unit == _SPARSE_TC and fits_2to4(p.n, p.m):
         slots = nm_entries(layer.m, layer.k, 2, 4)  # stored as 2:4, padding zeros included
         a = storage.nm(slots, 2, 4, 1.0, s_v)
         how = "2:4 on sparse TC" if (p.n, p.m) == (2, 4) else "stored as 2:4, sparse TC"
-        return Kernel("nm", unit, precision, a, nnz, slots, how)
+        return Placement("nm", unit, precision, a, nnz, slots, how)
     unit, precision = _unit(spec, "tensor", options, False)
-    return Kernel("nm", unit, precision, native, nnz, layer.m * layer.k,
+    return Placement("nm", unit, precision, native, nnz, layer.m * layer.k,
                   f"expanded for dense {unit}")
 
 
-def _block_kernel(layer: Layer, p: Pattern, spec: HwSpec, options: Options, nnz: int,
-                  n_blocks: int) -> Kernel:
+def _block_placement(layer: Layer, p: Pattern, spec: HwSpec, options: Options, nnz: int,
+                  n_blocks: int) -> Placement:
     a = storage.bsr(n_blocks, layer.m, p.b, VALUE_BYTES[options.dtype],
                     INDEX_BYTES[options.index])
     unit, precision = _unit(spec, options.unit or "tensor", options, options.unit is not None)
-    return Kernel(f"bsr{p.b}", unit, precision, a, nnz, a.executed_entries,
+    return Placement(f"bsr{p.b}", unit, precision, a, nnz, a.executed_entries,
                   f"{p.b}x{p.b} blocks")
 
 
-def _csr_kernel(layer: Layer, spec: HwSpec, options: Options, nnz: int) -> Kernel:
+def _csr_placement(layer: Layer, spec: HwSpec, options: Options, nnz: int) -> Placement:
     a = storage.csr(nnz, layer.m, VALUE_BYTES[options.dtype], INDEX_BYTES[options.index])
     unit, precision = _unit(spec, options.unit or "simt", options, options.unit is not None)
-    return Kernel("csr", unit, precision, a, nnz, nnz, "CSR")
+    return Placement("csr", unit, precision, a, nnz, nnz, "CSR")
 
 
-def synthetic_kernel(layer: Layer, p: Pattern, sparsity: float, spec: HwSpec,
-                     options: Options) -> Kernel:
+def synthetic_placement(layer: Layer, p: Pattern, sparsity: float, spec: HwSpec,
+                     options: Options) -> Placement:
     """The layer pruned to ``sparsity`` with pattern ``p`` (N:M: its own sparsity).
 
     >>> from sparsroof.hardware.library import load_spec
     >>> from sparsroof.whatif.patterns import parse_pattern
-    >>> k = synthetic_kernel(Layer("fc", m=8, k=16, n=1), parse_pattern("block4"), 0.75,
+    >>> k = synthetic_placement(Layer("fc", m=8, k=16, n=1), parse_pattern("block4"), 0.75,
     ...                      load_spec("a100"), Options())
     >>> k.unit, k.useful_entries, k.executed_entries   # 2·4 blocks, 2 kept, 16 entries each
     ('tensor', 32, 32)
     """
     if p.kind == "nm":
-        return _nm_kernel(layer, p, spec, options, nm_entries(layer.m, layer.k, p.n, p.m),
+        return _nm_placement(layer, p, spec, options, nm_entries(layer.m, layer.k, p.n, p.m),
                           1.0)
     nnz = entries(layer.m, layer.k, sparsity)
     if p.kind == "block":
-        return _block_kernel(layer, p, spec, options, nnz,
+        return _block_placement(layer, p, spec, options, nnz,
                              blocks_kept(layer.m, layer.k, p.b, sparsity))
-    return _csr_kernel(layer, spec, options, nnz)
+    return _csr_placement(layer, spec, options, nnz)
 
 
-def file_kernel(layer: Layer, p: Pattern, path: Path, spec: HwSpec,
-                options: Options) -> Kernel:
+def file_placement(layer: Layer, p: Pattern, path: Path, spec: HwSpec,
+                options: Options) -> Placement:
     """The layer's pruned weights read from ``path`` (an m x k Matrix Market or .smtx
     file): its stored entries, the BxB blocks they occupy, or its N:M conformance."""
     matrix = load(path)
@@ -163,10 +163,10 @@ def file_kernel(layer: Layer, p: Pattern, path: Path, spec: HwSpec,
         if share < 1.0:
             raise ManifestError(path, f"only {share:.1%} of the groups of {p.m} hold at most "
                                 f"{p.n} entries: not a {p.label} matrix")
-        kernel = _nm_kernel(layer, p, spec, options, nnz, share)
+        kernel = _nm_placement(layer, p, spec, options, nnz, share)
     elif p.kind == "block":
-        kernel = _block_kernel(layer, p, spec, options, nnz,
+        kernel = _block_placement(layer, p, spec, options, nnz,
                                block_count(matrix.row, matrix.col, matrix.cols, p.b))
     else:
-        kernel = _csr_kernel(layer, spec, options, nnz)
+        kernel = _csr_placement(layer, spec, options, nnz)
     return replace(kernel, source=str(path))

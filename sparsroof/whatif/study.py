@@ -30,11 +30,11 @@ from ..userfile import read_text
 from .manifest import Layer, Manifest
 from .patterns import Pattern, parse_pattern, parse_sparsity
 from .placement import (
-    Kernel,
     Options,
-    dense_kernel,
-    file_kernel,
-    synthetic_kernel,
+    Placement,
+    dense_placement,
+    file_placement,
+    synthetic_placement,
 )
 
 __all__ = [
@@ -56,11 +56,12 @@ DEFAULT_SPARSITIES = (0.5, 0.75, 0.875, 0.9375, 0.96875)
 
 @dataclass(frozen=True)
 class LayerResult:
-    """One layer (standing for ``count`` identical ones): dense GEMM and pruned kernel."""
+    """One layer (standing for ``count`` identical ones): its dense GEMM, and its pruned
+    weights' placement (format and unit) with their bound."""
 
     layer: str
     count: int
-    kernel: Kernel
+    placement: Placement
     dense_traffic: Traffic
     dense: Bound
     sparse_traffic: Traffic
@@ -143,36 +144,36 @@ class ModelResult:
         return sum(r.count for r in self.layers)
 
 
-def layer_traffic(layer: Layer, kernel: Kernel, options: Options) -> Traffic:
+def layer_traffic(layer: Layer, placement: Placement, options: Options) -> Traffic:
     """Bytes and FLOPs of one layer's kernel: A as stored, B = the input features read
     once, C = m·n·s_v written once; useful F = 2·nnz·n, executed F = 2·executed·n.
 
-    >>> from sparsroof.whatif.placement import Options, dense_kernel
+    >>> from sparsroof.whatif.placement import Options, dense_placement
     >>> from sparsroof.hardware.library import load_spec
     >>> lay = Layer("fc", m=4, k=8, n=2)
-    >>> t = layer_traffic(lay, dense_kernel(lay, load_spec("a100"), Options()), Options())
+    >>> t = layer_traffic(lay, dense_placement(lay, load_spec("a100"), Options()), Options())
     >>> t.bytes_a, t.bytes_b, t.bytes_c, t.flops_useful    # fp16: 32·2, 16·2, 8·2, 2·32·2
     (64.0, 32.0, 16.0, 128.0)
     """
     s_v = VALUE_BYTES[options.dtype]
     n = layer.width(options.batch)
     return Traffic(
-        kernel="gemm" if kernel.storage == "dense" else "spmm", width=n,
-        storage=kernel.storage, model="compulsory", dtype=options.dtype,
-        index="-" if kernel.storage == "dense" else options.index,
-        flops_useful=2.0 * kernel.useful_entries * n,
-        flops_executed=2.0 * kernel.executed_entries * n,
-        bytes_a=kernel.a.bytes,
+        kernel="gemm" if placement.storage == "dense" else "spmm", width=n,
+        storage=placement.storage, model="compulsory", dtype=options.dtype,
+        index="-" if placement.storage == "dense" else options.index,
+        flops_useful=2.0 * placement.useful_entries * n,
+        flops_executed=2.0 * placement.executed_entries * n,
+        bytes_a=placement.a.bytes,
         bytes_b=float(layer.input_elements(options.batch, options.im2col) * s_v),
-        bytes_c=c_bytes(layer.m, n, s_v), a_values_stored=kernel.a.values_stored,
-        a_index_bytes=kernel.a.index_bytes, storage_detail=kernel.detail,
-        model_detail="features read once", conforming=kernel.a.conforming,
+        bytes_c=c_bytes(layer.m, n, s_v), a_values_stored=placement.a.values_stored,
+        a_index_bytes=placement.a.index_bytes, storage_detail=placement.detail,
+        model_detail="features read once", conforming=placement.a.conforming,
     )
 
 
-def _bound(t: Traffic, kernel: Kernel, spec: HwSpec, options: Options) -> Bound:
+def _bound(t: Traffic, placement: Placement, spec: HwSpec, options: Options) -> Bound:
     # sparse tensor cores are charged per entry multiplied, at half their quoted peak
-    return bound(t, spec, unit=kernel.unit, precision=kernel.precision,
+    return bound(t, spec, unit=placement.unit, precision=placement.precision,
                  launches=options.launches,
                  footprint=t.bytes_total if options.cache_roof else None)
 
@@ -181,17 +182,17 @@ def evaluate_layer(layer: Layer, pattern: Pattern, sparsity: float, spec: HwSpec
                    options: Options) -> LayerResult:
     """Dense and pruned SoL of one layer; a layer with ``prune: false`` stays dense, and a
     pruned weight file named in the manifest replaces the synthetic pattern."""
-    dense = dense_kernel(layer, spec, options)
+    dense = dense_placement(layer, spec, options)
     if not layer.prune:
-        kernel = dense
+        placement = dense
     elif (pattern.label, sparsity) in layer.weights:
-        kernel = file_kernel(layer, pattern, layer.weights[(pattern.label, sparsity)], spec,
+        placement = file_placement(layer, pattern, layer.weights[(pattern.label, sparsity)], spec,
                              options)
     else:
-        kernel = synthetic_kernel(layer, pattern, sparsity, spec, options)
-    dt, st = layer_traffic(layer, dense, options), layer_traffic(layer, kernel, options)
-    return LayerResult(layer.name, layer.count, kernel, dt, _bound(dt, dense, spec, options),
-                       st, _bound(st, kernel, spec, options))
+        placement = synthetic_placement(layer, pattern, sparsity, spec, options)
+    dt, st = layer_traffic(layer, dense, options), layer_traffic(layer, placement, options)
+    return LayerResult(layer.name, layer.count, placement, dt, _bound(dt, dense, spec, options),
+                       st, _bound(st, placement, spec, options))
 
 
 def evaluate_model(manifest: Manifest, pattern: Pattern, sparsity: float, spec: HwSpec,
