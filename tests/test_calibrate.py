@@ -214,9 +214,9 @@ def test_formats_command_partition_covers_the_rows(tmp_path: Path, spec_file: Pa
 
 def test_analyze_with_calibration(tmp_path: Path, spec_file: Path,
                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    import sparsroof.analysis
+    import sparsroof.analysis.pipeline
 
-    monkeypatch.setattr(sparsroof.analysis, "_classify", lambda s: None)
+    monkeypatch.setattr(sparsroof.analysis.pipeline, "_classify", lambda s: None)
     cal = _synthetic_calibration(tmp_path / "cal.json")
     result = CliRunner().invoke(cli, ["analyze", "data/lap2d_64.mtx", "--hw", str(spec_file),
                                       "--storage", "csr,ell", "--calibration", str(cal),

@@ -1,0 +1,27 @@
+"""The pipeline: Matrix -> Structure (+ class) -> Traffic per (width, format, model) -> Bound.
+
+Which B model applies depends on the structure class (the sparsity-aware SpMM paper's
+models); the optimistic (compulsory) and pessimistic (random) bounds bracket it, and the
+cache-aware model measured from the matrix is shown beside it.
+"""
+
+
+from .config import Config, OptionValue
+from .pipeline import CLASS_MODEL, analyze, analyze_structure, classify, needs_pattern
+from .results import FLOPS_CONVENTION, Analysis, MatrixInfo, Result, document, records
+
+__all__ = [
+    "CLASS_MODEL",
+    "FLOPS_CONVENTION",
+    "Analysis",
+    "Config",
+    "MatrixInfo",
+    "OptionValue",
+    "Result",
+    "analyze",
+    "analyze_structure",
+    "classify",
+    "document",
+    "needs_pattern",
+    "records",
+]

@@ -1,0 +1,150 @@
+"""What to model: the :class:`Config` of an analysis, and options as a person writes
+them ("1,4,16", "csr,ell", "all") turned into one."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
+from typing import Any
+
+from ..errors import OptionError
+from ..hardware.spec import UNITS
+from ..model.traffic import INDEX_BYTES, KERNELS, MODELS, STORAGES, VALUE_BYTES
+
+__all__ = ["Config", "OptionValue"]
+
+
+#: an option's value as a person writes it: a number, a name, a comma list or a list
+OptionValue = str | int | float | bool | Sequence[str | int] | None
+#: the command line's option names for Config fields
+_ALIASES = {"d": "widths", "width": "widths", "storage": "storages", "model": "models",
+            "rank": "ranks"}
+
+
+def _listed(value: OptionValue) -> list[Any]:
+    return list(value) if isinstance(value, (tuple, list)) else [value]
+
+
+def _normalise(name: str, value: OptionValue) -> Any:
+    """One option's value as its Config field holds it."""
+    if name in ("widths", "ranks"):
+        return _ints(_listed(value))
+    if name == "storages":
+        return _names([str(v) for v in _listed(value)], STORAGES)
+    if name == "models":
+        return _names([str(v) for v in _listed(value)], MODELS, extra=("auto",))
+    return value
+
+
+@dataclass(frozen=True)
+class Config:
+    """What to model. ``models`` may hold "auto" (the class's model, the cache-aware one
+    and the optimistic/pessimistic band); ``unit`` None picks the unit per format;
+    ``launches`` None means one launch where the spec has a launch overhead."""
+
+    kernel: str = "spmv"
+    widths: tuple[int, ...] = (1,)
+    dtype: str = "fp64"
+    index: str = "int32"
+    storages: tuple[str, ...] = ("csr",)
+    models: tuple[str, ...] = ("auto",)
+    unit: str | None = None
+    precision: str | None = None
+    launches: int | None = None
+    ranks: tuple[int, ...] = ()
+    cache_roof: bool = True
+    reuse_factor: float = 0.25
+    hub_fraction: float = 0.001
+    block_size: int | None = None
+
+    def __post_init__(self) -> None:
+        checks = (
+            (self.kernel in KERNELS, f"unknown kernel {self.kernel!r}"),
+            (self.dtype in VALUE_BYTES, f"unknown dtype {self.dtype!r}"),
+            (self.index in INDEX_BYTES, f"unknown index type {self.index!r}"),
+            (bool(self.widths) and all(w >= 1 for w in self.widths),
+             "widths must be whole numbers of at least 1"),
+            (self.kernel != "spmv" or set(self.widths) == {1},
+             "spmv multiplies by one vector (d = 1); use --kernel spmm for wider B"),
+            (all(s in STORAGES for s in self.storages),
+             f"unknown storage in {self.storages} (choose from {', '.join(STORAGES)})"),
+            (all(m in (*MODELS, "auto") for m in self.models),
+             f"unknown model in {self.models} (choose from auto, {', '.join(MODELS)})"),
+            (self.unit is None or self.unit in UNITS, f"unknown unit {self.unit!r}"),
+            (all(p >= 1 for p in self.ranks), "rank counts must be at least 1"),
+            (0 < self.reuse_factor <= 1, "the reuse factor must lie in (0, 1]"),
+            (0 < self.hub_fraction < 1, "the hub fraction must lie in (0, 1)"),
+            (self.launches is None or self.launches >= 0, "launches must be 0 or more"),
+            (self.block_size is None or self.block_size in (2, 4, 8, 16, 32),
+             "the block size must be 2, 4, 8, 16 or 32"),
+        )
+        for ok, message in checks:
+            if not ok:
+                raise OptionError(message)
+
+    @classmethod
+    def from_options(cls, **options: OptionValue) -> Config:
+        """A Config from options as the command line takes them: ``d`` (or ``widths``)
+        and ``ranks`` as whole numbers or comma lists ("1,4,16"); ``storage`` and
+        ``model`` (or ``storages``, ``models``) as names, comma lists or "all"; the other
+        fields by their own names. An option left None or empty keeps its default.
+
+        >>> c = Config.from_options(kernel="spmm", d="1,4", storage="csr,ell", model=None)
+        >>> c.widths, c.storages, c.models
+        ((1, 4), ('csr', 'ell'), ('auto',))
+        """
+        known = {f.name for f in fields(cls)}
+        values: dict[str, Any] = {}
+        for key, value in options.items():
+            name = _ALIASES.get(key, key)
+            if name not in known:
+                raise OptionError(f"unknown option {key!r} (choose from "
+                                  f"{', '.join(sorted(known | set(_ALIASES)))})")
+            if value is None or (isinstance(value, (tuple, list)) and not value):
+                continue
+            values[name] = _normalise(name, value)
+        return cls(**values)
+
+
+def _names(values: Sequence[str], table: Sequence[str], extra: Sequence[str] = ()
+           ) -> tuple[str, ...]:
+    """Split comma lists and expand "all".
+
+    >>> _names(["csr,ell", "csr"], ["csr", "ell", "coo"])
+    ('csr', 'ell')
+    >>> _names(["all"], ["csr", "ell"])
+    ('csr', 'ell')
+    """
+    names: list[str] = []
+    for value in values:
+        for part in (p.strip() for p in value.split(",")):
+            if part == "all":
+                names.extend(table)
+            elif part:
+                if part not in table and part not in extra:
+                    raise OptionError(f"unknown choice {part!r} (choose from "
+                                      f"{', '.join([*extra, *table, 'all'])})")
+                names.append(part)
+    return tuple(dict.fromkeys(names))
+
+
+def _ints(values: Sequence[str | int]) -> tuple[int, ...]:
+    """Whole numbers from ``["1,4", 16]``: ``(1, 4, 16)``.
+
+    >>> _ints(["1,4", 16])
+    (1, 4, 16)
+    """
+    widths: list[int] = []
+    for value in values:
+        if isinstance(value, int):
+            widths.append(value)
+            continue
+        for part in str(value).split(","):
+            part = part.strip()
+            if not part:
+                continue
+            try:
+                widths.append(int(part))
+            except ValueError:
+                raise OptionError(f"{part!r} is not a whole number") from None
+    return tuple(dict.fromkeys(widths))

@@ -1,0 +1,224 @@
+"""The pipeline: Matrix -> Structure (+ class) -> Traffic per (width, format, model) -> Bound.
+
+Which B model applies depends on the structure class (the sparsity-aware SpMM paper's
+models); the optimistic (compulsory) and pessimistic (random) bounds bracket it, and the
+cache-aware model measured from the matrix is shown beside it.
+"""
+
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import OptionError
+from ..hardware.library import load_spec
+from ..hardware.spec import HwSpec
+from ..matrix.mtx import Matrix, MatrixLike, as_matrix
+from ..model.bound import auto_unit, bound, resolve_unit
+from ..model.ridgeline import RankBound, distributed_bounds
+from ..model.traffic import (
+    INDEX_BYTES,
+    STORAGES,
+    VALUE_BYTES,
+    ModelParams,
+    dense_traffic,
+    nm_pattern,
+    traffic,
+)
+from ..structure.classify import Verdict
+from ..structure.classify import classify as classify_structure
+from ..structure.features import Structure, measure
+from .config import Config, OptionValue
+from .results import Analysis, MatrixInfo, Result
+
+__all__ = ["CLASS_MODEL", "analyze", "analyze_structure", "classify", "needs_pattern"]
+
+#: structure class -> the B model the sparsity-aware SpMM paper gives for it
+CLASS_MODEL = {
+    "banded": "banded",
+    "block": "blocked",
+    "block-pruned": "blocked",
+    "scale-free": "scale-free",
+    "random": "random",
+    "unstructured-pruned": "random",
+    "nm": "random",
+    "dense": "compulsory",
+}
+_ROLES = {"compulsory": "optimistic", "random": "pessimistic", "cache-aware": "measured"}
+
+
+def _models(config: Config, class_model: str | None) -> list[tuple[str, str]]:
+    """(model, role) pairs to compute, "auto" expanded for the matrix's class."""
+    chosen: list[tuple[str, str]] = []
+    for name in config.models:
+        if name == "auto":
+            auto = [class_model or "compulsory", "cache-aware", "compulsory", "random"]
+            chosen += [(m, "class" if i == 0 and class_model else _ROLES.get(m, ""))
+                       for i, m in enumerate(auto)]
+        else:
+            chosen.append((name, "class" if name == class_model else _ROLES.get(name, "")))
+    seen: dict[str, str] = {}
+    for name, role in chosen:
+        seen.setdefault(name, role)
+    return list(seen.items())
+
+
+def _cache_bytes(spec: HwSpec) -> float | None:
+    caches = [lvl.capacity.value for lvl in spec.memory[:-1] if lvl.capacity is not None]
+    return max(caches) if caches else None
+
+
+def _launches(config: Config, spec: HwSpec) -> int:
+    if config.launches is not None:
+        return config.launches
+    return 1 if spec.kind == "gpu" and spec.launch_overhead is not None else 0
+
+
+def _classify(s: Structure) -> Verdict:
+    return classify_structure(s)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What stays fixed across widths: models, parameters, launches, N:M group."""
+
+    models: list[tuple[str, str]]
+    params: ModelParams
+    launches: int
+    nm_group: tuple[int, int] | None
+    block: int | None
+
+
+def _plan(s: Structure, spec: HwSpec, config: Config, verdict: Verdict | None) -> _Plan:
+    class_model = CLASS_MODEL.get(verdict.label) if verdict is not None else None
+    block = verdict.params.get("block") if verdict is not None else None
+    return _Plan(
+        models=_models(config, class_model),
+        params=ModelParams(config.reuse_factor, config.hub_fraction, config.block_size,
+                           _cache_bytes(spec)),
+        launches=_launches(config, spec),
+        nm_group=nm_pattern(s.nm_conformance)[:2] if "nm" in config.storages else None,
+        block=int(block) if block else None,
+    )
+
+
+def _dense_sol(s: Structure, spec: HwSpec, config: Config, width: int, launches: int) -> float:
+    """SoL of the dense GEMM of the same shape (on tensor units where the spec has them)."""
+    t = dense_traffic(s.rows, s.cols, width, config.dtype)
+    unit, precision = resolve_unit(spec, config.unit or "tensor", config.dtype,
+                                   config.precision, config.unit is not None)
+    return bound(t, spec, unit=unit, precision=precision, launches=launches,
+                 footprint=t.bytes_total if config.cache_roof else None).sol_s
+
+
+def _width_results(s: Structure, spec: HwSpec, config: Config, plan: _Plan,
+                   width: int) -> list[Result]:
+    dense_sol = _dense_sol(s, spec, config, width, plan.launches)
+    common = dict(kernel=config.kernel, width=width, dtype=config.dtype, index=config.index,
+                  params=plan.params, verdict_block=plan.block)
+    results = []
+    for storage in config.storages:
+        unit, precision = resolve_unit(spec, config.unit or auto_unit(storage, plan.nm_group),
+                                       config.dtype, config.precision, config.unit is not None)
+        # the working set (A, the rows of B it touches, C) decides which level is the roof
+        working_set = traffic(s, storage=storage, model="compulsory", **common)  # type: ignore[arg-type]
+        footprint = working_set.bytes_total if (config.cache_roof and working_set) else None
+        for model, role in plan.models:
+            t = traffic(s, storage=storage, model=model, **common)  # type: ignore[arg-type]
+            if t is not None:
+                b = bound(t, spec, unit=unit, precision=precision, launches=plan.launches,
+                          footprint=footprint)
+                results.append(Result(t, b, dense_sol, role))
+    return results
+
+
+def analyze_structure(info: MatrixInfo, s: Structure, spec: HwSpec, config: Config,
+                      verdict: Verdict | None = None) -> Analysis:
+    """Model every (width, storage, model) combination of ``config`` for structure ``s``,
+    fastest first within each width; an N:M format the pattern does not fit comes last
+    (it cannot hold the matrix, so its time is not attainable)."""
+    plan = _plan(s, spec, config, verdict)
+    results = [r for w in config.widths for r in _width_results(s, spec, config, plan, w)]
+    results.sort(key=lambda r: (r.traffic.width, not r.valid, r.bound.sol_s))
+    return Analysis(info, spec.name, spec.device, s, verdict, tuple(results))
+
+
+def _distributed(matrix: Matrix, spec: HwSpec, config: Config) -> tuple[RankBound, ...]:
+    if not config.ranks:
+        return ()
+    if spec.network is None:
+        raise OptionError(f"{spec.name} has no network bandwidth: --ranks needs one")
+    unit, precision = resolve_unit(spec, config.unit or "simt", config.dtype,
+                                   config.precision, config.unit is not None)
+    level = spec.dram
+    return tuple(
+        distributed_bounds(
+            matrix.row, matrix.col, matrix.shape, ranks=p, width=w,
+            s_v=VALUE_BYTES[config.dtype], s_i=INDEX_BYTES[config.index],
+            peak_flops=spec.peak(unit, precision).value, bandwidth=level.bandwidth.value,
+            network=spec.network.value)
+        for w in config.widths for p in config.ranks
+    )
+
+
+#: B models and storage formats that read the pattern features (or the power-law fit)
+_PATTERN_MODELS = frozenset({"auto", "blocked", "cache-aware", "scale-free"})
+_PATTERN_STORAGES = frozenset({"dia", "nm", *(s for s in STORAGES if s.startswith("bsr"))})
+
+
+def needs_pattern(config: Config) -> bool:
+    """Whether ``config`` needs the full pattern features (and so the class).
+
+    >>> needs_pattern(Config()), needs_pattern(Config(models=("compulsory", "random")))
+    (True, False)
+    """
+    return bool(_PATTERN_MODELS.intersection(config.models)
+                or _PATTERN_STORAGES.intersection(config.storages))
+
+
+def analyze(matrix: MatrixLike, hw: str | Path | HwSpec = "a100",
+            config: Config | None = None, **options: OptionValue) -> Analysis:
+    """Measure and classify ``matrix``, then model it on the spec ``hw``.
+
+    ``matrix`` is a path to a matrix file, a scipy sparse matrix or array (any format),
+    a dense 2-D array, or a :class:`Matrix`; ``hw`` a bundled spec's name, a path to a
+    YAML spec, or an :class:`HwSpec`. Options are the command line's, by the same names
+    (``kernel``, ``d``, ``dtype``, ``index``, ``storage``, ``model``, ``unit``, ...; see
+    :meth:`Config.from_options`), or one ``config``. Times are in seconds, traffic in
+    bytes, rates in FLOP/s and bytes/s. The pattern features and the class are measured
+    only when a chosen model or format needs them (the class is None otherwise).
+
+    >>> import scipy.sparse as sp
+    >>> a = analyze(sp.random(50, 50, density=0.1, format="csr", random_state=0), hw="a100",
+    ...             kernel="spmm", d="1,4")
+    >>> [r.traffic.width for r in a.results][:1], a.results[0].bound.sol_s > 0
+    ([1], True)
+    """
+    if config is not None and options:
+        raise OptionError("give either a Config or options, not both")
+    config = config or Config.from_options(**options)
+    spec = hw if isinstance(hw, HwSpec) else load_spec(hw)
+    m = as_matrix(matrix)
+    full = needs_pattern(config)
+    s = measure(m, pattern=full)
+    info = MatrixInfo(
+        name=m.name, path=m.path, rows=m.rows, cols=m.cols,
+        stored_entries=s.stored_entries, numeric_nonzeros=s.numeric_nonzeros,
+        density=s.density, field=m.header.field, symmetry=m.header.symmetry,
+    )
+    result = analyze_structure(info, s, spec, config, _classify(s) if full else None)
+    ranks = _distributed(m, spec, config)
+    return Analysis(result.matrix, result.spec, result.device, result.structure,
+                    result.verdict, result.results, ranks)
+
+
+def classify(matrix: MatrixLike) -> Verdict:
+    """The structure class of ``matrix`` (a path, scipy matrix, array or :class:`Matrix`),
+    with its confidence, parameters and the features that decided it.
+
+    >>> import numpy as np
+    >>> classify(np.eye(64)).label
+    'banded'
+    """
+    return classify_structure(measure(as_matrix(matrix)))

@@ -1,0 +1,134 @@
+"""What an analysis finds: the matrix's summary, one :class:`Result` per (width, format,
+model), and the documents made of them (raw SI numbers) for JSON, CSV and the store."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from .._version import envelope
+from ..model.bound import Bound
+from ..model.ridgeline import RankBound
+from ..model.traffic import Traffic
+from ..structure.classify import Verdict
+from ..structure.features import Structure
+
+__all__ = ["FLOPS_CONVENTION", "MatrixInfo", "Result", "Analysis", "records", "document"]
+
+FLOPS_CONVENTION = "FLOPs = 2 per stored entry per column of B (multiply + add)"
+
+
+@dataclass(frozen=True)
+class MatrixInfo:
+    """Summary of a matrix for reports (no arrays)."""
+
+    name: str
+    path: str
+    rows: int
+    cols: int
+    stored_entries: int
+    numeric_nonzeros: int
+    density: float
+    field: str
+    symmetry: str
+
+
+@dataclass(frozen=True)
+class Result:
+    traffic: Traffic
+    bound: Bound
+    dense_sol_s: float
+    role: str = ""  # "class", "optimistic", "pessimistic", "measured" or ""
+
+    @property
+    def valid(self) -> bool:
+        """False for an N:M format that the pattern does not conform to."""
+        c = self.traffic.conforming
+        return c is None or c >= 1.0
+
+    @property
+    def speedup_vs_dense(self) -> float:
+        """Speedup at SoL over the dense GEMM of the same shape (*The Sparsity Roofline*,
+        eq. 3, for one layer)."""
+        return self.dense_sol_s / self.bound.sol_s if self.bound.sol_s else 0.0
+
+
+@dataclass(frozen=True)
+class Analysis:
+    matrix: MatrixInfo
+    spec: str
+    device: str
+    structure: Structure
+    verdict: Verdict | None
+    results: tuple[Result, ...]
+    distributed: tuple[RankBound, ...] = field(default=())
+
+    def to_dict(self) -> dict[str, Any]:
+        """The document ``sparsroof analyze -O json`` prints for this matrix: raw SI
+        numbers, under ``matrices[0]``."""
+        return document([self])
+
+
+def _verdict_dict(a: Analysis) -> dict[str, Any] | None:
+    v = a.verdict
+    return v.to_dict() if v is not None and hasattr(v, "to_dict") else None
+
+
+def _structure_dict(a: Analysis) -> dict[str, Any]:
+    st = a.structure
+    return st.to_dict() if hasattr(st, "to_dict") else asdict(st)
+
+
+def _result_dict(r: Result) -> dict[str, Any]:
+    t = r.traffic
+    return {"traffic": asdict(t) | {"bytes_total": t.bytes_total, "intensity": t.intensity},
+            "bound": asdict(r.bound), "role": r.role, "dense_sol_s": r.dense_sol_s,
+            "speedup_vs_dense": r.speedup_vs_dense}
+
+
+def _rank_dict(rb: RankBound) -> dict[str, Any]:
+    mi = rb.memory_intensity
+    return asdict(rb) | {"arithmetic_intensity": rb.arithmetic_intensity,
+                         "memory_intensity": mi if math.isfinite(mi) else None}
+
+
+def records(analyses: Iterable[Analysis]) -> list[dict[str, Any]]:
+    """One flat dict per result row: matrix fields, traffic and bound, raw SI numbers."""
+    rows = []
+    for a in analyses:
+        verdict = _verdict_dict(a) or {}
+        base = {"matrix": a.matrix.name, "path": a.matrix.path, "spec": a.spec,
+                "rows": a.matrix.rows, "cols": a.matrix.cols,
+                "stored_entries": a.matrix.stored_entries,
+                "numeric_nonzeros": a.matrix.numeric_nonzeros, "density": a.matrix.density,
+                "class": verdict.get("label"), "class_confidence": verdict.get("confidence")}
+        for r in a.results:
+            t, b = r.traffic, r.bound
+            row = dict(base)
+            row.update(asdict(t))
+            row["bytes_total"] = t.bytes_total
+            row["intensity_flop_per_byte"] = t.intensity
+            row.update({f"bound_{k}" if k == "unit" else k: v for k, v in asdict(b).items()})
+            row.update({"role": r.role, "dense_sol_s": r.dense_sol_s,
+                        "speedup_vs_dense": r.speedup_vs_dense})
+            rows.append(row)
+    return rows
+
+
+def document(analyses: Iterable[Analysis], errors: Iterable[dict[str, str]] = ()
+             ) -> dict[str, Any]:
+    """The analysis document: envelope, FLOPs convention, one object per matrix (its
+    info, structure, class, every result and the distributed bounds), and errors."""
+    doc = envelope("analyze")
+    doc["flops_convention"] = FLOPS_CONVENTION
+    doc["matrices"] = [
+        {"matrix": asdict(a.matrix), "spec": a.spec, "device": a.device,
+         "structure": _structure_dict(a), "class": _verdict_dict(a),
+         "results": [_result_dict(r) for r in a.results],
+         "distributed": [_rank_dict(rb) for rb in a.distributed]}
+        for a in analyses
+    ]
+    doc["errors"] = list(errors)
+    return doc
