@@ -4,7 +4,7 @@ from pathlib import Path
 
 import numpy as np
 
-from sparsroof.hardware.probe import CacheLevel, host_info, measure_gemm, measure_triad
+from sparsroof.host.probe import CacheLevel, host_info, measure_gemm, measure_triad
 
 CPUINFO = """\
 processor\t: 0

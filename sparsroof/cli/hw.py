@@ -97,8 +97,8 @@ def probe(output_file: str | None, name: str | None, quick: bool, force: bool) -
     compute: fp64 and fp32 matrix multiply. Progress goes to stderr. Takes 10-30 s (a
     few seconds with --quick).
     """
-    from ..hardware.probe import probe as run_probe
-    from ..hardware.probe import spec_yaml
+    from ..host.probe import probe as run_probe
+    from ..host.probe import spec_yaml
 
     target = Path(output_file) if output_file else None
     if target is not None and target.exists() and not force:

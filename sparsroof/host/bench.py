@@ -1,10 +1,8 @@
 """Real SpMV/SpMM runs on this host, judged against the roofline bound.
 
 Each kernel is scipy's product in one storage format (CSR, CSC, COO, BSR, DIA), or
-cuSPARSE's through CuPy where a GPU is present. Timing follows the instrumenting phase of
-*A Performance Modeling and Optimization Analysis Tool for SpMV on GPUs*: warm-up runs are
-discarded, then the kernel is repeated until both a minimum count and a minimum total time
-are reached, and the median is reported.
+cuSPARSE's through CuPy where a GPU is present, timed by :func:`sparsroof.host.timing.time_call`;
+the median is reported.
 
 Achieved rates use the model's own counts: achieved bandwidth = bytes / t and achieved
 FLOP/s = useful FLOPs / t, with bytes from :mod:`sparsroof.model.traffic` (format's A, the
@@ -15,8 +13,6 @@ such, never clipped.
 
 from __future__ import annotations
 
-import statistics
-import time
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -30,12 +26,11 @@ from ..matrix.mtx import Matrix
 from ..model.bound import bound
 from ..model.traffic import Traffic, traffic
 from ..structure.features import Structure
+from .timing import Timing, time_call
 
 __all__ = [
     "KERNEL_FORMATS",
-    "Timing",
     "Measurement",
-    "time_call",
     "scipy_matrix",
     "kernel_traffic",
     "bench",
@@ -47,44 +42,6 @@ KERNEL_FORMATS = ("csr", "csc", "coo", "bsr", "dia")
 #: DIA and BSR are skipped when their padded slots exceed this many times the stored entries
 FILL_LIMIT = 20.0
 _NUMPY_DTYPES = {"fp64": np.float64, "fp32": np.float32}
-
-
-@dataclass(frozen=True)
-class Timing:
-    """Wall times of the repetitions, in seconds."""
-
-    samples: tuple[float, ...]
-
-    @property
-    def median_s(self) -> float:
-        return statistics.median(self.samples)
-
-    @property
-    def min_s(self) -> float:
-        return min(self.samples)
-
-
-def time_call(fn: Callable[[], object], *, warmup: int = 3, repeat: int = 7,
-              min_time: float = 0.05, max_repeat: int = 500,
-              sync: Callable[[], object] | None = None) -> Timing:
-    """Time ``fn``: ``warmup`` discarded calls, then at least ``repeat`` timed calls and at
-    least ``min_time`` seconds in all (at most ``max_repeat`` calls). ``sync`` waits for
-    asynchronous work (a GPU stream) inside each timed interval."""
-    for _ in range(warmup):
-        fn()
-    if sync is not None:
-        sync()
-    samples: list[float] = []
-    total = 0.0
-    while len(samples) < max_repeat and (len(samples) < repeat or total < min_time):
-        start = time.perf_counter()
-        fn()
-        if sync is not None:
-            sync()
-        elapsed = time.perf_counter() - start
-        samples.append(elapsed)
-        total += elapsed
-    return Timing(tuple(samples))
 
 
 @dataclass(frozen=True)

@@ -262,7 +262,7 @@ def calibrate(spec: HwSpec, roofs: dict[str, float], *, dtype: str = "fp64",
     """Run the sweep on this host ``rounds`` times, fit every format, and return the
     calibration and the samples (each the fastest of its rounds). ``spec`` should carry
     the measured roofs (:func:`sparsroof.host.memory_roofs.with_roofs`) so that the runs are bounded
-    by the right level; ``timing`` goes to :func:`sparsroof.host.bench.time_call`."""
+    by the right level; ``timing`` goes to :func:`sparsroof.host.timing.time_call`."""
     from .sweep import generate
     from .sweep import plan as sweep_plan
 

@@ -136,7 +136,7 @@ def measure_branch_memory(sizes: Sequence[int] = BRANCH_SIZES, mean: float = 4.0
     """
     import scipy.sparse as sp
 
-    from .bench import time_call
+    from .timing import time_call
 
     rng = np.random.default_rng(3)
     exits, extra = [], []

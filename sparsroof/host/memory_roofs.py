@@ -17,61 +17,16 @@ four, and main memory's is the larger of the spec's figure and the measured rate
 from __future__ import annotations
 
 import dataclasses
-import time
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 
 from ..hardware.spec import HwSpec, Quantity
+from .timing import best_time, triads
 
 __all__ = ["measure_level", "measure_roofs", "roof_rates", "with_roofs"]
 
 _TARGET_BYTES = 4e8  # bytes moved per timed call: a few ms at cache speeds
-
-
-def _triads() -> dict[str, Callable[..., Any]]:
-    from numba import njit, prange
-
-    @njit(fastmath=True, cache=True)
-    def triad1(a: Any, b: Any, c: Any, s: float, reps: int) -> None:  # pragma: no cover
-        for _ in range(reps):
-            for i in range(a.shape[0]):
-                a[i] = b[i] + s * c[i]
-
-    @njit(fastmath=True, cache=True)
-    def read1(a: Any, reps: int) -> float:  # pragma: no cover
-        acc = 0.0
-        for _ in range(reps):
-            for i in range(a.shape[0]):  # fastmath lets the sum vectorise
-                acc += a[i]
-        return acc
-
-    @njit(parallel=True, cache=True)
-    def triad(a: Any, b: Any, c: Any, s: float, reps: int, parts: int) -> None:  # pragma: no cover
-        n = a.shape[0]
-        for p in prange(parts):
-            lo, hi = n * p // parts, n * (p + 1) // parts
-            triad1(a[lo:hi], b[lo:hi], c[lo:hi], s, reps)
-
-    @njit(parallel=True, cache=True)
-    def read(a: Any, reps: int, parts: int, out: Any) -> None:  # pragma: no cover
-        n = a.shape[0]
-        for p in prange(parts):
-            lo, hi = n * p // parts, n * (p + 1) // parts
-            out[p] = read1(a[lo:hi], reps)
-
-    return {"triad1": triad1, "read1": read1, "triad": triad, "read": read}
-
-
-def _best(fn: Callable[..., object], args: tuple[Any, ...], calls: int) -> float:
-    fn(*args)
-    best = float("inf")
-    for _ in range(calls):
-        start = time.perf_counter()
-        fn(*args)
-        best = min(best, time.perf_counter() - start)
-    return best
 
 
 def measure_level(working_set: float, parts: int, calls: int = 5) -> dict[str, float]:
@@ -80,7 +35,7 @@ def measure_level(working_set: float, parts: int, calls: int = 5) -> dict[str, f
 
     The triad's three arrays share the working set; the read sums one array of that size.
     """
-    k = _triads()
+    k = triads()
     out: dict[str, float] = {}
     for threads in sorted({1, parts}):
         share = working_set / parts if threads == 1 else working_set
@@ -91,11 +46,11 @@ def measure_level(working_set: float, parts: int, calls: int = 5) -> dict[str, f
         x, sums = np.ones(n1), np.zeros(threads)
         reps1 = max(1, int(_TARGET_BYTES / (8 * n1)))
         if threads == 1:
-            t3 = _best(k["triad1"], (a, b, c, 3.0, reps), calls)
-            t1 = _best(k["read1"], (x, reps1), calls)
+            t3 = best_time(k["triad1"], a, b, c, 3.0, reps, calls=calls)
+            t1 = best_time(k["read1"], x, reps1, calls=calls)
         else:
-            t3 = _best(k["triad"], (a, b, c, 3.0, reps, threads), calls)
-            t1 = _best(k["read"], (x, reps1, threads, sums), calls)
+            t3 = best_time(k["triad"], a, b, c, 3.0, reps, threads, calls=calls)
+            t1 = best_time(k["read"], x, reps1, threads, sums, calls=calls)
         out[f"triad_{threads}"] = 24.0 * n3 * reps / t3
         out[f"read_{threads}"] = 8.0 * n1 * reps1 / t1
     return out

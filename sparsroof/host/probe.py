@@ -21,13 +21,14 @@ import datetime as _dt
 import os
 import platform
 import re
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from .timing import best_time, triads
 
 __all__ = ["CacheLevel", "HostInfo", "ProbeResult", "host_info", "probe", "spec_yaml"]
 
@@ -119,30 +120,15 @@ def host_info(cpuinfo: Path = Path("/proc/cpuinfo"), sys_cpu: Path = _SYS_CPU) -
     )
 
 
-def _triad_kernel() -> Callable[..., None]:
-    from numba import njit, prange
-
-    @njit(parallel=True, cache=True)
-    def triad(a: Any, b: Any, c: Any, s: float) -> None:  # pragma: no cover - compiled
-        for i in prange(a.shape[0]):
-            a[i] = b[i] + s * c[i]
-
-    return triad
-
-
 def measure_triad(array_bytes: int, repetitions: int) -> float:
     """Best triad bandwidth in bytes/s, STREAM counting (24 bytes per fp64 element)."""
     n = max(1, array_bytes // 8)
     b = np.full(n, 1.0)
     c = np.full(n, 2.0)
     a = np.empty(n)
-    triad = _triad_kernel()
-    triad(a, b, c, 3.0)                 # compile, and first-touch the pages of a
-    best = float("inf")
-    for _ in range(repetitions):
-        t0 = time.perf_counter()
-        triad(a, b, c, 3.0)
-        best = min(best, time.perf_counter() - t0)
+    # one part per core; the warm-up call compiles and first-touches the pages of a
+    best = best_time(triads()["triad"], a, b, c, 3.0, 1, os.cpu_count() or 1,
+                     calls=repetitions)
     if not np.all(a[:: max(1, n // 1000)] == 7.0):
         raise RuntimeError("triad produced wrong values")
     return 24.0 * n / best
@@ -153,12 +139,7 @@ def measure_gemm(n: int, dtype: str, repetitions: int) -> float:
     rng = np.random.default_rng(0)
     x = rng.random((n, n)).astype(dtype)
     y = rng.random((n, n)).astype(dtype)
-    x @ y                               # warm up the BLAS threads
-    best = float("inf")
-    for _ in range(repetitions):
-        t0 = time.perf_counter()
-        x @ y
-        best = min(best, time.perf_counter() - t0)
+    best = best_time(x.__matmul__, y, calls=repetitions)  # the warm-up wakes the BLAS threads
     return 2.0 * n**3 / best
 
 
