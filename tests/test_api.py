@@ -81,3 +81,20 @@ def test_options_are_checked() -> None:
 def test_from_scipy_refuses_what_is_not_a_matrix() -> None:
     with pytest.raises(sparsroof.MatrixFileError, match="2 dimensions"):
         sparsroof.Matrix.from_scipy(np.ones((2, 2, 2)))
+
+
+def test_the_readme_python_example_runs() -> None:
+    import re
+    import subprocess
+    import sys
+
+    root = DATA.parent
+    readme = (root / "README.md").read_text()
+    block = re.search(r"## Python API.*?```python\n(.*?)```", readme, re.S)
+    assert block, "the README has no Python API example"
+    run = subprocess.run([sys.executable, "-c", block.group(1)], cwd=root,
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    storage, sol, bound_kind = run.stdout.splitlines()[0].split()
+    assert storage in ("csr", "ell") and float(sol) > 0 and bound_kind in ("memory", "compute",
+                                                                             "launch")
