@@ -33,7 +33,7 @@ def main() -> None:
     nnz = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000_000
     path = str(generated_matrix(nnz))
     spec = load_spec("epyc-7763")
-    models = sol_models(spec, spec.dram.bandwidth.value, 8, "fp64", 0)
+    models = sol_models(spec, spec.dram.bandwidth.value, "fp64", 0)
     for name, m, size in (("random", load(path), None), ("stencil", stencil(), 32)):
         size = size or strip_rows(spec, 12.0 * m.stored_entries / m.rows)
         counted = strips(m, size)

@@ -127,3 +127,22 @@ def test_a_calibrated_partition_pays_the_core_costs_too() -> None:
     size, models, single, x_s = prediction_models(spec, s, rows, cal)
     advice = advise(m, spec, models, single, size=size, x_seconds=x_s)
     assert advice.gain == pytest.approx(1.0, rel=1e-6)
+
+
+def test_a_sol_block_is_charged_y_once_by_hand() -> None:
+    """Rows 0-31 of a 64 x 64 tridiagonal matrix, as one DIA block, at 1 GB/s: 3 diagonals
+    of 32 slots, 8-byte values and a 4-byte offset each, A = 3·32·8 + 3·4 = 780 bytes, plus
+    y = 32·8 = 256 bytes written once: 1,036 bytes, 1.036 us (the compute term, 2·96 FLOPs
+    at the fp64 peak, is far smaller, and the CPU spec charges no launch)."""
+    from sparsroof.advisor.partition import sol_models
+    from sparsroof.hardware.library import load_spec
+
+    n = 64
+    r = np.concatenate([np.arange(n), np.arange(1, n), np.arange(n - 1)])
+    c = np.concatenate([np.arange(n), np.arange(n - 1), np.arange(1, n)])
+    m = make_matrix(n, n, r, c)
+    models = sol_models(load_spec("epyc-7763"), 1e9, "fp64", 0)
+    parts, _ = partition(strips(m, 32), {"dia": models["dia"]}, 8, 4, max_block=1)
+    first, last, fmt, seconds = parts[0]
+    assert (first, last, fmt) == (0, 0, "dia")
+    assert seconds == pytest.approx(1.036e-6, rel=1e-3)

@@ -133,13 +133,19 @@ def strips(m: Matrix, size: int, block: int = 4) -> Strips:
                   blocks.astype(np.int64), block, m.cols)
 
 
-def sol_models(spec: HwSpec, bandwidth: float, dtype_bytes: int, precision: str,
-               launches: int) -> dict[str, CostModel]:
-    """Cost models from the roofline: memory term bytes/β, compute term 2·slots/P."""
+def sol_models(spec: HwSpec, bandwidth: float, precision: str, launches: int
+               ) -> dict[str, CostModel]:
+    """Cost models from the roofline: memory term bytes/β (the block's A and its rows of
+    y, which the block cost already counts, so no per-row term), compute term 2·slots/P.
+
+    >>> from sparsroof.hardware.library import load_spec
+    >>> m = sol_models(load_spec("a100"), 1e12, "fp64", 1)["csr"]
+    >>> m.u, m.v, m.w
+    (1e-12, 0.0, 0.0)
+    """
     peak = spec.peak("simt", precision).value
     launch = launches * spec.launch_overhead.value if spec.launch_overhead else 0.0
-    return {f: CostModel(launch, 1 / bandwidth, dtype_bytes / bandwidth, 0.0, 2 / peak)
-            for f in DP_FORMATS}
+    return {f: CostModel(launch, 1 / bandwidth, 0.0, 0.0, 2 / peak) for f in DP_FORMATS}
 
 
 def calibrated_models(calibration: Any, level: str, block: int,
@@ -259,5 +265,5 @@ def prediction_models(spec: HwSpec, s: Any, rows: list[FormatRow], calibration: 
     level, _ = memory_level(spec, csr.bytes_total)
     bandwidth = (level.bandwidth or spec.dram.bandwidth).value
     launches = 1 if spec.kind == "gpu" and spec.launch_overhead else 0
-    models = sol_models(spec, bandwidth, 8, "fp64", launches)
+    models = sol_models(spec, bandwidth, "fp64", launches)
     return size, models, {r.storage: r.sol_s for r in rows}, x_bytes / bandwidth
