@@ -128,7 +128,7 @@ class MatrixInfo:
 class Result:
     traffic: Traffic
     bound: Bound
-    dense_sol_s: float
+    dense_sol_s: float | None  # None where the spec has no peak for the dense GEMM
     role: str = ""  # "class", "optimistic", "pessimistic", "measured" or ""
 
     @property
@@ -138,9 +138,11 @@ class Result:
         return c is None or c >= 1.0
 
     @property
-    def speedup_vs_dense(self) -> float:
+    def speedup_vs_dense(self) -> float | None:
         """Speedup at SoL over the dense GEMM of the same shape (*The Sparsity Roofline*,
-        eq. 3, for one layer)."""
+        eq. 3, for one layer); None when the dense baseline is absent."""
+        if self.dense_sol_s is None:
+            return None
         return self.dense_sol_s / self.bound.sol_s if self.bound.sol_s else 0.0
 
 
@@ -239,13 +241,31 @@ def _plan(s: Structure, spec: HwSpec, config: Config, verdict: Any) -> _Plan:
     )
 
 
-def _dense_sol(s: Structure, spec: HwSpec, config: Config, width: int, launches: int) -> float:
-    """SoL of the dense GEMM of the same shape (on tensor units where the spec has them)."""
+def _dense_sol(s: Structure, spec: HwSpec, config: Config, width: int, launches: int
+               ) -> float | None:
+    """SoL of the dense GEMM of the same shape (on tensor units where the spec has them);
+    None when the spec has no peak at the precision (the baseline is then absent)."""
     t = dense_traffic(s.rows, s.cols, width, config.dtype)
-    unit, precision = resolve_unit(spec, config.unit or "tensor", config.dtype,
-                                   config.precision, config.unit is not None)
+    try:
+        unit, precision = resolve_unit(spec, config.unit or "tensor", config.dtype,
+                                       config.precision, config.unit is not None)
+    except OptionError:
+        return None
     return bound(t, spec, unit=unit, precision=precision, launches=launches,
                  footprint=t.bytes_total if config.cache_roof else None).sol_s
+
+
+def _unit(spec: HwSpec, config: Config, auto: str) -> tuple[str, str]:
+    """The unit and precision to bound with. A spec without a peak at the precision still
+    bounds a memory-bound kernel: the compute term is then left out (see ``bound``). A unit
+    chosen by name must have the peak."""
+    try:
+        return resolve_unit(spec, config.unit or auto, config.dtype, config.precision,
+                            config.unit is not None)
+    except OptionError:
+        if config.unit is not None:
+            raise
+        return auto, config.precision or config.dtype
 
 
 def _width_results(s: Structure, spec: HwSpec, config: Config, plan: _Plan,
@@ -255,8 +275,7 @@ def _width_results(s: Structure, spec: HwSpec, config: Config, plan: _Plan,
                   params=plan.params, verdict_block=plan.block)
     results = []
     for storage in config.storages:
-        unit, precision = resolve_unit(spec, config.unit or auto_unit(storage, plan.nm_group),
-                                       config.dtype, config.precision, config.unit is not None)
+        unit, precision = _unit(spec, config, auto_unit(storage, plan.nm_group))
         # the working set (A, the rows of B it touches, C) decides which level is the roof
         working_set = traffic(s, storage=storage, model="compulsory", **common)  # type: ignore[arg-type]
         footprint = working_set.bytes_total if (config.cache_roof and working_set) else None
