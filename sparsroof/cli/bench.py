@@ -67,7 +67,7 @@ def command(matrix: str, hw: str, kernel: str, width: int, dtype: str, formats: 
         click.echo(f"sparsroof: MODEL ERROR: {r.storage} ran in {si(r.timing.min_s, 's')}, "  # type: ignore[union-attr]
                    f"faster than its bound {si(r.sol_s, 's')} ({r.memory_level} roof); the "
                    f"spec or the traffic model is wrong for this host", err=True)
-    _render(results, spec.name, output, predicted)
+    _render(results, spec.name, output, predicted, matrix)
     return 3 if beaten else 0
 
 
@@ -83,10 +83,10 @@ def _record(r: Measurement, predicted: dict[str, float]) -> dict:
 
 
 def _render(results: list[Measurement], spec: str, output: str,
-            predicted: dict[str, float]) -> None:
-    if output == "json":
+            predicted: dict[str, float], path: str) -> None:
+    if output == "json":  # the matrix path lets 'sparsroof compare' bound the runs again
         emit(json.dumps(envelope("bench") | {"spec": spec, "results": [
-            _record(r, predicted) for r in results]}, indent=2))
+            _record(r, predicted) | {"path": path} for r in results]}, indent=2))
         return
     if output == "csv":
         import csv
