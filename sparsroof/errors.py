@@ -111,3 +111,8 @@ class ExportError(SparsroofError):
 
 class FigureError(SparsroofError):
     """A figure that cannot be written, or plot input that cannot be read."""
+
+
+class MeasuredRunsError(SparsroofError):
+    """A file of measured runs that cannot be read at all (not one bad row: those are
+    reported per row and the rest are judged)."""

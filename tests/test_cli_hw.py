@@ -33,7 +33,8 @@ def test_hw_list_json_has_every_bundled_spec_and_ridges() -> None:
 def test_hw_list_table_and_csv() -> None:
     table = run("hw", "list")
     assert table.returncode == 0
-    assert "mi300x" in table.stdout and "ridge simt" in table.stdout
+    assert "mi300x" in table.stdout and "ridge" in table.stdout
+    assert "1.3 us" in table.stdout and "L2 5.5 TB/s" in table.stdout  # a100 launch floor, L2
     assert "2.04 TB/s" in table.stdout                     # a100-80gb DRAM
     csv = run("hw", "list", "--output", "csv").stdout.strip().splitlines()
     assert csv[0].startswith("schema_version,version,name,device")
@@ -44,7 +45,8 @@ def test_hw_show_json_and_table_carry_sources() -> None:
     out = run("hw", "show", "v100-measured", "--output", "json")
     doc = json.loads(out.stdout)["spec"]
     assert doc["memory"][-1]["bandwidth"]["value"] == 828.8e9
-    assert "Time-Based Roofline" in doc["launch_overhead"]["source"]
+    assert "gpu-benches" in doc["launch_overhead"]["source"]
+    assert doc["launch_overhead"]["kind"] == "minimum"
     table = run("hw", "show", "epyc-7763").stdout
     assert "122.6 GB/s" in table and "STREAM" in table
 

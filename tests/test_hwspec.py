@@ -62,7 +62,10 @@ def test_paper_figures_are_carried_exactly() -> None:
     assert v.dram.bandwidth.value == 828.8e9
     assert v.peak("simt", "fp32").value == 15.16e12
     assert v.peak("simt", "fp16").value == 29.18e12
-    assert v.launch_overhead is not None and v.launch_overhead.value == pytest.approx(4.2e-6)
+    # the paper's 4.2 us launch figure is an average: kept in the notes, not used as a floor
+    assert "4.2 us" in v.notes
+    assert v.launch_overhead is not None and v.launch_overhead.value == pytest.approx(2.0e-6)
+    assert v.launch_overhead.kind == "minimum"
     # the paper's machine balance: 107479 / 828.8 = 129.68 FLOP/byte
     assert v.ridge_point("tensor", "fp16") == pytest.approx(129.68, abs=0.005)
     assert load_spec("epyc-7763").dram.bandwidth.value == 122.6e9

@@ -21,7 +21,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("cli",),
     ("plot",),
     ("report",),
-    ("advisor", "host", "whatif", "batch", "ci"),
+    ("advisor", "host", "whatif", "batch", "ci", "compare"),
     ("analysis",),
     ("model",),
     ("structure",),

@@ -103,13 +103,31 @@ def _plan(s: Structure, spec: HwSpec, config: Config, verdict: Verdict | None) -
     )
 
 
-def _dense_sol(s: Structure, spec: HwSpec, config: Config, width: int, launches: int) -> float:
-    """SoL of the dense GEMM of the same shape (on tensor units where the spec has them)."""
+def _dense_sol(s: Structure, spec: HwSpec, config: Config, width: int, launches: int
+               ) -> float | None:
+    """SoL of the dense GEMM of the same shape (on tensor units where the spec has them);
+    None when the spec has no peak at the precision (the baseline is then absent)."""
     t = dense_traffic(s.rows, s.cols, width, config.dtype)
-    unit, precision = resolve_unit(spec, config.unit or "tensor", config.dtype,
-                                   config.precision, config.unit is not None)
+    try:
+        unit, precision = resolve_unit(spec, config.unit or "tensor", config.dtype,
+                                       config.precision, config.unit is not None)
+    except OptionError:
+        return None
     return bound(t, spec, unit=unit, precision=precision, launches=launches,
                  footprint=t.bytes_total if config.cache_roof else None).sol_s
+
+
+def _unit(spec: HwSpec, config: Config, auto: str) -> tuple[str, str]:
+    """The unit and precision to bound with. A spec without a peak at the precision still
+    bounds a memory-bound kernel: the compute term is then left out (see ``bound``). A unit
+    chosen by name must have the peak."""
+    try:
+        return resolve_unit(spec, config.unit or auto, config.dtype, config.precision,
+                            config.unit is not None)
+    except OptionError:
+        if config.unit is not None:
+            raise
+        return auto, config.precision or config.dtype
 
 
 def _width_results(s: Structure, spec: HwSpec, config: Config, plan: _Plan,
@@ -119,8 +137,7 @@ def _width_results(s: Structure, spec: HwSpec, config: Config, plan: _Plan,
                   params=plan.params, verdict_block=plan.block)
     results = []
     for storage in config.storages:
-        unit, precision = resolve_unit(spec, config.unit or auto_unit(storage, plan.nm_group),
-                                       config.dtype, config.precision, config.unit is not None)
+        unit, precision = _unit(spec, config, auto_unit(storage, plan.nm_group))
         # the working set (A, the rows of B it touches, C) decides which level is the roof
         working_set = traffic(s, storage=storage, model="compulsory", **common)  # type: ignore[arg-type]
         footprint = working_set.bytes_total if (config.cache_roof and working_set) else None

@@ -39,7 +39,7 @@ class MatrixInfo:
 class Result:
     traffic: Traffic
     bound: Bound
-    dense_sol_s: float
+    dense_sol_s: float | None  # None where the spec has no peak for the dense GEMM
     role: str = ""  # "class", "optimistic", "pessimistic", "measured" or ""
 
     @property
@@ -49,9 +49,11 @@ class Result:
         return c is None or c >= 1.0
 
     @property
-    def speedup_vs_dense(self) -> float:
+    def speedup_vs_dense(self) -> float | None:
         """Speedup at SoL over the dense GEMM of the same shape (*The Sparsity Roofline*,
-        eq. 3, for one layer)."""
+        eq. 3, for one layer); None when the dense baseline is absent."""
+        if self.dense_sol_s is None:
+            return None
         return self.dense_sol_s / self.bound.sol_s if self.bound.sol_s else 0.0
 
 

@@ -114,6 +114,17 @@ def params_key(config: Config) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+def _drop_unset_kinds(node: Any) -> None:
+    if isinstance(node, dict):
+        if node.get("kind", "") is None and "source" in node:
+            node.pop("kind")
+        for value in node.values():
+            _drop_unset_kinds(value)
+    elif isinstance(node, (list, tuple)):
+        for value in node:
+            _drop_unset_kinds(value)
+
+
 def spec_identity(spec: HwSpec) -> tuple[str, str]:
     """(name, hash of the spec's content): two specs with equal numbers share the hash."""
     data = dataclasses.asdict(spec)
@@ -121,6 +132,7 @@ def spec_identity(spec: HwSpec) -> tuple[str, str]:
     for level in data["memory"]:  # a spec that gives no instances keeps its earlier hash
         if level.get("instances") is None:
             level.pop("instances", None)
+    _drop_unset_kinds(data)  # nor does one that says no kind of figure
     data["peaks"] = {f"{u}/{p}": q for (u, p), q in data["peaks"].items()}
     text = json.dumps(json_safe(data), sort_keys=True)
     return spec.name, hashlib.sha256(text.encode()).hexdigest()[:16]

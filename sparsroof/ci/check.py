@@ -75,11 +75,14 @@ class Point:
     bytes_total: float
     attainable_flops: float
     bound: str
-    dense_sol_s: float
+    dense_sol_s: float | None
 
     @property
     def speedup_over_dense(self) -> float:
-        """Dense GEMM SoL over sparse SoL on the same device (> 1: sparsity pays)."""
+        """Dense GEMM SoL over sparse SoL on the same device (> 1: sparsity pays); NaN
+        when the spec has no peak for the dense baseline."""
+        if self.dense_sol_s is None:
+            return float("nan")
         return self.dense_sol_s / self.sol_s if self.sol_s > 0 else float("inf")
 
 

@@ -20,7 +20,8 @@ __all__ = ["cli", "main"]
 #: command name -> module of sparsroof.cli that defines it (as ``command``)
 COMMANDS = {
     "analyze": "analyze", "batch": "batch", "bench": "bench", "calibrate": "calibrate",
-    "check": "check", "classify": "classify", "formats": "formats", "generate": "generate",
+    "check": "check", "classify": "classify", "compare": "compare", "formats": "formats",
+    "generate": "generate",
     "hw": "hw", "plot": "plot", "report": "report_cmd", "spy": "spy", "whatif": "whatif",
 }
 

@@ -65,7 +65,7 @@ def command(matrix: str, hw: str, kernel: str, width: int, dtype: str, formats: 
                    f"faster than its bound {si(r.sol_s, 's')} ({r.memory_level} roof); the "
                    f"spec or the traffic model is wrong for this host", err=True)
     if output == "json":
-        emit(bench_json(results, spec.name, predicted))
+        emit(bench_json(results, spec.name, predicted, matrix))
     elif output == "csv":
         emit(bench_csv(results, predicted))
     else:

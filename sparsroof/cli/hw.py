@@ -66,9 +66,14 @@ def show(spec: str, output: str) -> int:
 def validate(paths: tuple[str, ...]) -> int:
     """Check spec files: one 'OK' line per good file, one line per problem otherwise.
 
-    Every problem in a file is listed, not only the first. Exit code 1 if any file has a
-    problem.
+    Every problem in a file is listed, not only the first: a missing or unknown key, a
+    unit that does not fit, capacities that fall or bandwidths that rise down the memory
+    hierarchy. Warnings (stderr) name what a valid spec lacks for a bound that holds: a
+    GPU without a launch floor, a launch overhead that is not a minimum, a cache level
+    without a bandwidth. Exit code 1 if any file has a problem (warnings alone: 0).
     """
+    from ..hardware.completeness import spec_warnings
+
     bad = 0
     for path in paths:
         problems = validate_file(path)
@@ -78,6 +83,8 @@ def validate(paths: tuple[str, ...]) -> int:
         else:
             spec = load_spec(path)
             emit(f"{path}: OK ({spec.name}: {spec.device})")
+            for line in spec_warnings(spec):
+                click.echo(f"warning: {path}: {line}", err=True)
     if bad:
         click.echo(f"sparsroof: {bad} of {len(paths)} spec file(s) have problems", err=True)
     return 1 if bad else 0

@@ -21,6 +21,7 @@ from typing import Any
 from ..errors import SpecError, UnitError
 from ..units import KINDS, parse_quantity
 from .spec import (
+    FIGURE_KINDS,
     PARALLELISM,
     PRECISIONS,
     TOP_KEYS,
@@ -65,8 +66,10 @@ class _Checker:
             what = "a count" if kind is None else KINDS[kind]
             self.problem(key, f"expected a mapping {{value: ..., source: ...}} with {what}")
             return None
-        for extra in sorted(set(raw) - {"value", "source"}, key=str):
-            self.problem(f"{key}.{extra}", "unknown key (expected only 'value' and 'source')")
+        for extra in sorted(set(raw) - {"value", "source", "kind"}, key=str):
+            self.problem(f"{key}.{extra}", "unknown key (expected 'value', 'source' and "
+                         "optionally 'kind')")
+        figure_kind = self.figure_kind(key, raw.get("kind"))
         source = raw.get("source")
         if not isinstance(source, str) or not source.strip():
             self.problem(f"{key}.source", "missing: say where the number comes from "
@@ -79,12 +82,19 @@ class _Checker:
             if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
                 self.problem(f"{key}.value", f"expected a positive whole number, found {value!r}")
                 return None
-            return Quantity(float(value), str(value), str(source))
+            return Quantity(float(value), str(value), str(source), figure_kind)
         try:
-            return Quantity(parse_quantity(value, kind), str(value), str(source))
+            return Quantity(parse_quantity(value, kind), str(value), str(source), figure_kind)
         except UnitError as err:
             self.problem(f"{key}.value", str(err))
             return None
+
+    def figure_kind(self, key: str, raw: Any) -> str | None:
+        if raw is None or raw in FIGURE_KINDS:
+            return raw
+        self.problem(f"{key}.kind", f"unknown kind of figure {raw!r} "
+                     f"({_suggest(raw, FIGURE_KINDS)})")
+        return None
 
     def peaks(self, raw: Any) -> dict[tuple[str, str], Quantity]:
         peaks: dict[tuple[str, str], Quantity] = {}
@@ -150,17 +160,18 @@ class _Checker:
         return tuple(good)
 
     def order(self, levels: list[MemoryLevel]) -> None:
-        """Fastest first: capacities grow and no cache is slower than main memory."""
+        """Fastest first: capacities grow and bandwidths fall down the hierarchy."""
         sized = [lv for lv in levels if lv.capacity is not None]
         for a, b in zip(sized, sized[1:], strict=False):
             if b.capacity and a.capacity and b.capacity.value < a.capacity.value:
                 self.problem(f"memory.{b.name}.capacity", f"smaller than {a.name} before it: "
                              "list levels fastest (smallest) first, main memory last")
-        main = levels[-1].bandwidth
-        for lv in levels[:-1]:
-            if main is not None and lv.bandwidth is not None and lv.bandwidth.value < main.value:
-                self.problem(f"memory.{lv.name}.bandwidth", f"slower than main memory "
-                             f"{levels[-1].name}: list levels fastest first, main memory last")
+        fast = [lv for lv in levels if lv.bandwidth is not None]
+        for a, b in zip(fast, fast[1:], strict=False):
+            if a.bandwidth and b.bandwidth and b.bandwidth.value > a.bandwidth.value:
+                self.problem(f"memory.{b.name}.bandwidth", f"faster than {a.name} above it: "
+                             "bandwidths must fall down the hierarchy (list levels fastest "
+                             "first, main memory last)")
 
 
 def _top(c: _Checker, data: dict[Any, Any]) -> None:

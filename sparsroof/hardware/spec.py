@@ -1,6 +1,7 @@
 """Hardware specs: YAML files with every number's unit and source, checked on load.
 
-A spec looks like this (every quantity is a mapping of ``value`` and ``source``)::
+A spec looks like this (every quantity is a mapping of ``value`` and ``source``, and may say
+what kind of number it is with ``kind``, one of :data:`FIGURE_KINDS`)::
 
     name: a100-80gb
     aliases: [a100]
@@ -13,9 +14,9 @@ A spec looks like this (every quantity is a mapping of ``value`` and ``source``)
       - name: L2                # a cache's bandwidth may be left out when unpublished
         capacity: {value: 40 MiB, source: ...}
       - name: HBM2e             # main memory: bandwidth required
-        bandwidth: {value: 2039 GB/s, source: NVIDIA A100 datasheet}
+        bandwidth: {value: 2039 GB/s, source: NVIDIA A100 datasheet, kind: peak}
         capacity: {value: 80 GB, source: NVIDIA A100 datasheet}
-    launch_overhead: {value: 4.2 us, source: ...}        # optional (GPUs)
+    launch_overhead: {value: 1.3 us, source: ..., kind: minimum}   # optional (GPUs)
     network: {value: 600 GB/s, source: ...}              # optional, per device or node
     clock: {value: 1.41 GHz, source: ...}                # optional
     parallelism:                                         # optional plain counts
@@ -40,6 +41,7 @@ __all__ = [
     "DEFAULT_PRECISIONS",
     "TOP_KEYS",
     "PARALLELISM",
+    "FIGURE_KINDS",
     "Quantity",
     "MemoryLevel",
     "MainMemory",
@@ -63,6 +65,12 @@ TOP_KEYS = (
     "name", "aliases", "device", "kind", "notes", "peaks", "memory",
     "launch_overhead", "network", "parallelism", "clock", "host",
 )
+#: what kind of number a figure is (the optional ``kind:`` of a quantity):
+#: ``peak`` a datasheet or derived theoretical maximum rate; ``measured`` the best rate a
+#: benchmark reached; ``minimum`` the smallest time observed (a launch floor);
+#: ``average`` a mean over runs (not a safe floor for a bound); ``nominal`` a size or clock
+#: as specified
+FIGURE_KINDS = ("peak", "measured", "minimum", "average", "nominal")
 #: counts allowed under ``parallelism``
 PARALLELISM = ("sms", "warps_per_sm", "threads_per_sm", "cores", "sockets", "threads_per_core")
 
@@ -74,9 +82,11 @@ class Quantity:
     value: float
     text: str
     source: str
+    kind: str | None = None  # one of FIGURE_KINDS, None where the spec does not say
 
     def to_dict(self) -> dict[str, Any]:
-        return {"value": self.value, "text": self.text, "source": self.source}
+        return {"value": self.value, "text": self.text, "source": self.source,
+                "kind": self.kind}
 
 
 @dataclass(frozen=True)

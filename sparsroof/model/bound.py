@@ -7,9 +7,18 @@ applied to sparse kernels in *The Sparsity Roofline*, with the launch-overhead c
     SoL = max(F_exec / P, bytes / β, launches · t_launch)
     AI = F_useful / bytes,  attainable = F_useful / SoL
 
-and the bound is whichever term is largest. When the kernel's whole working set fits a
-cache level of the spec, that level's bandwidth is the memory roof (a warm repeated run
-never reaches DRAM; *Sparsity-Aware Roofline Models* saw runs "beat" a DRAM bound so).
+and the bound is whichever term is largest. The memory term is taken over the whole
+hierarchy, for a warm repeated run (the way kernels are timed): level j can only be asked for
+the bytes its faster levels cannot already hold,
+
+    bytes_j = 0 if W <= C_<j else max(0, bytes - C_<j),   memory_s = max_j bytes_j / β_j
+
+with W the working set, C_<j the summed capacity of the levels above j and β_j the level's
+bandwidth. A working set that fits a cache is charged at that cache's speed (a warm run never
+reaches DRAM; *Sparsity-Aware Roofline Models* saw runs "beat" a DRAM bound so), and one a
+little larger than the caches is charged for the part that cannot stay resident, never for
+all of it: a lower bound must allow the best placement. A level without a known bandwidth
+adds its capacity but no term.
 """
 
 from __future__ import annotations
@@ -20,8 +29,8 @@ from ..errors import OptionError
 from ..hardware.spec import UNITS, HwSpec, MemoryLevel
 from .traffic import Traffic
 
-__all__ = ["Bound", "bound", "entry_peak", "sol_seconds", "memory_level", "resolve_unit",
-           "auto_unit"]
+__all__ = ["Bound", "bound", "entry_peak", "sol_seconds", "memory_level", "memory_terms",
+           "resolve_unit", "auto_unit"]
 
 
 @dataclass(frozen=True)
@@ -39,7 +48,8 @@ class Bound:
     sol_s: float
     bound: str  # "compute", "memory" or "launch"
     attainable_flops: float
-    in_cache: bool = False  # the working set fits memory_level, a cache
+    in_cache: bool = False  # the binding memory level is a cache
+    note: str = ""  # what the bound leaves out (a peak the spec does not have)
 
 
 def sol_seconds(compute_s: float, memory_s: float, launch_s: float = 0.0) -> tuple[float, str]:
@@ -71,6 +81,33 @@ def memory_level(spec: HwSpec, footprint: float | None) -> tuple[MemoryLevel, bo
                     and footprint <= level.capacity.value):
                 return level, True
     return spec.dram, False
+
+
+def memory_terms(spec: HwSpec, nbytes: float, footprint: float | None
+                 ) -> list[tuple[MemoryLevel, float]]:
+    """(level, seconds) for every level with a known bandwidth: the bytes that level must
+    supply in a warm run over its bandwidth (see the module docstring). ``footprint`` None
+    charges every byte to main memory (no cache roof).
+
+    >>> from sparsroof.hardware.library import load_spec
+    >>> a100 = load_spec("a100")   # L2: 40 MiB at 5.5 TB/s; HBM2e 2039 GB/s
+    >>> [(lv.name, round(t * 1e6, 2)) for lv, t in memory_terms(a100, 1e6, 1e6)]
+    [('L2', 0.18), ('HBM2e', 0.0)]
+    >>> w = 50 * 2**20   # 50 MiB: all of it through L2, 10 MiB of it from HBM
+    >>> [(lv.name, round(t * 1e6, 2)) for lv, t in memory_terms(a100, w, w)]
+    [('L2', 9.53), ('HBM2e', 5.14)]
+    """
+    if footprint is None:
+        return [(spec.dram, nbytes / spec.dram.bandwidth.value)]
+    terms: list[tuple[MemoryLevel, float]] = []
+    above = 0.0
+    for level in spec.memory:
+        if level.bandwidth is not None:
+            share = 0.0 if footprint <= above else max(0.0, nbytes - above)
+            terms.append((level, share / level.bandwidth.value))
+        if level.capacity is not None and level is not spec.memory[-1]:
+            above += level.capacity.value
+    return terms
 
 
 def auto_unit(storage: str, nm_group: tuple[int, int] | None = None) -> str:
@@ -135,12 +172,17 @@ def bound(t: Traffic, spec: HwSpec, *, unit: str, precision: str, launches: int 
     >>> round(b.memory_s * 1e3, 3), b.bound   # 8 GB at 2039 GB/s
     (3.923, 'memory')
     """
-    peak = entry_peak(spec, unit, precision)
-    level, cached = memory_level(spec, footprint)
-    compute_s = t.flops_executed / peak
-    # memory_level only picks a cache with a known bandwidth; main memory always has one
+    note = ""
+    if (unit, precision) in spec.peaks:
+        peak = entry_peak(spec, unit, precision)
+    else:  # no peak: the compute term is left out, which keeps the bound a lower bound
+        peak, note = 0.0, f"{spec.name} has no {unit} {precision} peak: compute term left out"
+    terms = memory_terms(spec, t.bytes_total, footprint)
+    # the binding level: the largest term, the slower level on a tie (main memory for 0 B)
+    level, memory_s = max(reversed(terms), key=lambda lt: lt[1])
+    cached = level is not spec.dram
+    compute_s = t.flops_executed / peak if peak else 0.0
     bandwidth = level.bandwidth.value if level.bandwidth else spec.dram.bandwidth.value
-    memory_s = t.bytes_total / bandwidth
     launch_s = launches * spec.launch_overhead.value if spec.launch_overhead else 0.0
     sol, name = sol_seconds(compute_s, memory_s, launch_s)
     return Bound(
@@ -156,4 +198,5 @@ def bound(t: Traffic, spec: HwSpec, *, unit: str, precision: str, launches: int 
         bound=name,
         attainable_flops=t.flops_useful / sol if sol > 0 else 0.0,
         in_cache=cached,
+        note=note,
     )

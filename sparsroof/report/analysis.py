@@ -41,6 +41,15 @@ def to_csv(analyses: Sequence[Analysis]) -> str:
     return csv_text(records(analyses), "analyze")
 
 
+def _notes(analysis: Analysis) -> str:
+    """What the bounds leave out, once each: a missing peak, an absent dense baseline."""
+    notes = dict.fromkeys(r.bound.note for r in analysis.results if r.bound.note)
+    if any(r.dense_sol_s is None for r in analysis.results):
+        notes[f"x dense absent: {analysis.spec} has no peak for the dense GEMM at this "
+              "precision"] = None
+    return "".join(f"\nnote: {n}" for n in notes)
+
+
 def _title(analysis: Analysis) -> str:
     m = analysis.matrix
     first = analysis.results[0] if analysis.results else None
@@ -79,7 +88,8 @@ def to_table(analysis: Analysis) -> Any:
 
     table = Table(title=_title(analysis), title_justify="left",
                   caption=FLOPS_CONVENTION + "; roof = compute unit / memory level "
-                  "(* the working set fits that cache)", caption_justify="left")
+                  "(* the working set fits that cache)" + _notes(analysis),
+                  caption_justify="left")
     for header in ("d", "format", "model", "roof", "FLOPs", "A", "B", "C", "total",
                    "AI F/B", "SoL", "bound", "GFLOP/s", "x dense"):
         left = header in ("format", "model", "roof", "bound")
@@ -91,7 +101,8 @@ def to_table(analysis: Analysis) -> Any:
             str(t.width), _format_cell(t), _model_cell(r), roof, si(t.flops_executed, ""),
             si(t.bytes_a, "B"), si(t.bytes_b, "B"), si(t.bytes_c, "B"), si(t.bytes_total, "B"),
             f"{t.intensity:.3g}", si(b.sol_s, "s"), b.bound,
-            plain(b.attainable_flops / 1e9), f"{r.speedup_vs_dense:.3g}",
+            plain(b.attainable_flops / 1e9),
+            "-" if r.speedup_vs_dense is None else f"{r.speedup_vs_dense:.3g}",
         )
     return table
 

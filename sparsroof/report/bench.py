@@ -26,9 +26,11 @@ def record(r: Measurement, predicted: dict[str, float]) -> dict[str, Any]:
                 "calibrated_error": r.error_of(predicted.get(r.storage))}
 
 
-def bench_json(results: list[Measurement], spec: str, predicted: dict[str, float]) -> str:
+def bench_json(results: list[Measurement], spec: str, predicted: dict[str, float],
+               path: str) -> str:
+    """The runs with the matrix's path, so that ``sparsroof compare`` can bound them again."""
     return json_text(envelope("bench") | {"spec": spec, "results": [
-        record(r, predicted) for r in results]})
+        record(r, predicted) | {"path": path} for r in results]})
 
 
 def bench_csv(results: list[Measurement], predicted: dict[str, float]) -> str:

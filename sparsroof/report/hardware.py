@@ -14,7 +14,8 @@ from ..hardware.spec import UNITS, HwSpec, Quantity
 from ..units import si
 from .document import csv_text, json_text
 
-__all__ = ["spec_row", "list_json", "list_csv", "list_table", "show_json", "show_table"]
+__all__ = ["cache_roofs", "spec_row", "list_json", "list_csv", "list_table", "show_json",
+           "show_table"]
 
 
 def spec_row(spec: HwSpec) -> dict[str, Any]:
@@ -25,8 +26,12 @@ def spec_row(spec: HwSpec) -> dict[str, Any]:
     >>> row["tensor_precision"], row["tensor_flops"], round(row["tensor_ridge_flop_per_byte"], 2)
     ('fp16', 107479000000000.0, 129.68)
     """
+    lo = spec.launch_overhead
     row: dict[str, Any] = {"name": spec.name, "device": spec.device, "kind": spec.kind,
-                           "dram_bandwidth_bytes_per_s": spec.dram.bandwidth.value}
+                           "dram_bandwidth_bytes_per_s": spec.dram.bandwidth.value,
+                           "launch_floor_s": lo.value if lo else None,
+                           "launch_floor_kind": lo.kind if lo else None,
+                           "cache_roofs": cache_roofs(spec)}
     for unit in UNITS:
         key = unit.replace("-", "_")
         precision = spec.default_precision(unit)
@@ -37,6 +42,22 @@ def spec_row(spec: HwSpec) -> dict[str, Any]:
     return row
 
 
+def cache_roofs(spec: HwSpec) -> list[dict[str, Any]]:
+    """Each cache level: name, bandwidth and capacity (None where the spec has none)."""
+    return [{"name": lv.name,
+             "bandwidth_bytes_per_s": lv.bandwidth.value if lv.bandwidth else None,
+             "capacity_bytes": lv.capacity.value if lv.capacity else None}
+            for lv in spec.memory[:-1]]
+
+
+def _caches_cell(spec: HwSpec) -> str:
+    cells = []
+    for c in cache_roofs(spec):
+        bw = c["bandwidth_bytes_per_s"]
+        cells.append(f"{c['name']} {si(bw, 'B/s') if bw else '?'}")
+    return "\n".join(cells) or "-"
+
+
 def list_json(specs: Sequence[HwSpec]) -> str:
     doc = envelope("hw-list") | {
         "default_precisions": "simt: fp32 (else fp64); tensor units: fp16 (else bf16, tf32)",
@@ -45,11 +66,19 @@ def list_json(specs: Sequence[HwSpec]) -> str:
 
 
 def list_csv(specs: Sequence[HwSpec]) -> str:
-    return csv_text([spec_row(s) for s in specs], "hw-list")
+    rows = []
+    for s in specs:
+        row = spec_row(s)
+        row["cache_roofs"] = "; ".join(
+            f"{c['name']} {c['bandwidth_bytes_per_s'] or ''} B/s {c['capacity_bytes'] or ''} B"
+            for c in row["cache_roofs"])
+        rows.append(row)
+    return csv_text(rows, "hw-list")
 
 
 def _peak_cell(value: float | None, precision: str | None) -> str:
-    return "-" if value is None else f"{si(value, 'FLOP/s')} {precision}"
+    """'19.5 T fp32': the unit (FLOP/s) is in the column header."""
+    return "-" if value is None else f"{si(value, 'FLOP/s')[:-6]} {precision}"
 
 
 def list_table(specs: Sequence[HwSpec]) -> Any:
@@ -58,20 +87,23 @@ def list_table(specs: Sequence[HwSpec]) -> Any:
 
     table = Table(title="Bundled and given hardware specs", title_justify="left",
                   caption="peaks at the default precision (simt fp32, tensor fp16 where the "
-                  "device has them); ridge = peak / DRAM bandwidth in FLOP/byte",
+                  "device has them); ridge = simt peak / DRAM bandwidth in FLOP/byte; launch "
+                  "= the smallest time one kernel takes; caches: bandwidth, '?' where the "
+                  "spec has none (devices, sparse peaks: hw show, -O json)",
                   caption_justify="left")
-    for header in ("name", "device", "DRAM", "simt", "tensor", "tensor-sparse",
-                   "ridge simt", "ridge tensor"):
-        table.add_column(header, justify="left" if header in ("name", "device") else "right",
-                         no_wrap=header != "device")
+    for header in ("name", "DRAM", "caches", "launch", "simt FLOP/s", "tensor FLOP/s",
+                   "ridge"):
+        table.add_column(header, justify="left" if header in ("name", "caches") else "right",
+                         no_wrap=header != "caches")
     for spec in specs:
         r = spec_row(spec)
-        ridges = [r[f"{u}_ridge_flop_per_byte"] for u in ("simt", "tensor")]
+        ridge = r["simt_ridge_flop_per_byte"]
+        launch = r["launch_floor_s"]
         table.add_row(
-            spec.name, spec.device, si(r["dram_bandwidth_bytes_per_s"], "B/s"),
-            *(_peak_cell(r[f"{u}_flops"], r[f"{u}_precision"])
-              for u in ("simt", "tensor", "tensor_sparse")),
-            *("-" if x is None else f"{x:.3g}" for x in ridges),
+            spec.name, si(r["dram_bandwidth_bytes_per_s"], "B/s"), _caches_cell(spec),
+            "-" if launch is None else si(launch, "s"),
+            *(_peak_cell(r[f"{u}_flops"], r[f"{u}_precision"]) for u in ("simt", "tensor")),
+            "-" if ridge is None else f"{ridge:.3g}",
         )
     return table
 
@@ -87,7 +119,7 @@ _SI_UNITS = {"bandwidth": "B/s", "capacity": "B", "time": "s", "clock": "Hz", "p
 
 def _row(table: Any, what: str, q: Quantity, kind: str | None) -> None:
     value = si(q.value, _SI_UNITS[kind]) if kind else f"{q.value:g}"
-    table.add_row(what, q.text, value, q.source)
+    table.add_row(what, q.text, value, q.kind or "-", q.source)
 
 
 def show_table(spec: HwSpec) -> Any:
@@ -97,7 +129,7 @@ def show_table(spec: HwSpec) -> Any:
     aliases = f" (aliases: {', '.join(spec.aliases)})" if spec.aliases else ""
     table = Table(title=f"{spec.name}{aliases}: {spec.device} [{spec.kind}]  from {spec.origin}",
                   title_justify="left", caption=spec.notes or None, caption_justify="left")
-    for header in ("figure", "as written", "value", "source"):
+    for header in ("figure", "as written", "value", "kind", "source"):
         table.add_column(header, no_wrap=header != "source", overflow="fold")
     for (unit, precision), q in spec.peaks.items():
         _row(table, f"peak {unit} {precision}", q, "peak")
@@ -116,5 +148,5 @@ def show_table(spec: HwSpec) -> Any:
     for key, count in spec.parallelism.items():
         _row(table, key, count, None)
     for key, text in spec.host.items():
-        table.add_row(f"host {key}", text, "", "")
+        table.add_row(f"host {key}", text, "", "", "")
     return table

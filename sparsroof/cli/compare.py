@@ -1,0 +1,62 @@
+"""``sparsroof compare``: measured run times judged against their speed-of-light bound."""
+
+from __future__ import annotations
+
+import click
+
+from ..compare import judge, read_runs, summarise
+from ..compare.runs import TIME_UNITS
+from ..report.compare import compare_csv, compare_json, compare_table
+from .common import DTYPE_OPTION, KERNEL_OPTION, OUTPUT_OPTION, echo_error, emit, table_console
+
+__all__ = ["command"]
+
+
+@click.command("compare")
+@click.argument("runs_file", metavar="RUNS")
+@click.option("--hw", "hw", default="a100", show_default=True, metavar="NAME|PATH",
+              help="Spec for runs that name none (a CSV 'hw' column or the bench JSON's "
+                   "spec wins).")
+@KERNEL_OPTION
+@click.option("--d", "width", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Width of B for rows that do not say.")
+@DTYPE_OPTION
+@click.option("--time-unit", type=click.Choice(list(TIME_UNITS)), default="s",
+              show_default=True, help="Unit of the CSV 'time_s' column and of Ginkgo's "
+              "'time' field.")
+@OUTPUT_OPTION
+def command(runs_file: str, hw: str, kernel: str, width: int, dtype: str, time_unit: str,
+            output: str) -> int:
+    """Judge measured run times against their bound: per run the bound, the measured time,
+    the % of SoL and the term that bound it (launch floor, a memory level, compute).
+
+    RUNS is a CSV with the columns matrix,time_s and optionally kernel, format, d, dtype,
+    hw (matrix paths relative to the CSV); or the JSON of 'sparsroof bench -O json'; or
+    Ginkgo's SpMV benchmark JSON. A run faster than its bound is a violation: it is listed
+    with the term that set the bound. A bad row gets a one-line error and the rest are
+    still judged. Exit code 1 if any run is a violation or any row has an error.
+
+    \b
+    Examples:
+      sparsroof compare measured.csv --hw v100-sxm2
+      sparsroof compare bench.json -O json
+      sparsroof compare ginkgo-spmv.json --hw a100 --time-unit ns
+    """
+    runs, errors = read_runs(runs_file, kernel=kernel, width=width, dtype=dtype,
+                             time_unit=time_unit)
+    judged, more = judge(runs, hw)
+    errors = [*errors, *more]
+    summary = summarise(judged, len(errors))
+    for err in errors:
+        echo_error(str(err))
+    for j in judged:
+        if j.violation:
+            click.echo(f"sparsroof: violation: {j.explanation()}", err=True)
+    if output == "json":
+        emit(compare_json(judged, summary, errors))
+    elif output == "csv":
+        emit(compare_csv(judged))
+    else:
+        table_console().print(compare_table(judged, summary, f"{runs_file}: measured runs "
+                                            "against their speed-of-light bound"))
+    return 1 if errors or summary.violations else 0

@@ -1,0 +1,173 @@
+"""Bound each measured run and judge it: % of the speed of light, which term bound it, and
+whether the run was faster than the bound (a violation: a bound is a promise that no real
+run beats it, so the model or the spec is wrong for that run).
+
+The bound is the optimistic one ``analyze`` prints (compulsory traffic of B: each row of B
+the matrix references read once), for the run's format, width and precision, with the
+spec's launch floor and cache roofs.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..analysis import Config, MatrixInfo, analyze_structure
+from ..errors import SparsroofError
+from ..hardware.library import load_spec
+from ..hardware.spec import HwSpec
+from ..matrix.mtx import load
+from ..model.bound import Bound
+from ..structure.features import Structure, measure
+from ..units import si
+from .runs import MeasuredRun, RowError
+
+__all__ = ["BANDS", "Judged", "Summary", "judge", "summarise"]
+
+#: size bands, by the term that binds: launch floor, a cache roof, main memory, compute
+BANDS = ("launch", "cache", "dram", "compute")
+
+
+@dataclass(frozen=True)
+class Judged:
+    """One measured run beside its bound (seconds, bytes)."""
+
+    run: MeasuredRun
+    spec: str
+    matrix: str
+    stored_entries: int
+    bytes_total: float
+    bound: Bound
+
+    @property
+    def ratio(self) -> float:
+        """Measured time over the bound (1 = at the speed of light, < 1 = violation)."""
+        return self.run.time_s / self.bound.sol_s if self.bound.sol_s > 0 else float("inf")
+
+    @property
+    def pct_sol(self) -> float:
+        """The bound as a share of the measured time, in % (100 = at the speed of light)."""
+        return 100.0 * self.bound.sol_s / self.run.time_s
+
+    @property
+    def violation(self) -> bool:
+        return self.run.time_s < self.bound.sol_s
+
+    @property
+    def band(self) -> str:
+        b = self.bound
+        if b.bound == "memory":
+            return "cache" if b.in_cache else "dram"
+        return b.bound
+
+    def term(self) -> str:
+        """The binding term in words: 'memory: 325 kB at L2 2.82 TB/s'."""
+        b = self.bound
+        if b.bound == "launch":
+            return f"launch: one kernel takes at least {si(b.launch_s, 's')} on {self.spec}"
+        if b.bound == "compute":
+            return f"compute: {b.unit} {b.precision} at {si(b.peak_flops, 'FLOP/s')}"
+        return (f"memory: {si(self.bytes_total, 'B')} at {b.memory_level} "
+                f"{si(b.bandwidth, 'B/s')}")
+
+    def explanation(self) -> str:
+        """Why a violation is one: the run, its bound and the term that set it."""
+        return (f"{self.run.source}: {self.matrix} {self.run.storage} d={self.run.width} "
+                f"{self.run.dtype} ran in {si(self.run.time_s, 's')}, faster than its bound "
+                f"{si(self.bound.sol_s, 's')} on {self.spec} ({self.term()}); the spec or "
+                "the traffic model is wrong for this run")
+
+
+@dataclass(frozen=True)
+class Summary:
+    count: int
+    violations: int
+    errors: int
+    pct_sol_quartiles: tuple[float, float, float] | None  # q1, median, q3
+    #: band -> (runs, median measured/bound)
+    bands: dict[str, tuple[int, float]]
+
+    def to_dict(self) -> dict[str, Any]:
+        q = self.pct_sol_quartiles
+        return {"count": self.count, "violations": self.violations, "errors": self.errors,
+                "pct_sol_q1": q[0] if q else None, "pct_sol_median": q[1] if q else None,
+                "pct_sol_q3": q[2] if q else None,
+                "bands": {k: {"runs": n, "median_measured_over_bound": r}
+                          for k, (n, r) in self.bands.items()}}
+
+
+def _quartiles(values: Sequence[float]) -> tuple[float, float, float] | None:
+    if not values:
+        return None
+    if len(values) == 1:
+        return values[0], values[0], values[0]
+    q1, q2, q3 = statistics.quantiles(values, n=4, method="inclusive")
+    return q1, q2, q3
+
+
+def summarise(judged: Sequence[Judged], errors: int = 0) -> Summary:
+    """Counts, quartiles of % of SoL, and the median measured/bound per band.
+
+    >>> summarise([]).to_dict()["pct_sol_median"] is None
+    True
+    """
+    bands = {}
+    for band in BANDS:
+        ratios = [j.ratio for j in judged if j.band == band]
+        if ratios:
+            bands[band] = (len(ratios), statistics.median(ratios))
+    return Summary(len(judged), sum(j.violation for j in judged), errors,
+                   _quartiles([j.pct_sol for j in judged]), bands)
+
+
+class _Cache:
+    """Specs and measured matrices, each loaded once."""
+
+    def __init__(self) -> None:
+        self.specs: dict[str, HwSpec] = {}
+        self.matrices: dict[str, tuple[MatrixInfo, Structure]] = {}
+
+    def spec(self, name: str) -> HwSpec:
+        if name not in self.specs:
+            self.specs[name] = load_spec(name)
+        return self.specs[name]
+
+    def matrix(self, path: str) -> tuple[MatrixInfo, Structure]:
+        if path not in self.matrices:
+            m = load(path)
+            s = measure(m, pattern=False)
+            info = MatrixInfo(m.name, m.path, m.rows, m.cols, s.stored_entries,
+                              s.numeric_nonzeros, s.density, m.header.field,
+                              m.header.symmetry)
+            self.matrices[path] = (info, s)
+        return self.matrices[path]
+
+
+def _judge_one(run: MeasuredRun, hw: str, cache: _Cache) -> Judged:
+    spec = cache.spec(run.hw or hw)
+    info, s = cache.matrix(run.matrix)
+    config = Config(kernel=run.kernel, widths=(run.width,), dtype=run.dtype,
+                    storages=(run.storage,), models=("compulsory",))
+    result = analyze_structure(info, s, spec, config).results[0]
+    return Judged(run, spec.name, info.name, info.stored_entries,
+                  result.traffic.bytes_total, result.bound)
+
+
+def judge(runs: Iterable[MeasuredRun], hw: str,
+          progress: Callable[[str], None] | None = None
+          ) -> tuple[list[Judged], list[RowError]]:
+    """Each run beside its bound on its own spec (``hw`` where the run names none). A run
+    whose matrix or spec cannot be read becomes an error; the others are still judged."""
+    cache = _Cache()
+    judged: list[Judged] = []
+    errors: list[RowError] = []
+    for run in runs:
+        if progress:
+            progress(f"{run.source}: {run.matrix}")
+        try:
+            judged.append(_judge_one(run, hw, cache))
+        except SparsroofError as err:
+            errors.append(RowError(run.source, str(err)))
+    return judged, errors

@@ -1,0 +1,202 @@
+"""Reading measured run times: a simple CSV, sparsroof's own ``bench -O json``, and the JSON
+of Ginkgo's SpMV benchmark.
+
+- CSV: a header with ``matrix`` and ``time_s``, and optionally ``kernel`` (spmv/spmm),
+  ``format`` (a storage name), ``d`` (width of B), ``dtype`` and ``hw`` (a spec name or
+  path). Matrix paths are relative to the CSV's folder.
+- ``bench -O json``: each result's fastest repetition (``min_s``), its format, width,
+  dtype and the spec it was run against; the matrix is the document's ``path``.
+- Ginkgo benchmark JSON (a list of objects, each with ``filename`` and an ``spmv`` mapping of
+  format name to ``{"time": ..., "completed": true}``): every completed format's time, in
+  the unit ``time_unit`` says (Ginkgo's releases differ: check your version's output).
+
+A row that cannot be used becomes a :class:`RowError` naming the file, the row and the
+problem; the other rows are still read.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import MeasuredRunsError
+from ..model.traffic import KERNELS, STORAGES, VALUE_BYTES
+
+__all__ = ["MeasuredRun", "RowError", "read_runs", "GINKGO_FORMATS", "TIME_UNITS"]
+
+#: seconds per unit of a time column
+TIME_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
+#: Ginkgo's format names -> the storage whose traffic its kernel moves
+GINKGO_FORMATS = {
+    "csr": "csr", "csri": "csr", "csrm": "csr", "csrc": "csr", "csrs": "csr",
+    "coo": "coo", "ell": "ell", "hybrid": "hyb", "ell_mixed": "ell", "coo_mixed": "coo",
+    "cusparse_csr": "csr", "cusparse_csrmp": "csr", "cusparse_csrmm": "csr",
+    "cusparse_coo": "coo", "cusparse_ell": "ell", "cusparse_hybrid": "hyb",
+    "cusparse_gcsr": "csr", "cusparse_gcoo": "coo", "hipsparse_csr": "csr",
+    "hipsparse_coo": "coo", "hipsparse_ell": "ell", "hipsparse_hybrid": "hyb",
+}
+
+
+@dataclass(frozen=True)
+class MeasuredRun:
+    """One measured kernel time, with what is needed to bound it."""
+
+    source: str   # file and row, for messages: "runs.csv:3"
+    matrix: str   # path of the Matrix Market file
+    time_s: float
+    kernel: str = "spmv"
+    storage: str = "csr"
+    width: int = 1
+    dtype: str = "fp64"
+    hw: str | None = None  # None: the spec given on the command line
+
+
+@dataclass(frozen=True)
+class RowError:
+    source: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.source}: {self.message}"
+
+
+@dataclass(frozen=True)
+class _Defaults:
+    kernel: str
+    width: int
+    dtype: str
+    time_unit: str
+
+
+def _check(run: MeasuredRun) -> str | None:
+    """What is wrong with a run, or None."""
+    if not (math.isfinite(run.time_s) and run.time_s > 0):
+        return f"time {run.time_s!r} is not a positive number of seconds"
+    if run.kernel not in KERNELS:
+        return f"unknown kernel {run.kernel!r} (choose from {', '.join(KERNELS)})"
+    if run.storage not in STORAGES:
+        return f"unknown format {run.storage!r} (choose from {', '.join(STORAGES)})"
+    if run.dtype not in VALUE_BYTES:
+        return f"unknown dtype {run.dtype!r} (choose from {', '.join(VALUE_BYTES)})"
+    if run.width < 1 or (run.kernel == "spmv" and run.width != 1):
+        return f"d = {run.width} does not fit kernel {run.kernel}"
+    if not Path(run.matrix).is_file():
+        return f"matrix file not found: {run.matrix}"
+    return None
+
+
+def _number(text: str, what: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise ValueError(f"{what} {text!r} is not a number") from None
+
+
+def _csv_run(row: dict[str, str], source: str, base: Path, d: _Defaults) -> MeasuredRun:
+    matrix = (row.get("matrix") or "").strip()
+    if not matrix:
+        raise ValueError("no matrix named")
+    width = row.get("d") or ""
+    kernel = (row.get("kernel") or "").strip() or d.kernel
+    return MeasuredRun(
+        source=source, matrix=str(base / matrix),
+        time_s=_number((row.get("time_s") or "").strip(), "time_s")
+        * TIME_UNITS[d.time_unit],
+        kernel=kernel, storage=(row.get("format") or "").strip().lower() or "csr",
+        width=int(_number(width, "d")) if width.strip() else d.width,
+        dtype=(row.get("dtype") or "").strip() or d.dtype,
+        hw=(row.get("hw") or "").strip() or None)
+
+
+def _read_csv(path: Path, d: _Defaults) -> tuple[list[MeasuredRun], list[RowError]]:
+    with path.open(newline="", encoding="utf-8") as handle:
+        reader = csv.DictReader(handle)
+        header = [h.strip() for h in reader.fieldnames or []]
+        missing = [c for c in ("matrix", "time_s") if c not in header]
+        if missing:
+            raise MeasuredRunsError(f"{path}: line 1: the header needs the columns "
+                                    f"{', '.join(missing)} (found: {', '.join(header)})")
+        reader.fieldnames = header
+        runs, errors = [], []
+        for line, row in enumerate(reader, start=2):
+            try:
+                runs.append(_csv_run(row, f"{path}:{line}", path.parent, d))
+            except (ValueError, TypeError) as err:
+                errors.append(RowError(f"{path}:{line}", str(err)))
+    return runs, errors
+
+
+def _bench_runs(doc: dict[str, Any], path: Path) -> list[MeasuredRun]:
+    base = path.parent
+    out = []
+    for i, r in enumerate(doc.get("results", [])):
+        if r.get("min_s") is None:  # skipped kernels have no time
+            continue
+        matrix = r.get("path") or f"{r.get('matrix')}.mtx"
+        out.append(MeasuredRun(
+            source=f"{path}:results[{i}]", matrix=str(base / matrix), time_s=float(r["min_s"]),
+            kernel=r.get("kernel", "spmv"), storage=r.get("storage", "csr"),
+            width=int(r.get("width", 1)), dtype=r.get("dtype", "fp64"), hw=doc.get("spec")))
+    return out
+
+
+def _ginkgo_runs(doc: list[Any], path: Path, d: _Defaults
+                 ) -> tuple[list[MeasuredRun], list[RowError]]:
+    runs, errors = [], []
+    for i, case in enumerate(doc):
+        where = f"{path}:[{i}]"
+        if not isinstance(case, dict) or "filename" not in case:
+            errors.append(RowError(where, "expected an object with 'filename' and 'spmv'"))
+            continue
+        for name, result in (case.get("spmv") or {}).items():
+            here = f"{where}.spmv.{name}"
+            if not isinstance(result, dict) or not result.get("completed", True):
+                continue
+            storage = GINKGO_FORMATS.get(name)
+            if storage is None:
+                errors.append(RowError(here, f"no traffic model for Ginkgo format {name!r}"))
+                continue
+            try:
+                time_s = float(result["time"]) * TIME_UNITS[d.time_unit]
+            except (KeyError, TypeError, ValueError):
+                errors.append(RowError(here, "no numeric 'time'"))
+                continue
+            runs.append(MeasuredRun(here, str(path.parent / case["filename"]), time_s,
+                                    d.kernel, storage, d.width, d.dtype))
+    return runs, errors
+
+
+def read_runs(path: str, *, kernel: str = "spmv", width: int = 1, dtype: str = "fp64",
+              time_unit: str = "s") -> tuple[list[MeasuredRun], list[RowError]]:
+    """The usable runs of ``path`` and one error per unusable row. The defaults fill what a
+    row does not say; ``time_unit`` is the unit of CSV ``time_s`` and Ginkgo ``time``."""
+    p = Path(path)
+    if not p.is_file():
+        raise MeasuredRunsError(f"{path}: no such file")
+    d = _Defaults(kernel, width, dtype, time_unit)
+    if p.suffix.lower() != ".json":
+        runs, errors = _read_csv(p, d)
+    else:
+        try:
+            doc = json.loads(p.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as err:
+            raise MeasuredRunsError(f"{path}: not JSON: {err}") from None
+        if isinstance(doc, dict) and doc.get("kind") == "bench":
+            runs, errors = _bench_runs(doc, p), []
+        elif isinstance(doc, list):
+            runs, errors = _ginkgo_runs(doc, p, d)
+        else:
+            raise MeasuredRunsError(f"{path}: neither a 'sparsroof bench -O json' document nor "
+                                    "a Ginkgo benchmark list")
+    good = []
+    for run in runs:
+        problem = _check(run)
+        if problem:
+            errors.append(RowError(run.source, problem))
+        else:
+            good.append(run)
+    return good, errors

@@ -1,0 +1,47 @@
+"""What a valid spec still lacks for a bound that holds: warnings, not errors.
+
+A bound is a promise that no real run is faster. A GPU spec without a launch floor lets a
+small matrix be promised nanoseconds where every real kernel takes microseconds; a cache
+level without a bandwidth makes a working set that lives there be charged at main-memory
+speed, so a warm run can beat the bound; a launch overhead that is an average rather than
+the smallest time a kernel takes is above some real runs.
+"""
+
+from __future__ import annotations
+
+from .spec import HwSpec
+
+__all__ = ["spec_warnings"]
+
+
+def spec_warnings(spec: HwSpec) -> list[str]:
+    """One line per gap in ``spec`` that weakens its bounds.
+
+    >>> from sparsroof.hardware.library import load_spec
+    >>> spec_warnings(load_spec("a100"))
+    []
+    >>> [w.split(": ")[1] for w in spec_warnings(load_spec("c2050"))]
+    ['launch_overhead', 'memory.L2.bandwidth']
+    """
+    out: list[str] = []
+    lead = f"{spec.name}: "
+    if spec.kind == "gpu" and spec.launch_overhead is None:
+        out.append(lead + "launch_overhead: missing: a GPU kernel takes a few microseconds "
+                   "at least; without a floor small matrices get bounds no real run can "
+                   "reach")
+    lo = spec.launch_overhead
+    if lo is not None and lo.kind not in (None, "minimum"):
+        out.append(lead + f"launch_overhead: kind is {lo.kind!r}: a bound needs the "
+                   "smallest time a kernel takes ('minimum'), or real runs beat it")
+    if lo is not None and lo.kind is None:
+        out.append(lead + "launch_overhead: no kind: say 'kind: minimum' once the figure is "
+                   "the smallest back-to-back kernel time")
+    for level in spec.memory[:-1]:
+        if level.bandwidth is None:
+            out.append(lead + f"memory.{level.name}.bandwidth: missing: a working set that "
+                       "fits this level is charged at the next level's speed, and a warm run "
+                       "can beat that bound")
+        if level.capacity is None:
+            out.append(lead + f"memory.{level.name}.capacity: missing: no working set can be "
+                       "placed in this level")
+    return out

@@ -1,0 +1,120 @@
+"""``sparsroof compare``: measured runs judged against their bound, bad rows reported one
+line each while the rest are judged."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sparsroof.compare import judge, read_runs, summarise
+
+from .conftest import DATA, ROOT
+
+LAP = (DATA / "lap2d_64.mtx").as_posix()
+RND = (DATA / "random_1000.mtx").as_posix()
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "sparsroof", *args], capture_output=True,
+                          text=True, cwd=ROOT)
+
+
+def _csv(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "measured.csv"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_csv_rows_judged_with_violation_and_bad_rows(tmp_path: Path) -> None:
+    path = _csv(tmp_path, "matrix,time_s,format,d,dtype,hw,kernel\n"
+                f"{LAP},5.0e-6,csr,1,fp64,,\n"          # 2.5x the 2.0 us launch floor
+                f"{LAP},1.0e-6,csr,1,fp64,,\n"          # faster than one launch: violation
+                f"{RND},8.0e-6,csr,16,fp32,a100,spmm\n"  # its own spec: A100, 1.3 us floor
+                "nosuch.mtx,4e-6,csr,1,fp64,,\n"
+                f"{LAP},fast,csr,1,fp64,,\n")
+    out = run("compare", str(path), "--hw", "v100-sxm2", "-O", "json")
+    assert out.returncode == 1
+    doc = json.loads(out.stdout)
+    assert doc["kind"] == "compare"
+    runs = doc["runs"]
+    assert [r["spec"] for r in runs] == ["v100-sxm2", "v100-sxm2", "a100-80gb"]
+    assert [r["bound_s"] for r in runs] == pytest.approx([2.0e-6, 2.0e-6, 1.3e-6])
+    assert [r["violation"] for r in runs] == [False, True, False]
+    # % of SoL = 100 x bound / measured: 40, 200 and 16.25
+    assert [r["pct_sol"] for r in runs] == pytest.approx([40.0, 200.0, 16.25])
+    s = doc["summary"]
+    assert (s["count"], s["violations"], s["errors"]) == (3, 1, 2)
+    # quartiles of (16.25, 40, 200), inclusive method: 28.125, 40, 120
+    assert (s["pct_sol_q1"], s["pct_sol_median"], s["pct_sol_q3"]) == pytest.approx(
+        (28.125, 40.0, 120.0))
+    assert s["bands"]["launch"]["runs"] == 3
+    assert "launch: one kernel takes at least 2 us on v100-sxm2" in doc["violations"][0]
+    errors = out.stderr.strip().splitlines()
+    assert f"{path}:5: matrix file not found" in out.stderr
+    assert f"{path}:6: time_s 'fast' is not a number" in out.stderr
+    assert sum("error:" in line for line in errors) == 2 and "Traceback" not in out.stderr
+    assert sum("violation:" in line for line in errors) == 1
+
+
+def test_memory_bound_run_by_hand(tmp_path: Path) -> None:
+    # CSR fp64/int32 SpMV of lap2d_64: A 20,224 x 12 + 4,097 x 4 = 259,076 B, x and y
+    # 4,096 x 8 each: 324,612 B; it fits the EPYC's 2 MiB of L1d (64 x 64 B/clk x 3.5 GHz)
+    runs, errors = read_runs(str(_csv(tmp_path, f"matrix,time_s\n{LAP},2e-6\n")))
+    judged, more = judge(runs, "epyc-7763")
+    assert errors == more == []
+    j = judged[0]
+    assert j.bytes_total == 324_612
+    assert j.bound.memory_level == "L1d" and j.band == "cache"
+    assert j.bound.sol_s == pytest.approx(324_612 / 14_336e9)
+    assert j.ratio == pytest.approx(2e-6 / (324_612 / 14_336e9))
+    assert summarise(judged).bands["cache"][0] == 1
+
+
+def test_bench_json_is_read_back(tmp_path: Path) -> None:
+    doc = {"kind": "bench", "schema_version": 1, "spec": "epyc-7763", "results": [
+        {"matrix": "lap2d_64", "path": LAP, "storage": "csr", "kernel": "spmv", "width": 1,
+         "dtype": "fp64", "min_s": 3e-5, "median_s": 4e-5},
+        {"matrix": "lap2d_64", "path": LAP, "storage": "dia", "kernel": "spmv", "width": 1,
+         "dtype": "fp64", "min_s": None}]}  # a skipped kernel has no time
+    path = tmp_path / "bench.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    runs, errors = read_runs(str(path))
+    assert errors == [] and len(runs) == 1
+    assert runs[0].time_s == 3e-5 and runs[0].hw == "epyc-7763"
+
+
+def test_ginkgo_json_formats_and_time_unit(tmp_path: Path) -> None:
+    doc = [{"filename": LAP, "spmv": {
+        "csr": {"storage": 324612, "time": 6000.0, "repetitions": 10, "completed": True},
+        "coo": {"time": 7000.0, "completed": True},
+        "sellp": {"time": 5000.0, "completed": True},
+        "ell": {"completed": False}}},
+        {"problem": {}}]
+    path = tmp_path / "ginkgo.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    runs, errors = read_runs(str(path), time_unit="ns")
+    assert [r.storage for r in runs] == ["csr", "coo"]
+    assert [r.time_s for r in runs] == pytest.approx([6e-6, 7e-6])
+    assert [str(e).split(": ", 1)[1] for e in errors] == [
+        "no traffic model for Ginkgo format 'sellp'",
+        "expected an object with 'filename' and 'spmv'"]
+
+
+def test_a_file_without_the_columns_is_one_line_error(tmp_path: Path) -> None:
+    path = _csv(tmp_path, "name,seconds\nx,1\n")
+    out = run("compare", str(path))
+    assert out.returncode == 1 and out.stdout == ""
+    assert out.stderr.strip().count("\n") == 0
+    assert "line 1: the header needs the columns matrix, time_s" in out.stderr
+
+
+def test_table_output_lists_runs_and_summary(tmp_path: Path) -> None:
+    path = _csv(tmp_path, f"matrix,time_s\n{LAP},5e-6\n{RND},6e-6\n")
+    out = run("compare", str(path), "--hw", "v100-sxm2")
+    assert out.returncode == 0, out.stderr
+    assert "2 runs judged, 0 faster than their bound" in out.stdout
+    assert "launch-bound: 2 runs" in out.stdout and "lap2d_64" in out.stdout
