@@ -29,6 +29,7 @@ from .model.traffic import (
     dense_traffic,
     nm_pattern,
     traffic,
+    unavailable,
 )
 from .structure.features import Structure, measure
 
@@ -38,6 +39,7 @@ __all__ = [
     "MatrixInfo",
     "Result",
     "Analysis",
+    "Skipped",
     "analyze",
     "document",
     "records",
@@ -57,6 +59,7 @@ CLASS_MODEL = {
     "unstructured-pruned": "random",
     "nm": "random",
     "dense": "compulsory",
+    "graph": "scale-free-measured",
 }
 _ROLES = {"compulsory": "optimistic", "random": "pessimistic", "cache-aware": "measured"}
 FLOPS_CONVENTION = "FLOPs = 2 per stored entry per column of B (multiply + add)"
@@ -145,6 +148,16 @@ class Result:
 
 
 @dataclass(frozen=True)
+class Skipped:
+    """A requested model that could not be computed for this matrix, and why."""
+
+    storage: str
+    model: str
+    reason: str
+    role: str = ""
+
+
+@dataclass(frozen=True)
 class Analysis:
     matrix: MatrixInfo
     spec: str
@@ -153,6 +166,7 @@ class Analysis:
     verdict: Any
     results: tuple[Result, ...]
     distributed: tuple[RankBound, ...] = field(default=())
+    skipped: tuple[Skipped, ...] = field(default=())
 
     def to_dict(self) -> dict[str, Any]:
         """The document ``sparsroof analyze -O json`` prints for this matrix: raw SI
@@ -248,6 +262,15 @@ def _dense_sol(s: Structure, spec: HwSpec, config: Config, width: int, launches:
                  footprint=t.bytes_total if config.cache_roof else None).sol_s
 
 
+def _skipped(s: Structure, config: Config, plan: _Plan) -> list[Skipped]:
+    """The requested (storage, model) pairs that :func:`traffic` cannot compute here."""
+    common = dict(kernel=config.kernel, width=config.widths[0], dtype=config.dtype,
+                  index=config.index, params=plan.params, verdict_block=plan.block)
+    return [Skipped(storage, model, unavailable(s, storage, model, plan.params, plan.block), role)
+            for storage in config.storages for model, role in plan.models
+            if traffic(s, storage=storage, model=model, **common) is None]  # type: ignore[arg-type]
+
+
 def _width_results(s: Structure, spec: HwSpec, config: Config, plan: _Plan,
                    width: int) -> list[Result]:
     dense_sol = _dense_sol(s, spec, config, width, plan.launches)
@@ -277,7 +300,8 @@ def analyze_structure(info: MatrixInfo, s: Structure, spec: HwSpec, config: Conf
     plan = _plan(s, spec, config, verdict)
     results = [r for w in config.widths for r in _width_results(s, spec, config, plan, w)]
     results.sort(key=lambda r: (r.traffic.width, not r.valid, r.bound.sol_s))
-    return Analysis(info, spec.name, spec.device, s, verdict, tuple(results))
+    return Analysis(info, spec.name, spec.device, s, verdict, tuple(results),
+                    skipped=tuple(_skipped(s, config, plan)))
 
 
 def _distributed(matrix: Matrix, spec: HwSpec, config: Config) -> tuple[RankBound, ...]:
@@ -328,7 +352,7 @@ def analyze(matrix: Matrix, spec: HwSpec, config: Config | None = None) -> Analy
     result = analyze_structure(info, s, spec, config, _classify(s) if full else None)
     ranks = _distributed(matrix, spec, config)
     return Analysis(result.matrix, result.spec, result.device, result.structure,
-                    result.verdict, result.results, ranks)
+                    result.verdict, result.results, ranks, result.skipped)
 
 
 def parse_widths(values: Sequence[str]) -> tuple[int, ...]:
@@ -406,7 +430,8 @@ def document(analyses: Iterable[Analysis], errors: Iterable[dict[str, str]] = ()
         {"matrix": asdict(a.matrix), "spec": a.spec, "device": a.device,
          "structure": _structure_dict(a), "class": _verdict_dict(a),
          "results": [_result_dict(r) for r in a.results],
-         "distributed": [_rank_dict(rb) for rb in a.distributed]}
+         "distributed": [_rank_dict(rb) for rb in a.distributed],
+         "not_computed": [asdict(k) for k in a.skipped]}
         for a in analyses
     ]
     doc["errors"] = list(errors)
