@@ -87,10 +87,10 @@ def _confusion_table(pairs: list[tuple[str, str]]) -> str:
     counts = Counter(pairs)
     wants = sorted({w for w, _ in pairs})
     gots = sorted({g for _, g in pairs})
-    width = max(len(x) for x in [*wants, *gots, "expected"]) + 1
-    lines = ["expected \\ verdict".ljust(width) + "".join(g[:width].rjust(width) for g in gots)]
+    first = max(len(x) for x in [*wants, "expected \\ verdict"]) + 1
+    lines = ["expected \\ verdict".ljust(first) + "".join(f" {g}" for g in gots)]
     for w in wants:
-        lines.append(w.ljust(width) + "".join(str(counts[(w, g)] or ".").rjust(width)
+        lines.append(w.ljust(first) + "".join(str(counts[(w, g)] or ".").rjust(len(g) + 1)
                                               for g in gots))
     return "\n".join(lines)
 
