@@ -137,3 +137,37 @@ def test_adding_entries_never_reduces_traffic(m: Matrix, seed: int, d: int) -> N
     after = {r.traffic.model: r.traffic.bytes_total for r in large.results}
     for model in models:
         assert after[model] >= before[model] - 1e-9, model
+
+
+def test_a_requested_model_that_cannot_be_computed_is_reported_with_its_reason() -> None:
+    # a 6 x 6 diagonal: 6 non-empty columns, too few for a power-law fit (10 needed)
+    from sparsroof.analysis import analyze
+
+    m = make_matrix(6, 6, np.arange(6), np.arange(6), np.ones(6))
+    a = analyze(m, load_spec("a100"), Config(models=("scale-free", "compulsory")))
+    assert [r.traffic.model for r in a.results] == ["compulsory"]
+    (skipped,) = a.skipped
+    assert (skipped.storage, skipped.model) == ("csr", "scale-free")
+    assert "no power law can be fitted" in skipped.reason
+    assert "6 non-empty columns" in skipped.reason
+    assert a.to_dict()["matrices"][0]["not_computed"][0]["model"] == "scale-free"
+
+
+def test_analyze_cli_prints_why_a_model_was_not_computed(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import os
+    import subprocess
+    import sys
+
+    from .conftest import ROOT
+
+    path = tmp_path / "diag.mtx"
+    path.write_text("%%MatrixMarket matrix coordinate real general\n4 4 4\n"
+                    "1 1 1\n2 2 1\n3 3 1\n4 4 1\n")
+    for output, stream in (("table", "stdout"), ("csv", "stderr")):
+        out = subprocess.run([sys.executable, "-m", "sparsroof", "analyze", str(path),
+                              "--model", "scale-free,compulsory", "-O", output],
+                             capture_output=True, text=True, cwd=ROOT,
+                             env={**os.environ, "COLUMNS": "300"})
+        assert out.returncode == 0
+        text = getattr(out, stream)
+        assert "not computed: scale-free model (csr): no power law can be fitted" in text

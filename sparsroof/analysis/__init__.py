@@ -8,7 +8,15 @@ cache-aware model measured from the matrix is shown beside it.
 
 from .config import Config, OptionValue
 from .pipeline import CLASS_MODEL, analyze, analyze_structure, classify, needs_pattern
-from .results import FLOPS_CONVENTION, Analysis, MatrixInfo, Result, document, records
+from .results import (
+    FLOPS_CONVENTION,
+    Analysis,
+    MatrixInfo,
+    Result,
+    Skipped,
+    document,
+    records,
+)
 
 __all__ = [
     "CLASS_MODEL",
@@ -18,6 +26,7 @@ __all__ = [
     "MatrixInfo",
     "OptionValue",
     "Result",
+    "Skipped",
     "analyze",
     "analyze_structure",
     "classify",

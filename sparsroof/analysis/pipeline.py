@@ -25,12 +25,13 @@ from ..model.traffic import (
     dense_traffic,
     nm_pattern,
     traffic,
+    unavailable,
 )
 from ..structure.classify import Verdict
 from ..structure.classify import classify as classify_structure
 from ..structure.features import Structure, measure
 from .config import Config, OptionValue
-from .results import Analysis, MatrixInfo, Result
+from .results import Analysis, MatrixInfo, Result, Skipped
 
 __all__ = ["CLASS_MODEL", "analyze", "analyze_structure", "classify", "needs_pattern"]
 
@@ -44,6 +45,7 @@ CLASS_MODEL = {
     "unstructured-pruned": "random",
     "nm": "random",
     "dense": "compulsory",
+    "graph": "scale-free-measured",
 }
 _ROLES = {"compulsory": "optimistic", "random": "pessimistic", "cache-aware": "measured"}
 
@@ -130,6 +132,15 @@ def _unit(spec: HwSpec, config: Config, auto: str) -> tuple[str, str]:
         return auto, config.precision or config.dtype
 
 
+def _skipped(s: Structure, config: Config, plan: _Plan) -> list[Skipped]:
+    """The requested (storage, model) pairs that :func:`traffic` cannot compute here."""
+    common = dict(kernel=config.kernel, width=config.widths[0], dtype=config.dtype,
+                  index=config.index, params=plan.params, verdict_block=plan.block)
+    return [Skipped(storage, model, unavailable(s, storage, model, plan.params, plan.block), role)
+            for storage in config.storages for model, role in plan.models
+            if traffic(s, storage=storage, model=model, **common) is None]  # type: ignore[arg-type]
+
+
 def _width_results(s: Structure, spec: HwSpec, config: Config, plan: _Plan,
                    width: int) -> list[Result]:
     dense_sol = _dense_sol(s, spec, config, width, plan.launches)
@@ -158,7 +169,8 @@ def analyze_structure(info: MatrixInfo, s: Structure, spec: HwSpec, config: Conf
     plan = _plan(s, spec, config, verdict)
     results = [r for w in config.widths for r in _width_results(s, spec, config, plan, w)]
     results.sort(key=lambda r: (r.traffic.width, not r.valid, r.bound.sol_s))
-    return Analysis(info, spec.name, spec.device, s, verdict, tuple(results))
+    return Analysis(info, spec.name, spec.device, s, verdict, tuple(results),
+                    skipped=tuple(_skipped(s, config, plan)))
 
 
 def _distributed(matrix: Matrix, spec: HwSpec, config: Config) -> tuple[RankBound, ...]:
@@ -227,7 +239,7 @@ def analyze(matrix: MatrixLike, hw: str | Path | HwSpec = "a100",
     result = analyze_structure(info, s, spec, config, _classify(s) if full else None)
     ranks = _distributed(m, spec, config)
     return Analysis(result.matrix, result.spec, result.device, result.structure,
-                    result.verdict, result.results, ranks)
+                    result.verdict, result.results, ranks, result.skipped)
 
 
 def classify(matrix: MatrixLike) -> Verdict:

@@ -15,7 +15,8 @@ from ..model.traffic import Traffic
 from ..structure.classify import Verdict
 from ..structure.features import Structure
 
-__all__ = ["FLOPS_CONVENTION", "MatrixInfo", "Result", "Analysis", "records", "document"]
+__all__ = ["FLOPS_CONVENTION", "MatrixInfo", "Result", "Skipped", "Analysis", "records",
+           "document"]
 
 FLOPS_CONVENTION = "FLOPs = 2 per stored entry per column of B (multiply + add)"
 
@@ -58,6 +59,16 @@ class Result:
 
 
 @dataclass(frozen=True)
+class Skipped:
+    """A requested model that could not be computed for this matrix, and why."""
+
+    storage: str
+    model: str
+    reason: str
+    role: str = ""
+
+
+@dataclass(frozen=True)
 class Analysis:
     matrix: MatrixInfo
     spec: str
@@ -66,6 +77,7 @@ class Analysis:
     verdict: Verdict | None
     results: tuple[Result, ...]
     distributed: tuple[RankBound, ...] = field(default=())
+    skipped: tuple[Skipped, ...] = field(default=())
 
     def to_dict(self) -> dict[str, Any]:
         """The document ``sparsroof analyze -O json`` prints for this matrix: raw SI
@@ -129,7 +141,8 @@ def document(analyses: Iterable[Analysis], errors: Iterable[dict[str, str]] = ()
         {"matrix": asdict(a.matrix), "spec": a.spec, "device": a.device,
          "structure": _structure_dict(a), "class": _verdict_dict(a),
          "results": [_result_dict(r) for r in a.results],
-         "distributed": [_rank_dict(rb) for rb in a.distributed]}
+         "distributed": [_rank_dict(rb) for rb in a.distributed],
+         "not_computed": [asdict(k) for k in a.skipped]}
         for a in analyses
     ]
     doc["errors"] = list(errors)

@@ -11,7 +11,7 @@ from ..errors import MatrixFileError
 from ..hardware.library import load_spec
 from ..matrix.mtx import load
 from ..plot import KINDS, plot_analyses
-from ..report.analysis import to_csv, to_json, to_ranks_table, to_table
+from ..report.analysis import not_computed, to_csv, to_json, to_ranks_table, to_table
 from ..report.calibration import predictions_text
 from .common import (
     DTYPE_OPTION,
@@ -119,6 +119,9 @@ def render(analyses: list[Analysis], errors: list[dict[str, str]], output: str,
         emit(to_json(analyses, errors, calibrated))
     elif output == "csv":
         emit(to_csv(analyses))
+        for a in analyses:  # the CSV has a row per computed result only: say what is not
+            for line in not_computed(a):
+                click.echo(f"sparsroof: note: {a.matrix.name}: {line}", err=True)
     else:
         console = table_console()
         for a in analyses:

@@ -29,13 +29,14 @@ def _table(results: list[tuple[str, str, Structure, Verdict]]) -> object:
 
     table = Table(title="structure classes (from the pattern only, never file comments)",
                   title_justify="left")
-    for header in ("matrix", "rows x cols", "entries", "class", "conf", "params", "evidence"):
+    for header in ("matrix", "rows x cols", "entries", "class", "conf", "traits", "params",
+                   "reason"):
         table.add_column(header, justify="right" if header in ("entries", "conf") else "left")
     for name, _, s, v in results:
         params = ", ".join(f"{k}={_short(x)}" for k, x in v.params.items())
-        evidence = ", ".join(f"{k} {_short(x)}" for k, x in v.evidence.items())
+        others = ", ".join(x for x in v.traits if x != v.label)
         table.add_row(name, f"{s.rows:,} x {s.cols:,}", f"{s.stored_entries:,}", v.label,
-                      f"{v.confidence:.2f}", params, evidence)
+                      f"{v.confidence:.2f}", others, params, v.reason)
     return table
 
 

@@ -41,6 +41,7 @@ __all__ = [
     "traffic",
     "dense_traffic",
     "nm_pattern",
+    "unavailable",
 ]
 
 #: bytes per stored value, by precision name
@@ -195,8 +196,10 @@ def _b_model(s: Structure, model: str, d: int, s_v: int, params: ModelParams,
             return None
         hub = min(float(nnz), reuse.hub_entries(nnz, params.hub_fraction, alpha))
         n_hub = params.hub_fraction * s.cols
+        fits = (s.col_llr_exponential or 0.0) > 0 and (s.col_llr_p or 1.0) < 0.1
         return (reuse.scale_free(nnz, hub, n_hub, d, s_v),
-                f"alpha={alpha:.2f}, f={params.hub_fraction:g}, hub share {hub / max(nnz, 1):.2f}")
+                f"alpha={alpha:.2f}, f={params.hub_fraction:g}, hub share {hub / max(nnz, 1):.2f}"
+                + ("" if fits else ", a poor fit: an exponential tail fits as well or better"))
     if model == "scale-free-measured":
         key = {0.001: "0.1%", 0.01: "1%"}.get(params.hub_fraction)
         if key is None or key not in s.hub_share:
@@ -211,6 +214,36 @@ def _b_model(s: Structure, model: str, d: int, s_v: int, params: ModelParams,
         h = reuse.cache_aware_height(s.panel_columns, d, s_v, params.cache_bytes)
         return float(s.panel_columns[h][0] * d * s_v), f"panels of {h} rows"
     raise ValueError(f"unknown B model {model!r}")
+
+
+def unavailable(s: Structure, storage: str, model: str, params: ModelParams | None = None,
+                verdict_block: int | None = None) -> str:
+    """Why :func:`traffic` returned None for this storage and model: one line for the user.
+
+    >>> from sparsroof.structure.features import Structure
+    >>> s = Structure(rows=3, cols=3, stored_entries=3, numeric_nonzeros=3, nonempty_rows=3,
+    ...               nonempty_cols=3, max_row_length=1)
+    >>> unavailable(s, "csr", "scale-free")
+    'no power law can be fitted to the column degrees: 3 non-empty columns (at least 10 needed)'
+    """
+    params = params or ModelParams()
+    if storage == "dense":
+        return "a dense A multiplies every row of B: only the compulsory model applies"
+    if model == "scale-free":
+        if s.nonempty_cols < 10:
+            return (f"no power law can be fitted to the column degrees: {s.nonempty_cols} "
+                    "non-empty columns (at least 10 needed)")
+        return "no power law was fitted (the pattern features were not measured)"
+    if model == "scale-free-measured":
+        return (f"the hub share is measured for the top 0.1 % and 1 % of columns only, "
+                f"not f={params.hub_fraction:g}")
+    if model == "cache-aware":
+        if params.cache_bytes is None:
+            return "the hardware spec gives no cache capacity"
+        return "the panel counts were not measured"
+    if model == "blocked":
+        return f"no {_block_size(params, verdict_block)}-block counts were measured"
+    return "not applicable to this matrix"
 
 
 def traffic(s: Structure, *, kernel: str, width: int, storage: str, model: str, dtype: str,

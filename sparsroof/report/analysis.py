@@ -21,6 +21,7 @@ __all__ = [
     "to_csv",
     "to_table",
     "to_ranks_table",
+    "not_computed",
 ]
 
 OUTPUTS = ("table", "json", "csv")
@@ -62,7 +63,22 @@ def _title(analysis: Analysis) -> str:
         params = ", ".join(f"{k}={_short(x)}" for k, x in getattr(v, "params", {}).items())
         title += f"\nclass: {v.label}" + (f" ({params})" if params else "")
         title += f", confidence {v.confidence:.2f}"
+        others = [x for x in getattr(v, "traits", ()) if x != v.label]
+        if others:
+            title += f"; also {', '.join(others)}"
+        if getattr(v, "reason", ""):
+            title += f"\nwhy: {v.reason}"
     return title
+
+
+def not_computed(analysis: Analysis) -> list[str]:
+    """One line per requested model that could not be computed, with the reason
+    (storage formats that share a reason are listed together)."""
+    grouped: dict[tuple[str, str], list[str]] = {}
+    for k in analysis.skipped:
+        grouped.setdefault((k.model, k.reason), []).append(k.storage)
+    return [f"not computed: {model} model ({', '.join(storages)}): {reason}"
+            for (model, reason), storages in grouped.items()]
 
 
 def _short(value: Any) -> str:
@@ -86,9 +102,10 @@ def to_table(analysis: Analysis) -> Any:
     """A rich Table for one matrix: one row per width x format x model, fastest first."""
     from rich.table import Table
 
-    table = Table(title=_title(analysis), title_justify="left",
-                  caption=FLOPS_CONVENTION + "; roof = compute unit / memory level "
-                  "(* the working set fits that cache)" + _notes(analysis),
+    caption = "\n".join([FLOPS_CONVENTION + "; roof = compute unit / memory level "
+                         "(* the working set fits that cache)" + _notes(analysis),
+                         *not_computed(analysis)])
+    table = Table(title=_title(analysis), title_justify="left", caption=caption,
                   caption_justify="left")
     for header in ("d", "format", "model", "roof", "FLOPs", "A", "B", "C", "total",
                    "AI F/B", "SoL", "bound", "GFLOP/s", "x dense"):

@@ -25,7 +25,11 @@ Every feature is computed over whole arrays or in the compiled O(nnz) passes of
 * the column degree power-law fit (:mod:`sparsroof.structure.powerlaw`) and ``hub_share``: share of
   entries in the top 0.1 % and 1 % of columns by count (at least one column each);
 * ``panel_columns[h]`` = (Σ over row panels [p·h, (p+1)·h) of the distinct columns in
-  the panel, max over panels), for h = 1, 2, 4, ... up to the first power of two >= rows.
+  the panel, max over panels), for h = 1, 2, 4, ... up to the first power of two >= rows;
+* ``value_distinct_share`` and ``value_integer_share``: over the magnitudes of at most
+  2^16 stored values (every s-th), the share of distinct values and the share of whole
+  numbers among the nonzero ones (None for a pattern file). Trained weights have almost
+  all values distinct; graph weights, stencils and counts repeat a few values.
 """
 
 from __future__ import annotations
@@ -41,12 +45,13 @@ from .counts import Counts, counts
 from .powerlaw import PowerLawFit, fit_power_law
 
 __all__ = ["BLOCK_SIZES", "NM_PATTERNS", "HUB_FRACTIONS", "LengthStats", "Structure", "measure",
-           "length_stats"]
+           "length_stats", "value_shares"]
 
 BLOCK_SIZES = (2, 4, 8, 16, 32)
 NM_PATTERNS = ((1, 2), (2, 4), (1, 4), (2, 8), (4, 8), (1, 8), (2, 16), (4, 16), (8, 16))
 HUB_FRACTIONS = {"0.1%": 0.001, "1%": 0.01}
 _LIST_LIMIT = 256
+_VALUE_SAMPLE = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -94,6 +99,8 @@ class Structure:
     col_llr_p: float | None = None
     hub_share: dict[str, float] = field(default_factory=dict)
     panel_columns: dict[int, tuple[int, int]] = field(default_factory=dict)
+    value_distinct_share: float | None = None
+    value_integer_share: float | None = None
 
     @property
     def density(self) -> float:
@@ -197,6 +204,23 @@ def _power_law_fields(col_counts: np.ndarray) -> dict[str, Any]:
             "col_llr_exponential": fit.llr, "col_llr_p": fit.p_value}
 
 
+def value_shares(values: np.ndarray | None) -> tuple[float | None, float | None]:
+    """(distinct share, whole-number share) of the magnitudes of a strided sample of at
+    most 2^16 values; (None, None) without values.
+
+    >>> value_shares(np.array([1.0, 1.0, 2.0, 0.5]))
+    (0.75, 0.75)
+    """
+    if values is None or values.size == 0:
+        return None, None
+    sample = np.abs(values[:: max(1, values.size // _VALUE_SAMPLE)])
+    distinct = np.unique(sample).size / sample.size
+    nonzero = sample[sample != 0]
+    whole = float(np.count_nonzero(nonzero == np.round(nonzero))) / nonzero.size \
+        if nonzero.size else 0.0
+    return float(distinct), whole
+
+
 def _halfwidth(rows: int, cols: int) -> int:
     return math.ceil(0.05 * max(rows, cols))
 
@@ -243,7 +267,8 @@ def measure(matrix: Matrix, pattern: bool = True) -> Structure:
     col_lengths = np.bincount(matrix.col, minlength=cols)
     row_counts = np.bincount(row_lengths) if rows else np.zeros(1, np.int64)
     col_counts = np.bincount(col_lengths) if cols else np.zeros(1, np.int64)
-    extra: dict[str, Any] = {}
+    distinct, whole = value_shares(matrix.values)
+    extra: dict[str, Any] = {"value_distinct_share": distinct, "value_integer_share": whole}
     if c is not None:  # measured only for a matrix with entries
         extra.update(_pattern_fields(matrix, c))
         extra.update(_power_law_fields(col_lengths))
