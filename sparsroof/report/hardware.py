@@ -11,8 +11,9 @@ from typing import Any
 
 from .._version import envelope
 from ..hardware.spec import UNITS, HwSpec, Quantity
-from ..units import si
+from ..units import plain, si
 from .document import csv_text, json_text
+from .tables import fitted_table, pick
 
 __all__ = ["spec_row", "list_json", "list_csv", "list_table", "show_json", "show_table"]
 
@@ -49,31 +50,31 @@ def list_csv(specs: Sequence[HwSpec]) -> str:
 
 
 def _peak_cell(value: float | None, precision: str | None) -> str:
-    return "-" if value is None else f"{si(value, 'FLOP/s')} {precision}"
+    return "-" if value is None else f"{plain(value / 1e12)} {precision}"
 
 
-def list_table(specs: Sequence[HwSpec]) -> Any:
-    """A rich Table: one row per spec."""
-    from rich.table import Table
+#: the columns of ``hw list``; the default table leaves out the device's full name
+LIST_COLUMNS = ("name", "device", "DRAM", "simt TFLOP/s", "tensor TFLOP/s", "sparse TFLOP/s",
+                "ridge simt", "ridge tensor")
 
-    table = Table(title="Bundled and given hardware specs", title_justify="left",
-                  caption="peaks at the default precision (simt fp32, tensor fp16 where the "
-                  "device has them); ridge = peak / DRAM bandwidth in FLOP/byte",
-                  caption_justify="left")
-    for header in ("name", "device", "DRAM", "simt", "tensor", "tensor-sparse",
-                   "ridge simt", "ridge tensor"):
-        table.add_column(header, justify="left" if header in ("name", "device") else "right",
-                         no_wrap=header != "device")
+
+def list_table(specs: Sequence[HwSpec], wide: bool = False) -> Any:
+    """A table with one row per spec; ``wide`` adds the device's full name."""
+    rows = []
     for spec in specs:
         r = spec_row(spec)
         ridges = [r[f"{u}_ridge_flop_per_byte"] for u in ("simt", "tensor")]
-        table.add_row(
+        rows.append([
             spec.name, spec.device, si(r["dram_bandwidth_bytes_per_s"], "B/s"),
             *(_peak_cell(r[f"{u}_flops"], r[f"{u}_precision"])
               for u in ("simt", "tensor", "tensor_sparse")),
-            *("-" if x is None else f"{x:.3g}" for x in ridges),
-        )
-    return table
+            *("-" if x is None else f"{x:.3g}" for x in ridges)])
+    caption = ("peaks at the default precision (simt fp32, tensor fp16 where the device has "
+               "them); sparse = sparse tensor units, dense-equivalent; ridge = peak / DRAM "
+               "bandwidth in FLOP/byte")
+    return fitted_table(LIST_COLUMNS, rows, left=("name", "device"),
+                        title="Bundled and given hardware specs", caption=caption,
+                        keep=pick(LIST_COLUMNS, set(LIST_COLUMNS) - {"device"}, wide))
 
 
 def show_json(spec: HwSpec) -> str:
