@@ -66,7 +66,16 @@ def test_good_files_reported_when_one_fails(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("args,code,needle", [
     (["analyze", "nope.mtx"], 1, "nope.mtx: no such file"),
-    (["analyze", "data/lap2d_64.mtx", "--hw", "a10O"], 1, "did you mean 'a100'"),
+    (["analyze", "data/lap2d_64.mtx", "--hw", "a10O"], 2, "did you mean 'a100'"),
+    (["analyse", "data/lap2d_64.mtx"], 2, "no command 'analyse'; did you mean 'analyze'?"),
+    (["analyze", "data/lap2d_64.mtx", "--dtype", "int8"], 2, "try --dtype fp32 or --unit tensor"),
+    (["analyze", "data/lap2d_64.mtx", "--hw", "c2050", "--dtype", "bf16"], 2,
+     "try --dtype fp32"),
+    (["analyze", "data/lap2d_64.mtx", "--plot", "out.jpg"], 2, "unknown figure format"),
+    (["analyze", "data/lap2d_64.mtx", "--plot", "r.png", "--plot-kind", "ridgeline"], 2,
+     "give --ranks"),
+    (["analyze", "data/lap2d_64.mtx", "--hw", "a100,v100", "--plot", "r.png"], 2,
+     "give --hw one spec"),
     (["analyze", "data/lap2d_64.mtx", "--d", "4"], 2, "spmv multiplies by one vector"),
     (["analyze", "data/lap2d_64.mtx", "--kernel", "spmm", "--d", "x"], 2, "not a whole number"),
     (["analyze", "data/lap2d_64.mtx", "--kernel", "spmm", "--d", "0"], 2, "at least 1"),
@@ -76,6 +85,7 @@ def test_errors_are_one_line_with_exit_code(args: list[str], code: int, needle: 
     result = run(*args)
     assert result.returncode == code, result.stderr
     assert needle in result.stderr and "Traceback" not in result.stderr
+    assert result.stderr.count("\n") == 1 and result.stdout == ""  # before any work
 
 
 def test_table_output_lists_every_column() -> None:
