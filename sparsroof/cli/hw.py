@@ -22,7 +22,7 @@ def command() -> None:
     Examples:
       sparsroof hw list
       sparsroof hw show a100
-      sparsroof hw validate myspec.yaml
+      sparsroof hw validate hwspecs/c2050.yaml
       sparsroof hw probe -o myhost.yaml
     """
 
