@@ -13,6 +13,7 @@ __all__ = [
     "SparsroofError",
     "MatrixFileError",
     "SpecError",
+    "UnknownSpecError",
     "OptionError",
     "UnitError",
     "ManifestError",
@@ -50,6 +51,13 @@ class SpecError(SparsroofError):
         self.problem = problem
         where = f"{self.source}: {key}: " if key else f"{self.source}: "
         super().__init__(where + problem)
+
+
+class UnknownSpecError(SpecError):
+    """A spec name that is neither a bundled spec nor a file: a usage error, like a
+    misspelt option value."""
+
+    exit_code = 2
 
 
 class OptionError(SparsroofError):

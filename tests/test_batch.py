@@ -100,7 +100,7 @@ def test_batch_cli_records_results_and_failures_then_resumes(tree: Path, tmp_pat
     assert "1 auxiliary files skipped" in out.stderr
 
     again = cli("batch", str(tree), "--store", str(db), "--export", str(csv_path))
-    assert again.returncode == 1  # the broken files are still broken
+    assert again.returncode == 0, again.stderr  # nothing failed in this run
     assert "0 analysed" in again.stderr and f"{len(sstree.GOOD)} already in the store" \
         in again.stderr
     assert count(db, "SELECT COUNT(*) FROM runs") == 2
@@ -108,6 +108,9 @@ def test_batch_cli_records_results_and_failures_then_resumes(tree: Path, tmp_pat
     lines = csv_path.read_text().splitlines()
     assert len(lines) == 1 + rows
     assert "structure_nonempty_cols" in lines[0].split(",")
+    strict = cli("batch", str(tree), "--store", str(db), "--strict")
+    assert strict.returncode == 1  # the broken files of the first run are still broken
+    assert f"{len(sstree.BAD)} failed before" in strict.stderr
 
 
 def test_good_tree_exits_zero_and_report_summarises(tree: Path, tmp_path: Path) -> None:

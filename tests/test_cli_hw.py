@@ -69,7 +69,7 @@ def test_hw_validate_ok_and_problems(tmp_path: Path) -> None:
 
 def test_hw_show_misspelt_name_suggests() -> None:
     out = run("hw", "show", "mi300")
-    assert out.returncode == 1 and "did you mean 'mi300x'?" in out.stderr
+    assert out.returncode == 2 and "did you mean 'mi300x'?" in out.stderr
 
 
 def test_probe_quick_writes_a_valid_spec(tmp_path: Path) -> None:

@@ -118,3 +118,23 @@ def test_table_output_lists_runs_and_summary(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
     assert "2 runs judged, 0 faster than their bound" in out.stdout
     assert "launch-bound: 2 runs" in out.stdout and "lap2d_64" in out.stdout
+
+
+def test_a_bench_document_on_the_users_own_spec_is_judged_in_every_format(
+        tmp_path: Path) -> None:
+    """A bench run against a spec file records the file, so compare bounds it on that
+    spec; BSR and DIA need the pattern features, which compare then measures."""
+    spec = tmp_path / "myhost.yaml"
+    spec.write_text((ROOT / "hwspecs" / "epyc-7763.yaml").read_text().replace(
+        "name: epyc-7763", "name: myhost"), encoding="utf-8")
+    doc = {"schema_version": 1, "tool": "sparsroof", "kind": "bench", "spec": "myhost",
+           "spec_file": str(spec), "results": [
+               {"matrix": "lap2d_64", "path": LAP, "storage": s, "kernel": "spmv",
+                "width": 1, "dtype": "fp64", "min_s": 1e-3} for s in ("csr", "bsr4", "dia")]}
+    path = tmp_path / "bench.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    out = run("compare", str(path), "-O", "json")
+    assert out.returncode == 0, out.stderr
+    judged = json.loads(out.stdout)
+    assert sorted(r["format"] for r in judged["runs"]) == ["bsr4", "csr", "dia"]
+    assert {r["spec"] for r in judged["runs"]} == {"myhost"}

@@ -7,7 +7,7 @@ from typing import Any
 import click
 
 from ..analysis import Analysis, Config, analyze
-from ..errors import MatrixFileError
+from ..errors import MatrixFileError, OptionError
 from ..hardware.library import load_spec
 from ..matrix.mtx import load
 from ..plot import KINDS, plot_analyses
@@ -15,14 +15,15 @@ from ..report.analysis import not_computed, to_csv, to_json, to_ranks_table, to_
 from ..report.calibration import predictions_text
 from .common import (
     DTYPE_OPTION,
-    HW_OPTION,
     INDEX_OPTION,
     KERNEL_OPTION,
     MODEL_OPTION,
     OUTPUT_OPTION,
     STORAGE_OPTION,
     UNIT_OPTION,
+    WIDE_OPTION,
     WIDTH_OPTION,
+    check_figure,
     echo_error,
     emit,
     table_console,
@@ -32,7 +33,9 @@ from .plot import echo_written
 
 @click.command("analyze")
 @click.argument("matrices", nargs=-1, required=True, metavar="MATRIX...")
-@HW_OPTION
+@click.option("--hw", "hw", default="a100", show_default=True, metavar="NAME|PATH[,...]",
+              help="Hardware spec: a bundled name (see 'sparsroof hw list') or a path to a "
+                   "YAML spec; several, comma separated, are compared in one table.")
 @KERNEL_OPTION
 @WIDTH_OPTION
 @DTYPE_OPTION
@@ -59,6 +62,7 @@ from .plot import echo_written
               help="Host calibration (sparsroof calibrate): bound with its measured cache "
                    "roofs, and also predict the measured SpMV time of each calibrated format.")
 @OUTPUT_OPTION
+@WIDE_OPTION
 @click.option("--plot", "plot_path", default=None, metavar="FILE",
               help="Also draw the results to FILE (.png, .svg or .pdf).")
 @click.option("--plot-kind", type=click.Choice(KINDS), default="roofline", show_default=True,
@@ -68,8 +72,8 @@ def command(matrices: tuple[str, ...], hw: str, kernel: str, widths: tuple[str, 
             dtype: str, index: str, storages: tuple[str, ...], models: tuple[str, ...],
             unit: str | None, precision: str | None, launches: int | None,
             ranks: tuple[str, ...], cache_roof: bool, reuse_factor: float, hub_fraction: float,
-            block_size: str | None, output: str, plot_path: str | None, plot_kind: str,
-            calibration_file: str | None = None) -> int:
+            block_size: str | None, output: str, wide: bool, plot_path: str | None,
+            plot_kind: str, calibration_file: str | None = None) -> int:
     """Speed-of-light latency and roofline position of SpMV/SpMM for each MATRIX.
 
     MATRIX is a Matrix Market file (.mtx, .mtx.gz) or a DLMC .smtx file. Every good
@@ -78,43 +82,62 @@ def command(matrices: tuple[str, ...], hw: str, kernel: str, widths: tuple[str, 
     \b
     Examples:
       sparsroof analyze data/lap2d_64.mtx --hw a100
-      sparsroof analyze a.mtx b.mtx.gz --kernel spmm --d 1,4,16,64 --output json
-      sparsroof analyze data/lap2d_64.mtx --model all --storage all --kernel spmm --d 16
-      sparsroof analyze data/lap2d_64.mtx --hw cascade-lake-node --ranks 1,2,4,8
+      sparsroof analyze data/*.mtx --kernel spmm --d 1,4,16,64 -O json
+      sparsroof analyze data/lap2d_64.mtx --model all --storage all --kernel spmm --d 16 --wide
+      sparsroof analyze data/lap2d_64.mtx --hw a100,h100-sxm,mi300x
+      sparsroof analyze data/lap2d_64.mtx --hw clx-ridgeline --dtype fp32 --kernel spmm \\
+          --d 16 --ranks 1,2,4,8 --plot ridge.png --plot-kind ridgeline
     """
-    spec = load_spec(hw)
+    specs = [load_spec(name.strip()) for name in dict.fromkeys(hw.split(","))]
+    _check_plot(plot_path, plot_kind, ranks, len(specs))
+    if calibration_file and len(specs) > 1:
+        raise OptionError("--calibration describes one host: give --hw one spec")
     config = Config.from_options(
         kernel=kernel, d=widths, dtype=dtype, index=index, storage=storages, model=models,
         unit=unit, precision=precision, launches=launches, ranks=ranks, cache_roof=cache_roof,
         reuse_factor=reuse_factor, hub_fraction=hub_fraction,
         block_size=int(block_size) if block_size else None)
-    from ..host.calibrated import load_calibrated
+    from ..host.calibrated import load_calibrated, prediction
 
-    spec, cal = load_calibrated(spec, calibration_file)  # measured cache roofs bound the runs
-    analyses: list[Analysis] = []
+    calibrated = [load_calibrated(s, calibration_file) for s in specs]  # measured cache roofs
+    specs = [s for s, _ in calibrated]
+    cal = calibrated[0][1]
+    groups: list[list[Analysis]] = []
     errors: list[dict[str, str]] = []
     predicted: list[dict[str, Any]] = []
     for path in matrices:
         try:
             m = load(path)
-            analyses.append(analyze(m, spec, config))
+            groups.append([analyze(m, s, config) for s in specs])
         except MatrixFileError as err:
             echo_error(str(err))
             errors.append({"path": err.path, "error": err.problem})
             continue
         if cal is not None:
-            from ..host.calibrated import prediction
-
-            predicted.append(prediction(cal, str(calibration_file), m, analyses[-1]))
-    render(analyses, errors, output, predicted if cal is not None else None)
+            predicted.append(prediction(cal, str(calibration_file), m, groups[-1][0]))
+    render(groups, errors, output, predicted if cal is not None else None, wide=wide)
+    analyses = [a for group in groups for a in group]
     if plot_path and analyses:
-        echo_written(plot_analyses(analyses, spec, plot_path, kind=plot_kind))
+        echo_written(plot_analyses(analyses, specs[0], plot_path, kind=plot_kind))
     return 1 if errors else 0
 
 
-def render(analyses: list[Analysis], errors: list[dict[str, str]], output: str,
-           calibrated: list[dict[str, Any]] | None = None) -> None:
-    """Print the analyses (and the calibrated predictions, where there is a calibration)."""
+def _check_plot(path: str | None, kind: str, ranks: tuple[str, ...], n_specs: int) -> None:
+    """Refuse a figure that cannot be drawn before any matrix is read."""
+    if path is None:
+        return
+    check_figure(path)
+    if kind == "ridgeline" and not ranks:
+        raise OptionError("--plot-kind ridgeline draws distributed results: give --ranks")
+    if n_specs > 1:
+        raise OptionError("--plot draws one spec's roofline: give --hw one spec")
+
+
+def render(groups: list[list[Analysis]], errors: list[dict[str, str]], output: str,
+           calibrated: list[dict[str, Any]] | None = None, wide: bool = False) -> None:
+    """Print the analyses, one table per matrix comparing its specs (and the calibrated
+    predictions, where there is a calibration)."""
+    analyses = [a for group in groups for a in group]
     if output == "json":
         emit(to_json(analyses, errors, calibrated))
     elif output == "csv":
@@ -123,10 +146,11 @@ def render(analyses: list[Analysis], errors: list[dict[str, str]], output: str,
             for line in not_computed(a):
                 click.echo(f"sparsroof: note: {a.matrix.name}: {line}", err=True)
     else:
-        console = table_console()
-        for a in analyses:
-            console.print(to_table(a))
-            if a.distributed:
-                console.print(to_ranks_table(a))
+        console = table_console(wide)
+        for group in groups:
+            console.print(to_table(group, wide=wide))
+            for a in group:
+                if a.distributed:
+                    console.print(to_ranks_table(a))
         if calibrated is not None:
             emit(predictions_text(calibrated))

@@ -23,13 +23,13 @@ from .common import check_writable
 def command(hw: str, output_file: str, dtype: str, rounds: int) -> int:
     """Measure this host's memory roofs, time every format's SpMV on a sweep of generated
     matrices (rows x entries per row x pattern), fit the time per format and save it.
-    Takes two to three minutes on two cores; progress goes to stderr.
+    Takes two to six minutes on two cores, longer on a busy host; progress goes to stderr.
 
     \b
     Example:
       sparsroof hw probe -o myhost.yaml
       sparsroof calibrate --hw myhost.yaml -o calibration.json
-      sparsroof formats a.mtx --hw myhost.yaml --calibration calibration.json
+      sparsroof formats data/lap2d_64.mtx --hw myhost.yaml --calibration calibration.json
     """
     from rich.console import Console
     from rich.progress import Progress

@@ -4,14 +4,20 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 
 import click
 
 from ..ci.budget import load_budget
-from ..ci.check import PASS, baseline_document, parse_tolerance, run_checks
+from ..ci.check import baseline_document, parse_tolerance, run_checks
 from ..errors import BudgetError, OptionError
-from ..report.ci import to_json, to_junit, to_markdown, to_table, workflow_commands
+from ..report.ci import (
+    headline,
+    to_json,
+    to_junit,
+    to_markdown,
+    to_table,
+    workflow_commands,
+)
 from .common import echo_error, emit, table_console
 
 
@@ -34,9 +40,11 @@ def _write(path: str, text: str, append: bool = False) -> None:
 @click.option("--write-baseline", metavar="NEW.json",
               help="Record the current values as a baseline for a later run.")
 @click.option("--junit", metavar="REPORT.xml", help="Write a JUnit XML report.")
-@click.option("--json", "as_json", is_flag=True, help="JSON on stdout instead of the table.")
+@click.option("--output", "-O", "output", type=click.Choice(("table", "json")),
+              default="table", show_default=True, help="Result format on stdout.")
+@click.option("--json", "old_json", is_flag=True, hidden=True)
 def command(budget: str, measured: str | None, baseline: str | None, tolerance: str | None,
-            write_baseline: str | None, junit: str | None, as_json: bool) -> int:
+            write_baseline: str | None, junit: str | None, output: str, old_json: bool) -> int:
     """Check every limit of the BUDGET.yaml file against the models.
 
     Prints one row per limit, matrix and width: value, limit, margin and status. Exit 0
@@ -48,9 +56,11 @@ def command(budget: str, measured: str | None, baseline: str | None, tolerance: 
     \b
     Examples:
       sparsroof check examples/budgets.yaml
-      sparsroof check budgets.yaml --junit report.xml --write-baseline base.json
-      sparsroof check budgets.yaml --baseline base.json --tolerance 5%
+      sparsroof check examples/budgets.yaml --junit report.xml --write-baseline base.json
+      sparsroof check examples/budgets.yaml --baseline base.json --tolerance 5%
+      sparsroof check examples/budgets.yaml -O json | jq '.counts'
     """
+    as_json = output == "json" or old_json
     if tolerance is not None and baseline is None:
         raise OptionError("--tolerance applies to a --baseline; give one")
     allowed = parse_tolerance(tolerance or "0")
@@ -73,6 +83,5 @@ def command(budget: str, measured: str | None, baseline: str | None, tolerance: 
         for line in workflow_commands(report):
             click.echo(line, err=as_json)
     if report.exit_code:
-        echo_error(f"{Path(budget)}: {len(report.outcomes) - report.count(PASS)} of "
-                   f"{len(report.outcomes)} checks failed")
+        echo_error(headline(report))
     return report.exit_code

@@ -58,7 +58,7 @@ def command(matrices: tuple[str, ...], output: str) -> int:
     \b
     Examples:
       sparsroof classify data/lap2d_64.mtx
-      sparsroof classify a.mtx b.smtx --output json
+      sparsroof classify data/*.mtx -O json
     """
     results: list[tuple[str, str, Structure, Verdict]] = []
     errors: list[dict[str, str]] = []

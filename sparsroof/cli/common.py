@@ -23,6 +23,10 @@ __all__ = [
     "STORAGE_OPTION",
     "MODEL_OPTION",
     "UNIT_OPTION",
+    "WIDE_OPTION",
+    "check_figure",
+    "comma_list",
+    "check_writable",
     "echo_error",
     "emit",
     "run_guarded",
@@ -68,6 +72,45 @@ OUTPUT_OPTION = click.option(
     help="Result format on stdout.",
 )
 
+WIDE_OPTION = click.option(
+    "--wide", is_flag=True,
+    help="Table output: every column (the default columns fit 100 terminal columns).",
+)
+
+
+def comma_list(values: tuple[str, ...], choices: tuple[str, ...]) -> tuple[str, ...]:
+    """Names from repeated, comma-separated option values; "all" is every choice.
+
+    >>> comma_list(("csr,coo", "csr"), ("csr", "coo", "dia")), comma_list(("all",), ("a", "b"))
+    (('csr', 'coo'), ('a', 'b'))
+    """
+    from ..errors import OptionError
+
+    names: list[str] = []
+    for part in (p.strip() for value in values for p in value.split(",")):
+        if part == "all":
+            names += choices
+        elif part:
+            if part not in choices:
+                raise OptionError(f"unknown choice {part!r} (choose from "
+                                  f"{', '.join([*choices, 'all'])})")
+            names.append(part)
+    return tuple(dict.fromkeys(names))
+
+
+def check_figure(path: str | None, option: str = "--plot") -> None:
+    """Fail at once, as a usage error, when ``path`` is no figure sparsroof can write."""
+    if path is None:
+        return
+    from ..errors import FigureError, OptionError
+    from ..plot.style import figure_format
+
+    try:
+        figure_format(path)
+    except FigureError as err:
+        raise OptionError(f"{option} {err}") from None
+    check_writable(path)
+
 
 def check_writable(path: str) -> None:
     """Fail at once, not after minutes of work, when ``path`` cannot be written."""
@@ -95,13 +138,19 @@ def emit(text: str) -> None:
     click.echo(text, nl=not text.endswith("\n"))
 
 
-def table_console() -> Any:
-    """A rich console for stdout; wide enough not to wrap tables when piped to a file."""
+def table_console(wide: bool = False) -> Any:
+    """A rich console for stdout; wide enough not to wrap tables when piped to a file.
+
+    ``wide`` (``--wide``) lets a table take its natural width however narrow the
+    terminal: every column whole, the terminal wrapping the lines.
+    """
     from rich.console import Console
 
     console = Console()
     if not console.is_terminal:
         console = Console(width=200, no_color=True, highlight=False)
+    if wide:
+        console.width = max(console.width, 250)
     return console
 
 
@@ -112,6 +161,11 @@ def run_guarded(command: click.Command, argv: list[str] | None) -> int:
     except click.exceptions.Abort:
         echo_error("aborted")
         return 130
+    except click.UsageError as err:
+        # one line, as every other error: what is wrong, and where the help is
+        where = err.ctx.command_path if err.ctx is not None else "sparsroof"
+        echo_error(f"{err.format_message()} (see '{where} --help')")
+        return err.exit_code
     except click.ClickException as err:
         err.show()
         return err.exit_code

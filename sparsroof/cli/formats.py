@@ -8,7 +8,7 @@ from ..advisor.partition import advise, format_rows, prediction_models
 from ..hardware.library import load_spec
 from ..matrix.mtx import load
 from ..model.traffic import STORAGES
-from ..report.formats import formats_json, formats_report
+from ..report.formats import formats_csv, formats_json, formats_report
 from ..structure.features import measure
 from .common import HW_OPTION, OUTPUT_OPTION, emit, table_console
 
@@ -30,7 +30,7 @@ def command(matrix: str, hw: str, calibration_file: str | None, max_block: int,
     \b
     Examples:
       sparsroof formats data/lap2d_64.mtx --hw a100
-      sparsroof formats a.mtx --hw myhost.yaml --calibration calibration.json
+      sparsroof formats data/lap2d_64.mtx --hw myhost.yaml --calibration calibration.json
     """
     from ..host.calibrated import load_calibrated
 
@@ -43,6 +43,8 @@ def command(matrix: str, hw: str, calibration_file: str | None, max_block: int,
     advice = advise(m, spec, models, single, size=size, max_block=max_block, x_seconds=x_s)
     if output == "json":
         emit(formats_json(m.name, spec.name, rows, advice, cal is not None))
+    elif output == "csv":
+        emit(formats_csv(m.name, spec.name, rows))
     else:
         console = table_console()
         for part in formats_report(m.name, spec.name, rows, advice, cal is not None):

@@ -9,7 +9,7 @@ import click
 from ..errors import OptionError
 from ..hardware.library import bundled_names, load_spec, validate_file
 from ..report.hardware import list_csv, list_json, list_table, show_json, show_table
-from .common import OUTPUT_OPTION, check_writable, emit, table_console
+from .common import OUTPUT_OPTION, WIDE_OPTION, check_writable, emit, table_console
 
 __all__ = ["command"]
 
@@ -22,7 +22,7 @@ def command() -> None:
     Examples:
       sparsroof hw list
       sparsroof hw show a100
-      sparsroof hw validate myspec.yaml
+      sparsroof hw validate hwspecs/c2050.yaml
       sparsroof hw probe -o myhost.yaml
     """
 
@@ -30,7 +30,8 @@ def command() -> None:
 @command.command("list")
 @click.argument("specs", nargs=-1, metavar="[NAME|PATH]...")
 @OUTPUT_OPTION
-def list_(specs: tuple[str, ...], output: str) -> int:
+@WIDE_OPTION
+def list_(specs: tuple[str, ...], output: str, wide: bool) -> int:
     """Summary of the bundled specs (or of the SPECS given): DRAM bandwidth, the peak of
     each compute unit at its default precision, and the ridge point in FLOP/byte.
 
@@ -43,7 +44,7 @@ def list_(specs: tuple[str, ...], output: str) -> int:
     elif output == "csv":
         emit(list_csv(loaded))
     else:
-        table_console().print(list_table(loaded))
+        table_console(wide).print(list_table(loaded, wide))
     return 0
 
 

@@ -11,20 +11,27 @@ import click
 from .._version import envelope
 from ..batch.store import Store
 from ..batch.summary import MatrixPoint, Summary, roof_points, summarise
+from ..report.tables import fitted_table
 from ..units import si
 from .common import emit, table_console
 
+#: failed files listed by name in the table (all of them in the JSON)
+SHOWN_FAILURES = 20
+
 
 def _table(title: str, headers: tuple[str, ...], rows: list[tuple[Any, ...]]) -> Any:
-    from rich.table import Table
+    numbers = ("n", "d", "AI F/B", "attainable", "of peak")
+    return fitted_table(headers, [[str(c) for c in row] for row in rows], title=title,
+                        left=[h for h in headers if h not in numbers])
 
-    table = Table(title=title, title_justify="left")
-    for h in headers:
-        table.add_column(h, justify="right" if h in ("n", "d", "AI F/B", "attainable",
-                                                     "of peak") else "left")
-    for row in rows:
-        table.add_row(*(str(c) for c in row))
-    return table
+
+def _failed_files(failures: list[dict[str, Any]]) -> Any:
+    rows = [(f["path"] + (f":{f['member']}" if f["member"] else ""), f["kind"], f["reason"])
+            for f in failures[:SHOWN_FAILURES]]
+    more = len(failures) - SHOWN_FAILURES
+    title = "failed files" + (f" (first {SHOWN_FAILURES}; {more} more with -O json)"
+                               if more > 0 else "")
+    return _table(title, ("file", "kind", "reason"), rows)
 
 
 def _points_rows(points: list[MatrixPoint]) -> list[tuple[Any, ...]]:
@@ -33,7 +40,7 @@ def _points_rows(points: list[MatrixPoint]) -> list[tuple[Any, ...]]:
              f"{100 * p.roof_fraction:.3g}%", p.bound) for p in points]
 
 
-def _render(s: Summary) -> None:
+def _render(s: Summary, failures: list[dict[str, Any]]) -> None:
     console = table_console()
     console.print(f"{s.matrices} matrices analysed, {s.failed} failed")
     console.print(_table("matrices by class", ("class", "n"), list(s.by_class)))
@@ -41,6 +48,7 @@ def _render(s: Summary) -> None:
                                               "bound", "n"), list(s.by_bound)))
     if s.by_failure:
         console.print(_table("failures", ("kind", "reason", "n"), list(s.by_failure)))
+        console.print(_failed_files(failures))
     heads = ("matrix", "class", "spec", "kernel", "d", "format", "model", "AI F/B",
              "attainable", "of peak", "bound")
     note = " (best row per matrix and spec; of peak = attainable / peak FLOP/s)"
@@ -50,7 +58,7 @@ def _render(s: Summary) -> None:
                          _points_rows(s.closest)))
 
 
-def _json(s: Summary) -> str:
+def _json(s: Summary, failures: list[dict[str, Any]]) -> str:
     doc = envelope("report")
     doc["roof_fraction"] = "attainable / peak FLOP/s of the best row per matrix and spec"
     doc.update({
@@ -59,6 +67,7 @@ def _json(s: Summary) -> str:
         "by_bound": [dict(zip(("spec", "kernel", "width", "storage", "model", "bound",
                                "results"), r, strict=True)) for r in s.by_bound],
         "failures": [{"kind": k, "reason": r, "matrices": n} for k, r, n in s.by_failure],
+        "failed_files": failures,
         "furthest": [asdict(p) | {"roof_fraction": p.roof_fraction} for p in s.furthest],
         "closest": [asdict(p) | {"roof_fraction": p.roof_fraction} for p in s.closest],
     })
@@ -77,21 +86,23 @@ def command(store_path: str, plot_path: str | None, top: int, output: str) -> in
     """Summarise a result STORE written by 'sparsroof batch'.
 
     Counts by class, bound and failure reason, and the matrices furthest from and
-    closest to the compute roof. The exit code is 1 if the store records any failure.
+    closest to the compute roof, and the files that failed. The exit code is 1 if the
+    store records any failure.
 
     \b
     Examples:
-      sparsroof report sparsroof-results.db
-      sparsroof report ss.db --plot roofline.png --top 10
+      sparsroof batch data --store results.db
+      sparsroof report results.db --plot aggregate.png --top 10
     """
     with Store(store_path, readonly=True) as store:
         summary = summarise(store, top=top)
+        failures = store.failures()
         if plot_path:
             from ..plot.aggregate import plot_aggregate
 
             plot_aggregate(roof_points(store), plot_path)
     if output == "json":
-        emit(_json(summary))
+        emit(_json(summary, failures))
     else:
-        _render(summary)
+        _render(summary, failures)
     return 1 if summary.failed else 0

@@ -34,7 +34,7 @@ def command(matrix: str, out: str | None, bins: int, block: int | None, band: st
     \b
     Examples:
       sparsroof spy data/lap2d_64.mtx -o lap.png --band auto
-      sparsroof spy layer.smtx -o layer.svg --grid 16
+      sparsroof spy data/random_1000.mtx -o random.svg --grid 16
     """
     m = load(matrix)
     path = out or f"{m.name}-spy.png"

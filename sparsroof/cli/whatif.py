@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 
 import click
@@ -77,7 +78,7 @@ def command(model: str, hw: str, patterns: tuple[str, ...], sparsities: tuple[st
     Examples:
       sparsroof whatif swin_tiny --hw a100 --pattern unstructured,block2,block4,block16
       sparsroof whatif convnext_tiny --pattern 2:4,1:4,2:8,2:16 --nm-native
-      sparsroof whatif resnet50 --batch 32 --output csv > resnet50.csv
+      sparsroof whatif resnet50 --batch 32 -O csv > resnet50.csv
       sparsroof whatif swin_tiny --accuracy acc.csv --plot swin.png
     """
     if plot_file and not accuracy_file:
@@ -125,4 +126,5 @@ def _plot(results: list[ModelResult], path: str, title: str) -> None:
     click.echo(f"sparsroof: wrote {save(fig, path)}", err=True)
 
 
-command.help = (command.help or "") + f"\n\nBundled models: {', '.join(bundled_models())}."
+command.help = (inspect.cleandoc(command.help or "")
+                + f"\n\nBundled models: {', '.join(bundled_models())}.")

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..analysis import Config, MatrixInfo, analyze_structure
+from ..analysis import Config, MatrixInfo, analyze_structure, needs_pattern
 from ..errors import SparsroofError
 from ..hardware.library import load_spec
 from ..hardware.spec import HwSpec
@@ -127,29 +127,31 @@ class _Cache:
 
     def __init__(self) -> None:
         self.specs: dict[str, HwSpec] = {}
-        self.matrices: dict[str, tuple[MatrixInfo, Structure]] = {}
+        self.matrices: dict[tuple[str, bool], tuple[MatrixInfo, Structure]] = {}
 
     def spec(self, name: str) -> HwSpec:
         if name not in self.specs:
             self.specs[name] = load_spec(name)
         return self.specs[name]
 
-    def matrix(self, path: str) -> tuple[MatrixInfo, Structure]:
-        if path not in self.matrices:
+    def matrix(self, path: str, pattern: bool) -> tuple[MatrixInfo, Structure]:
+        """The matrix's summary and structure, with the pattern features where a format
+        (DIA, BSR, N:M) needs them."""
+        if (path, pattern) not in self.matrices:
             m = load(path)
-            s = measure(m, pattern=False)
+            s = measure(m, pattern=pattern)
             info = MatrixInfo(m.name, m.path, m.rows, m.cols, s.stored_entries,
                               s.numeric_nonzeros, s.density, m.header.field,
                               m.header.symmetry)
-            self.matrices[path] = (info, s)
-        return self.matrices[path]
+            self.matrices[(path, pattern)] = (info, s)
+        return self.matrices[(path, pattern)]
 
 
 def _judge_one(run: MeasuredRun, hw: str, cache: _Cache) -> Judged:
     spec = cache.spec(run.hw or hw)
-    info, s = cache.matrix(run.matrix)
     config = Config(kernel=run.kernel, widths=(run.width,), dtype=run.dtype,
                     storages=(run.storage,), models=("compulsory",))
+    info, s = cache.matrix(run.matrix, needs_pattern(config))
     result = analyze_structure(info, s, spec, config).results[0]
     return Judged(run, spec.name, info.name, info.stored_entries,
                   result.traffic.bytes_total, result.bound)

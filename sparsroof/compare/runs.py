@@ -5,7 +5,8 @@ of Ginkgo's SpMV benchmark.
   ``format`` (a storage name), ``d`` (width of B), ``dtype`` and ``hw`` (a spec name or
   path). Matrix paths are relative to the CSV's folder.
 - ``bench -O json``: each result's fastest repetition (``min_s``), its format, width,
-  dtype and the spec it was run against; the matrix is the document's ``path``.
+  dtype and the spec it was run against (the user's YAML file where the document names
+  one, else the spec's name); the matrix is the result's ``path``.
 - Ginkgo benchmark JSON (a list of objects, each with ``filename`` and an ``spmv`` mapping of
   format name to ``{"time": ..., "completed": true}``): every completed format's time, in
   the unit ``time_unit`` says (Ginkgo's releases differ: check your version's output).
@@ -140,7 +141,8 @@ def _bench_runs(doc: dict[str, Any], path: Path) -> list[MeasuredRun]:
         out.append(MeasuredRun(
             source=f"{path}:results[{i}]", matrix=str(base / matrix), time_s=float(r["min_s"]),
             kernel=r.get("kernel", "spmv"), storage=r.get("storage", "csr"),
-            width=int(r.get("width", 1)), dtype=r.get("dtype", "fp64"), hw=doc.get("spec")))
+            width=int(r.get("width", 1)), dtype=r.get("dtype", "fp64"),
+            hw=doc.get("spec_file") or doc.get("spec")))
     return out
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from ..errors import SpecError
+from ..errors import SpecError, UnknownSpecError
 from ..userfile import read_text
 from .schema import check_spec
 from .spec import HwSpec
@@ -116,7 +116,7 @@ def read_spec_file(name_or_path: str | Path) -> tuple[Any, str]:
         known = sorted(files) + sorted(aliases)
         close = difflib.get_close_matches(text, known, n=1, cutoff=0.6)
         hint = f"; did you mean {close[0]!r}?" if close else f" (bundled: {', '.join(known)})"
-        raise SpecError(text, f"no bundled hardware spec of that name{hint}")
+        raise UnknownSpecError(text, f"no bundled hardware spec of that name{hint}")
     origin = f"{name}.yaml (bundled)"
     return _read_yaml(files[name].read_text(encoding="utf-8"), origin), origin
 

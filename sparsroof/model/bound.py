@@ -141,7 +141,27 @@ def resolve_unit(spec: HwSpec, unit: str, dtype: str, precision: str | None,
             if (candidate, p) in spec.peaks:
                 return candidate, p
     have = ", ".join(sorted(f"{u}/{p}" for u, p in spec.peaks))
-    raise OptionError(f"{spec.name} has no {unit} peak at {wanted} (it has: {have})")
+    raise OptionError(f"{spec.name} has no {' or '.join(order)} peak at {wanted}"
+                      f"{_peak_hint(spec, order, wanted, precision is not None)} "
+                      f"(it has: {have})")
+
+
+def _peak_hint(spec: HwSpec, units: list[str], wanted: str, by_precision: bool) -> str:
+    """'; try --dtype fp32 or --unit tensor': the options that would find a peak.
+
+    >>> from sparsroof.hardware.library import load_spec
+    >>> _peak_hint(load_spec("a100"), ["simt"], "int8", False)
+    '; try --dtype fp32 or --unit tensor'
+    """
+    options = []
+    held = [p for p in ("fp32", "fp64", "fp16", "bf16", "int8")
+            if any((u, p) in spec.peaks for u in units)]
+    if held:
+        options.append(f"--{'precision' if by_precision else 'dtype'} {held[0]}")
+    others = [u for u in UNITS if u not in units and (u, wanted) in spec.peaks]
+    if others:
+        options.append(f"--unit {others[0]}")
+    return f"; try {' or '.join(options)}" if options else ""
 
 
 def entry_peak(spec: HwSpec, unit: str, precision: str) -> float:

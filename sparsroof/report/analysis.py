@@ -14,12 +14,15 @@ from ..analysis import FLOPS_CONVENTION, Analysis, Result, document, records
 from ..model.traffic import Traffic
 from ..units import plain, si
 from .document import csv_text, json_text
+from .tables import fitted_table, pick
 
 __all__ = [
     "OUTPUTS",
     "to_json",
     "to_csv",
     "to_table",
+    "COLUMNS",
+    "CORE_COLUMNS",
     "to_ranks_table",
     "not_computed",
 ]
@@ -42,22 +45,35 @@ def to_csv(analyses: Sequence[Analysis]) -> str:
     return csv_text(records(analyses), "analyze")
 
 
-def _notes(analysis: Analysis) -> str:
+def _notes(group: Sequence[Analysis]) -> list[str]:
     """What the bounds leave out, once each: a missing peak, an absent dense baseline."""
-    notes = dict.fromkeys(r.bound.note for r in analysis.results if r.bound.note)
-    if any(r.dense_sol_s is None for r in analysis.results):
-        notes[f"x dense absent: {analysis.spec} has no peak for the dense GEMM at this "
-              "precision"] = None
-    return "".join(f"\nnote: {n}" for n in notes)
+    notes: dict[str, None] = {}
+    for analysis in group:
+        notes |= dict.fromkeys(r.bound.note for r in analysis.results if r.bound.note)
+        if any(r.dense_sol_s is None for r in analysis.results):
+            notes[f"x dense absent: {analysis.spec} has no peak for the dense GEMM at this "
+                  "precision"] = None
+    return [f"note: {n}" for n in notes]
 
 
-def _title(analysis: Analysis) -> str:
+def not_computed(analysis: Analysis) -> list[str]:
+    """One line per requested model that could not be computed, with the reason
+    (storage formats that share a reason are listed together)."""
+    grouped: dict[tuple[str, str], list[str]] = {}
+    for k in analysis.skipped:
+        grouped.setdefault((k.model, k.reason), []).append(k.storage)
+    return [f"not computed: {model} model ({', '.join(storages)}): {reason}"
+            for (model, reason), storages in grouped.items()]
+
+
+def _title(group: Sequence[Analysis]) -> str:
+    analysis = group[0]
     m = analysis.matrix
     first = analysis.results[0] if analysis.results else None
     kernel = first.traffic.kernel if first else ""
     title = (f"{m.name}  {m.rows:,} x {m.cols:,}  stored {m.stored_entries:,}  "
-             f"nonzero {m.numeric_nonzeros:,}  density {m.density:.3g}  {kernel} on "
-             f"{analysis.spec}")
+             f"nonzero {m.numeric_nonzeros:,}  density {m.density:.3g}\n"
+             f"{kernel} on {', '.join(a.spec for a in group)}")
     v = analysis.verdict
     if v is not None:
         params = ", ".join(f"{k}={_short(x)}" for k, x in getattr(v, "params", {}).items())
@@ -69,16 +85,6 @@ def _title(analysis: Analysis) -> str:
         if getattr(v, "reason", ""):
             title += f"\nwhy: {v.reason}"
     return title
-
-
-def not_computed(analysis: Analysis) -> list[str]:
-    """One line per requested model that could not be computed, with the reason
-    (storage formats that share a reason are listed together)."""
-    grouped: dict[tuple[str, str], list[str]] = {}
-    for k in analysis.skipped:
-        grouped.setdefault((k.model, k.reason), []).append(k.storage)
-    return [f"not computed: {model} model ({', '.join(storages)}): {reason}"
-            for (model, reason), storages in grouped.items()]
 
 
 def _short(value: Any) -> str:
@@ -98,30 +104,48 @@ def _format_cell(t: Traffic) -> str:
     return t.storage + (f" {detail}" if detail and not t.storage.startswith("bsr") else "")
 
 
-def to_table(analysis: Analysis) -> Any:
-    """A rich Table for one matrix: one row per width x format x model, fastest first."""
-    from rich.table import Table
+#: every column of the analysis table; the default table shows :data:`CORE_COLUMNS`
+COLUMNS = ("hw", "d", "format", "model", "roof", "FLOPs", "A", "B", "C", "bytes", "AI",
+           "SoL", "bound", "GFLOP/s", "% peak", "x dense")
+#: the numbers people came for, in 100 terminal columns
+CORE_COLUMNS = ("hw", "d", "format", "model", "bytes", "AI", "SoL", "bound", "GFLOP/s",
+                "% peak")
+_TEXT = ("hw", "format", "model", "roof", "bound")
 
-    caption = "\n".join([FLOPS_CONVENTION + "; roof = compute unit / memory level "
-                         "(* the working set fits that cache)" + _notes(analysis),
-                         *not_computed(analysis)])
-    table = Table(title=_title(analysis), title_justify="left", caption=caption,
-                  caption_justify="left")
-    for header in ("d", "format", "model", "roof", "FLOPs", "A", "B", "C", "total",
-                   "AI F/B", "SoL", "bound", "GFLOP/s", "x dense"):
-        left = header in ("format", "model", "roof", "bound")
-        table.add_column(header, justify="left" if left else "right", no_wrap=True)
-    for r in analysis.results:
-        t, b = r.traffic, r.bound
-        roof = f"{b.unit} {b.precision} / {b.memory_level}{'*' if b.in_cache else ''}"
-        table.add_row(
-            str(t.width), _format_cell(t), _model_cell(r), roof, si(t.flops_executed, ""),
-            si(t.bytes_a, "B"), si(t.bytes_b, "B"), si(t.bytes_c, "B"), si(t.bytes_total, "B"),
-            f"{t.intensity:.3g}", si(b.sol_s, "s"), b.bound,
-            plain(b.attainable_flops / 1e9),
-            "-" if r.speedup_vs_dense is None else f"{r.speedup_vs_dense:.3g}",
-        )
-    return table
+
+def _cells(spec: str, r: Result) -> list[str]:
+    t, b = r.traffic, r.bound
+    roof = f"{b.unit} {b.precision} / {b.memory_level}{'*' if b.in_cache else ''}"
+    share = b.attainable_flops / b.peak_flops if b.peak_flops else None
+    return [spec, str(t.width), _format_cell(t), _model_cell(r), roof,
+            si(t.flops_executed, ""), si(t.bytes_a, "B"), si(t.bytes_b, "B"),
+            si(t.bytes_c, "B"), si(t.bytes_total, "B"), f"{t.intensity:.3g}", si(b.sol_s, "s"),
+            b.bound, plain(b.attainable_flops / 1e9),
+            "-" if share is None else f"{100 * share:.3g}",
+            "-" if r.speedup_vs_dense is None else f"{r.speedup_vs_dense:.3g}"]
+
+
+def to_table(analyses: Analysis | Sequence[Analysis], wide: bool = False) -> Any:
+    """A rich Table for one matrix: one row per width x format x model, fastest first.
+
+    Given the analyses of one matrix on several specs, one table compares them: a row
+    group per spec. The default columns fit 100 terminal columns; ``wide`` shows all.
+    """
+    group = [analyses] if isinstance(analyses, Analysis) else list(analyses)
+    rows: list[list[str]] = []
+    sections = []
+    for a in group:
+        sections.append(len(rows))
+        rows += [_cells(a.spec, r) for r in a.results]
+    shown = set(COLUMNS if wide else CORE_COLUMNS) - ({"hw"} if len(group) == 1 else set())
+    caption = "\n".join([
+        FLOPS_CONVENTION,
+        "AI = FLOPs per byte; % peak = share of the compute roof's peak"
+        + ("; roof = compute unit / memory level (* the working set fits that cache)"
+           if wide else "; --wide: every column"),
+        *_notes(group), *(line for a in group for line in not_computed(a))])
+    return fitted_table(COLUMNS, rows, left=_TEXT, title=_title(group), caption=caption,
+                        keep=pick(COLUMNS, shown, wide=False), sections=sections)
 
 
 def to_ranks_table(analysis: Analysis) -> Any:

@@ -4,12 +4,14 @@ prediction), as a table, JSON or CSV."""
 from __future__ import annotations
 
 from dataclasses import asdict
+from pathlib import Path
 from typing import Any
 
 from .._version import envelope
 from ..host.bench import Measurement
 from ..units import si
 from .document import csv_text, json_text
+from .tables import fitted_table, pick
 
 __all__ = ["record", "bench_json", "bench_csv", "bench_table"]
 
@@ -27,9 +29,13 @@ def record(r: Measurement, predicted: dict[str, float]) -> dict[str, Any]:
 
 
 def bench_json(results: list[Measurement], spec: str, predicted: dict[str, float],
-               path: str) -> str:
-    """The runs with the matrix's path, so that ``sparsroof compare`` can bound them again."""
-    return json_text(envelope("bench") | {"spec": spec, "results": [
+               path: str, spec_file: str | None = None) -> str:
+    """The runs with the matrix's path and, where the spec is the user's own YAML file, its
+    absolute path, so that ``sparsroof compare`` can bound them again."""
+    doc = envelope("bench") | {"spec": spec}
+    if spec_file is not None and Path(spec_file).is_file():
+        doc["spec_file"] = str(Path(spec_file).resolve())
+    return json_text(doc | {"results": [
         record(r, predicted) | {"path": path} for r in results]})
 
 
@@ -37,27 +43,34 @@ def bench_csv(results: list[Measurement], predicted: dict[str, float]) -> str:
     return csv_text([record(r, predicted) for r in results], "bench")
 
 
-def bench_table(results: list[Measurement], spec: str, predicted: dict[str, float]) -> Any:
-    """A rich Table: one row per run, a run faster than its bound flagged."""
-    from rich.table import Table
+#: the columns of the bench table; the default leaves out the backend
+BENCH_COLUMNS = ("backend", "d", "format", "median", "best", "GB/s", "GFLOP/s", "SoL", "roof",
+                 "% of SoL", "calibrated", "error %", "note")
 
+
+def _cells(r: Measurement, predicted: dict[str, float]) -> list[str]:
+    if r.timing is None:
+        return [r.backend, str(r.width), r.storage, "-", "-", "-", "-", si(r.sol_s, "s"),
+                r.memory_level, "-", "-", "-", f"skipped: {r.skipped}"]
+    err = r.error_of(predicted.get(r.storage))
+    return [r.backend, str(r.width), r.storage, si(r.timing.median_s, "s"),
+            si(r.timing.min_s, "s"), f"{r.achieved_bytes_per_s / 1e9:.3g}",  # type: ignore[operator]
+            f"{r.achieved_flops / 1e9:.3g}", si(r.sol_s, "s"), r.memory_level,  # type: ignore[operator]
+            f"{100 * r.sol_share:.1f}",  # type: ignore[operator]
+            si(predicted[r.storage], "s") if r.storage in predicted else "-",
+            f"{100 * err:.1f}" if err is not None else "-",
+            "FASTER THAN BOUND: model error" if r.beats_bound else ""]
+
+
+def bench_table(results: list[Measurement], spec: str, predicted: dict[str, float],
+                wide: bool = False) -> Any:
+    """A table with one row per run, a run faster than its bound flagged; the calibrated
+    columns only with a calibration, the backend only when ``wide``."""
     name = results[0].matrix if results else ""
-    table = Table(title=f"{name}: measured on this host, bound on {spec}", title_justify="left")
-    extra = ("calibrated", "error %") if predicted else ()
-    for h in ("backend", "format", "median", "best", "GB/s", "GFLOP/s", "SoL", "roof",
-              "% of SoL", *extra, "note"):
-        table.add_column(h, justify="left" if h in ("backend", "format", "roof", "note")
-                         else "right")
-    for r in results:
-        if r.timing is None:
-            table.add_row(r.backend, r.storage, "-", "-", "-", "-", si(r.sol_s, "s"),
-                          r.memory_level, "-", *["-" for _ in extra], f"skipped: {r.skipped}")
-            continue
-        err = r.error_of(predicted.get(r.storage))
-        cells = ((si(predicted[r.storage], "s") if r.storage in predicted else "-",
-                  f"{100 * err:.1f}" if err is not None else "-") if predicted else ())
-        table.add_row(r.backend, r.storage, si(r.timing.median_s, "s"), si(r.timing.min_s, "s"),
-                      f"{r.achieved_bytes_per_s / 1e9:.3g}", f"{r.achieved_flops / 1e9:.3g}",  # type: ignore[operator]
-                      si(r.sol_s, "s"), r.memory_level, f"{100 * r.sol_share:.1f}",  # type: ignore[operator]
-                      *cells, "FASTER THAN BOUND: model error" if r.beats_bound else "")
-    return table
+    shown = set(BENCH_COLUMNS) - ({"calibrated", "error %"} if not predicted else set())
+    if not wide:
+        shown.discard("backend")
+    return fitted_table(BENCH_COLUMNS, [_cells(r, predicted) for r in results],
+                        left=("backend", "format", "roof", "note"),
+                        title=f"{name}: measured on this host, bound on {spec}",
+                        keep=pick(BENCH_COLUMNS, shown, wide=False))

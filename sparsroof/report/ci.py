@@ -16,6 +16,7 @@ from .._version import envelope
 from ..ci.check import IMPOSSIBLE, METRICS, PASS, CheckReport, Outcome, point_record
 from ..units import si
 from .document import json_text
+from .tables import fitted_table
 
 __all__ = [
     "format_value",
@@ -27,6 +28,8 @@ __all__ = [
     "to_junit",
     "workflow_commands",
     "to_markdown",
+    "headline",
+    "check_counts",
 ]
 
 _HEADERS = ("check", "matrix", "d", "metric", "value", "limit", "margin", "status", "note")
@@ -90,30 +93,35 @@ def cells(o: Outcome) -> tuple[str, ...]:
             format_margin(o.margin), o.status.upper(), _note(o))
 
 
-def _headline(report: CheckReport) -> str:
+def check_counts(report: CheckReport) -> tuple[int, int]:
+    """(checks, checks with a failed limit): a check counts once however many matrices,
+    widths and limits it has."""
+    checks = dict.fromkeys(o.check for o in report.outcomes)
+    failed = {o.check for o in report.outcomes if o.status != PASS}
+    return len(checks), len(failed)
+
+
+def headline(report: CheckReport) -> str:
+    """'budgets.yaml: 2 checks (16 limits), all passed', or which failed."""
     total = len(report.outcomes)
     failed = total - report.count(PASS)
-    verdict = "all passed" if not failed else f"{failed} of {total} failed"
+    checks, checks_failed = check_counts(report)
+    counted = f"{checks} check{'s' if checks != 1 else ''} ({total} limits on their matrices)"
+    verdict = ("all passed" if not failed else
+               f"{checks_failed} of {checks} failed ({failed} of {total} limits)")
     impossible = report.count(IMPOSSIBLE)
     extra = f", {impossible} impossible (faster than SoL)" if impossible else ""
-    return f"{report.budget}: {total} checks, {verdict}{extra}"
+    return f"{report.budget}: {counted}, {verdict}{extra}"
 
 
 def to_table(report: CheckReport) -> Any:
     """A rich Table: one row per limit per matrix and width."""
-    from rich.table import Table
-
-    table = Table(title=_headline(report), title_justify="left",
-                  caption=f"specs: {', '.join(report.specs)}.  margin = headroom relative "
-                  "to the limit (negative fails)", caption_justify="left")
     rows = [cells(o) for o in report.outcomes]
     keep = len(_HEADERS) if any(r[-1] for r in rows) else len(_HEADERS) - 1  # notes if any
-    for header in _HEADERS[:keep]:
-        right = header in ("d", "value", "limit", "margin")
-        table.add_column(header, justify="right" if right else "left", no_wrap=True)
-    for r in rows:
-        table.add_row(*r[:keep])
-    return table
+    return fitted_table(_HEADERS, rows, keep=range(keep),
+                        left=[h for h in _HEADERS if h not in ("d", "value", "limit", "margin")],
+                        title=headline(report), caption=f"specs: {', '.join(report.specs)}.  "
+                        "margin = headroom relative to the limit (negative fails)")
 
 
 def _outcome_record(o: Outcome) -> dict[str, Any]:
@@ -128,7 +136,8 @@ def to_json(report: CheckReport) -> str:
     doc = envelope("check") | {
         "budget": report.budget, "specs": list(report.specs),
         "passed": report.exit_code == 0,
-        "counts": {"total": len(report.outcomes), "passed": report.count(PASS),
+        "counts": {"checks": check_counts(report)[0], "checks_failed": check_counts(report)[1],
+                   "total": len(report.outcomes), "passed": report.count(PASS),
                    "failed": len(report.outcomes) - report.count(PASS),
                    "impossible": report.count(IMPOSSIBLE)},
         "outcomes": [_outcome_record(o) for o in report.outcomes],
@@ -194,7 +203,7 @@ def to_markdown(report: CheckReport) -> str:
         return "| " + " | ".join(v.replace("|", "\\|") for v in values) + " |"
 
     ordered = sorted(report.outcomes, key=lambda o: o.status == PASS)
-    lines = [f"### sparsroof check: {_headline(report)}", "", row(_HEADERS),
+    lines = [f"### sparsroof check: {headline(report)}", "", row(_HEADERS),
              row(tuple("---" for _ in _HEADERS))]
     lines += [row(cells(o)) for o in ordered]
     if report.notes:

@@ -9,9 +9,10 @@ from typing import Any
 from .._version import envelope
 from ..advisor.partition import Advice, FormatRow
 from ..units import si
-from .document import json_text
+from .document import csv_text, json_text
+from .tables import fitted_table
 
-__all__ = ["formats_json", "formats_report"]
+__all__ = ["formats_json", "formats_csv", "formats_report"]
 
 
 def formats_json(name: str, spec: str, rows: list[FormatRow], advice: Advice,
@@ -22,29 +23,29 @@ def formats_json(name: str, spec: str, rows: list[FormatRow], advice: Advice,
         "partition": asdict(advice) | {"gain": advice.gain}})
 
 
+def formats_csv(name: str, spec: str, rows: list[FormatRow]) -> str:
+    """One CSV row per storage format (the partition is in the JSON only)."""
+    return csv_text([{"matrix": name, "spec": spec} | asdict(r) for r in rows], "formats")
+
+
 def formats_report(name: str, spec: str, rows: list[FormatRow], advice: Advice,
                    calibrated: bool) -> list[Any]:
     """The formats table, the partition's heading, its table and its total, in order."""
-    from rich.table import Table
-
-    table = Table(title=f"{name}: SpMV storage formats on {spec}", title_justify="left")
-    for h in ("format", "bytes", "useful FLOPs", "executed FLOPs", "SoL", "calibrated"):
-        table.add_column(h, justify="left" if h == "format" else "right")
-    for r in rows:
-        table.add_row(r.storage, si(r.bytes_total, "B"), si(r.flops_useful, ""),
-                      si(r.flops_executed, ""), si(r.sol_s, "s"),
-                      si(r.calibrated_s, "s") if r.calibrated_s is not None else "-")
+    table = fitted_table(
+        ("format", "bytes", "useful FLOPs", "executed FLOPs", "SoL", "calibrated"),
+        [[r.storage, si(r.bytes_total, "B"), si(r.flops_useful, ""), si(r.flops_executed, ""),
+          si(r.sol_s, "s"), si(r.calibrated_s, "s") if r.calibrated_s is not None else "-"]
+         for r in rows],
+        left=("format",), title=f"{name}: SpMV storage formats on {spec}")
     a = advice
     n = a.n_strips
     # printed apart: a table title wraps at the (narrow) table's width
     heading = (f"partition into blocks of strips: {n} strip{'s' if n != 1 else ''} of "
                f"{a.strip_rows} rows, by {'calibrated' if calibrated else 'SoL'} time")
-    part = Table()
-    for h in ("strips", "rows", "format", "predicted"):
-        part.add_column(h, justify="left" if h == "format" else "right")
-    for b in a.blocks:
-        part.add_row(f"{b.first_strip + 1}-{b.last_strip + 1}", f"{b.first_row}-{b.last_row}",
-                     b.storage, si(b.seconds, "s"))
+    part = fitted_table(
+        ("strips", "rows", "format", "predicted"),
+        [[f"{b.first_strip + 1}-{b.last_strip + 1}", f"{b.first_row}-{b.last_row}", b.storage,
+          si(b.seconds, "s")] for b in a.blocks], left=("format",))
     total = (f"total {si(a.total_s, 's')}; best single format {a.best_single} "
              f"{si(a.best_single_s, 's')}; gain {a.gain:.3f}x")
     return [table, heading, part, total]

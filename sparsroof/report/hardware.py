@@ -11,8 +11,9 @@ from typing import Any
 
 from .._version import envelope
 from ..hardware.spec import UNITS, HwSpec, Quantity
-from ..units import si
+from ..units import plain, si
 from .document import csv_text, json_text
+from .tables import fitted_table, pick
 
 __all__ = ["cache_roofs", "spec_row", "list_json", "list_csv", "list_table", "show_json",
            "show_table"]
@@ -77,35 +78,36 @@ def list_csv(specs: Sequence[HwSpec]) -> str:
 
 
 def _peak_cell(value: float | None, precision: str | None) -> str:
-    """'19.5 T fp32': the unit (FLOP/s) is in the column header."""
-    return "-" if value is None else f"{si(value, 'FLOP/s')[:-6]} {precision}"
+    return "-" if value is None else f"{plain(value / 1e12)} {precision}"
 
 
-def list_table(specs: Sequence[HwSpec]) -> Any:
-    """A rich Table: one row per spec."""
-    from rich.table import Table
+#: the columns of ``hw list``; the default table leaves out the device's full name
+LIST_COLUMNS = ("name", "device", "DRAM", "caches", "launch", "simt TFLOP/s",
+                "tensor TFLOP/s", "sparse TFLOP/s", "ridge simt", "ridge tensor")
 
-    table = Table(title="Bundled and given hardware specs", title_justify="left",
-                  caption="peaks at the default precision (simt fp32, tensor fp16 where the "
-                  "device has them); ridge = simt peak / DRAM bandwidth in FLOP/byte; launch "
-                  "= the smallest time one kernel takes; caches: bandwidth, '?' where the "
-                  "spec has none (devices, sparse peaks: hw show, -O json)",
-                  caption_justify="left")
-    for header in ("name", "DRAM", "caches", "launch", "simt FLOP/s", "tensor FLOP/s",
-                   "ridge"):
-        table.add_column(header, justify="left" if header in ("name", "caches") else "right",
-                         no_wrap=header != "caches")
+
+def list_table(specs: Sequence[HwSpec], wide: bool = False) -> Any:
+    """A table with one row per spec; ``wide`` adds the device's full name, the sparse
+    tensor peak and the tensor ridge."""
+    rows = []
     for spec in specs:
         r = spec_row(spec)
-        ridge = r["simt_ridge_flop_per_byte"]
+        ridges = [r[f"{u}_ridge_flop_per_byte"] for u in ("simt", "tensor")]
         launch = r["launch_floor_s"]
-        table.add_row(
-            spec.name, si(r["dram_bandwidth_bytes_per_s"], "B/s"), _caches_cell(spec),
-            "-" if launch is None else si(launch, "s"),
-            *(_peak_cell(r[f"{u}_flops"], r[f"{u}_precision"]) for u in ("simt", "tensor")),
-            "-" if ridge is None else f"{ridge:.3g}",
-        )
-    return table
+        rows.append([
+            spec.name, spec.device, si(r["dram_bandwidth_bytes_per_s"], "B/s"),
+            _caches_cell(spec), "-" if launch is None else si(launch, "s"),
+            *(_peak_cell(r[f"{u}_flops"], r[f"{u}_precision"])
+              for u in ("simt", "tensor", "tensor_sparse")),
+            *("-" if x is None else f"{x:.3g}" for x in ridges)])
+    caption = ("peaks at the default precision (simt fp32, tensor fp16 where the device has "
+               "them); sparse = sparse tensor units, dense-equivalent; ridge = peak / DRAM "
+               "bandwidth in FLOP/byte; launch = the smallest time one kernel takes; caches: "
+               "bandwidth, '?' where the spec has none")
+    core = set(LIST_COLUMNS) - {"device", "sparse TFLOP/s", "ridge tensor"}
+    return fitted_table(LIST_COLUMNS, rows, left=("name", "device", "caches"),
+                        title="Bundled and given hardware specs", caption=caption,
+                        keep=pick(LIST_COLUMNS, core, wide))
 
 
 def show_json(spec: HwSpec) -> str:
