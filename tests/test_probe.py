@@ -3,8 +3,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import yaml
 
-from sparsroof.host.probe import CacheLevel, host_info, measure_gemm, measure_triad
+from sparsroof.host.probe import (
+    CacheLevel,
+    ProbeResult,
+    host_info,
+    measure_gemm,
+    measure_triad,
+    spec_yaml,
+)
 
 CPUINFO = """\
 processor\t: 0
@@ -58,3 +66,22 @@ def test_measurements_are_positive_and_plausible() -> None:
     flops = measure_gemm(128, "float64", 2)
     assert 1e7 < flops < 1e14
     assert np.isfinite([bandwidth, flops]).all()
+
+
+def test_compute_roof_is_the_derived_peak_not_a_slow_multiply(tmp_path: Path) -> None:
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text(CPUINFO.replace("cpu cores\t: 2\n",
+                                       "cpu cores\t: 2\ncpu MHz\t\t: 2600.000\n"
+                                       "flags\t\t: fpu sse2 avx avx2 fma avx512f\n"))
+    host = host_info(cpuinfo, tmp_path / "none")
+    assert (host.simd_bits, host.clock_hz) == (512, 2.6e9)
+    # 4 cores x 2.6 GHz x 2 FMA pipes x 2 FLOPs x 8 fp64 lanes = 332.8 GFLOP/s; a busy
+    # machine's small multiply (5 GFLOP/s) is slower than one-thread SpMV can run, so it
+    # cannot be the roof
+    slow = ProbeResult(host, "2025-01-01", 1e10, 2**20, 1, {"fp64": 5e9}, {"fp64": 512})
+    peak = yaml.safe_load(spec_yaml(slow, "h"))["peaks"]["simt"]["fp64"]
+    assert (peak["value"], peak["kind"]) == ("332.80 GFLOP/s", "peak")
+    # a multiply faster than the derived figure (an under-reported clock) is the roof
+    fast = ProbeResult(host, "2025-01-01", 1e10, 2**20, 1, {"fp64": 4e11}, {"fp64": 4096})
+    peak = yaml.safe_load(spec_yaml(fast, "h"))["peaks"]["simt"]["fp64"]
+    assert (peak["value"], peak["kind"]) == ("400.00 GFLOP/s", "measured")

@@ -8,6 +8,7 @@ from ..compare import judge, read_runs, summarise
 from ..compare.runs import TIME_UNITS
 from ..report.compare import compare_csv, compare_json, compare_table
 from .common import DTYPE_OPTION, KERNEL_OPTION, OUTPUT_OPTION, echo_error, emit, table_console
+from .plot import echo_written
 
 __all__ = ["command"]
 
@@ -25,8 +26,12 @@ __all__ = ["command"]
               show_default=True, help="Unit of the CSV 'time_s' column and of Ginkgo's "
               "'time' field.")
 @OUTPUT_OPTION
+@click.option("--plot", "plot_file", default=None, metavar="FILE",
+              help="Also draw the runs beside their bound: .png, .svg or .pdf.")
+@click.option("--plot-kind", type=click.Choice(["roofline", "time"]), default="roofline",
+              show_default=True, help="Figure of --plot: roofline or time-based roofline.")
 def command(runs_file: str, hw: str, kernel: str, width: int, dtype: str, time_unit: str,
-            output: str) -> int:
+            output: str, plot_file: str | None, plot_kind: str) -> int:
     """Judge measured run times against their bound: per run the bound, the measured time,
     the % of SoL and the term that bound it (launch floor, a memory level, compute).
 
@@ -41,7 +46,12 @@ def command(runs_file: str, hw: str, kernel: str, width: int, dtype: str, time_u
       sparsroof compare measured.csv --hw v100-sxm2
       sparsroof compare bench.json -O json
       sparsroof compare ginkgo-spmv.json --hw a100 --time-unit ns
+      sparsroof compare measured.csv --hw v100-sxm2 --plot measured.png
     """
+    if plot_file:
+        from ..plot import figure_format
+
+        figure_format(plot_file)  # a bad suffix fails before any run is judged
     runs, errors = read_runs(runs_file, kernel=kernel, width=width, dtype=dtype,
                              time_unit=time_unit)
     judged, more = judge(runs, hw)
@@ -59,4 +69,8 @@ def command(runs_file: str, hw: str, kernel: str, width: int, dtype: str, time_u
     else:
         table_console().print(compare_table(judged, summary, f"{runs_file}: measured runs "
                                             "against their speed-of-light bound"))
+    if plot_file:
+        from ..plot import measured_points, plot_measured
+
+        echo_written(plot_measured(measured_points(judged), plot_file, kind=plot_kind))
     return 1 if errors or summary.violations else 0

@@ -8,9 +8,12 @@ import click
 
 from ..errors import SpecError
 from ..hardware.library import load_spec
+from ..hardware.spec import HwSpec
 from ..plot import (
+    measured_spec,
     parse_size,
     plot_points,
+    read_measured,
     read_results,
     read_sparsity_points,
     save,
@@ -49,35 +52,52 @@ def command() -> None:
       sparsroof analyze data/*.mtx --output json > results.json
       sparsroof plot roofline results.json -o roofline.png
       sparsroof plot time results.json -o time.pdf
+      sparsroof compare runs.csv --hw v100-sxm2 -O json > judged.json
+      sparsroof plot roofline --measured judged.json -o measured.png
       sparsroof plot sparsity-roofline points.csv -o sparsity.svg
     """
 
 
-def _results(kind: str, results: str, out: str, hw: str | None, size: str | None,
-             dpi: int) -> None:
-    points, spec_name = read_results(results)
-    name = hw or spec_name
+def _spec(source: str, name: str | None) -> HwSpec:
     if not name:
-        raise SpecError(results, "the results name no single hardware spec; pass --hw")
+        raise SpecError(source, "the results name no single hardware spec; pass --hw")
     try:
-        spec = load_spec(name)
+        return load_spec(name)
     except SpecError as err:
-        raise SpecError(results, f"cannot load the spec the results name ({err}); "
+        raise SpecError(source, f"cannot load the spec the results name ({err}); "
                         "pass --hw NAME|PATH") from None
-    echo_written(plot_points(points, spec, out, kind=kind, size=size_of(size), dpi=dpi))
+
+
+def _results(kind: str, results: str | None, measured: str | None, out: str, hw: str | None,
+             size: str | None, dpi: int) -> None:
+    if not results and not measured:
+        raise click.UsageError("give RESULTS.json, --measured RUNS, or both")
+    points, spec_name = read_results(results) if results else ([], None)
+    runs = read_measured(measured, hw=hw or spec_name or "a100") if measured else []
+    if runs and not results:
+        spec_name = measured_spec(runs, str(measured))
+    spec = _spec(results or str(measured), hw or spec_name)
+    echo_written(plot_points(points, spec, out, kind=kind, size=size_of(size), dpi=dpi,
+                             measured=runs))
 
 
 def _results_command(kind: str, summary: str) -> Any:
     @click.command(kind, help=f"{summary}\n\nRESULTS is the output of "
-                   "'sparsroof analyze --output json'.")
-    @click.argument("results", metavar="RESULTS.json")
+                   "'sparsroof analyze --output json'. --measured draws measured runs "
+                   "beside their bound (the output of 'sparsroof compare -O json', or any "
+                   "file 'sparsroof compare' reads), with a line from bound to run.")
+    @click.argument("results", metavar="[RESULTS.json]", required=False)
+    @click.option("--measured", default=None, metavar="RUNS",
+                  help="Measured runs to draw beside their bound.")
     @_OUT
     @click.option("--hw", default=None, metavar="NAME|PATH",
-                  help="Hardware spec for the ceilings [default: the one the results name].")
+                  help="Hardware spec for the ceilings [default: the one the results or "
+                       "the runs name].")
     @SIZE_OPTION
     @DPI_OPTION
-    def run(results: str, out: str, hw: str | None, size: str | None, dpi: int) -> None:
-        _results(kind, results, out, hw, size, dpi)
+    def run(results: str | None, measured: str | None, out: str, hw: str | None,
+            size: str | None, dpi: int) -> None:
+        _results(kind, results, measured, out, hw, size, dpi)
 
     return run
 

@@ -39,6 +39,8 @@ class Judged:
     matrix: str
     stored_entries: int
     bytes_total: float
+    flops_useful: float
+    flops_executed: float
     bound: Bound
 
     @property
@@ -153,8 +155,9 @@ def _judge_one(run: MeasuredRun, hw: str, cache: _Cache) -> Judged:
                     storages=(run.storage,), models=("compulsory",))
     info, s = cache.matrix(run.matrix, needs_pattern(config))
     result = analyze_structure(info, s, spec, config).results[0]
-    return Judged(run, spec.name, info.name, info.stored_entries,
-                  result.traffic.bytes_total, result.bound)
+    t = result.traffic
+    return Judged(run, spec.name, info.name, info.stored_entries, t.bytes_total,
+                  t.flops_useful, t.flops_executed, result.bound)
 
 
 def judge(runs: Iterable[MeasuredRun], hw: str,

@@ -5,9 +5,13 @@
   numba and run on all cores. Bytes are counted as STREAM counts them: 3 × 8 bytes per
   element (two reads, one write; the write-allocate read is not counted). The best of
   several repetitions is kept, as STREAM does.
-- **Compute peak**: numpy matrix multiply (the installed BLAS) of n × n fp64 and fp32
-  matrices, 2·n³ FLOPs each, best of several repetitions. This is the attainable dense
-  rate, a lower bound on the theoretical peak.
+- **Compute peak**: derived as cores × clock × FLOPs per cycle, with two vector FMA pipes
+  per core as wide as the widest SIMD the CPU flags list (AVX-512: 8 fp64 lanes, AVX: 4,
+  SSE2: 2), so 4 × lanes FLOPs per cycle. A roof must be an upper bound: a numpy matrix
+  multiply (the installed BLAS) of n × n matrices is also timed, 2·n³ FLOPs, and the peak
+  is the larger of the two. The multiply alone is the attainable dense rate, a *lower*
+  bound on the peak: on a busy machine a small product runs slower than one-thread SpMV,
+  which would then beat its bound.
 - **Host facts**: CPU model, cores, sockets and threads per core from /proc/cpuinfo; cache
   sizes and how many instances of each level from /sys/devices/system/cpu/cpu*/cache.
 
@@ -57,6 +61,8 @@ class HostInfo:
     threads_per_core: int
     caches: tuple[CacheLevel, ...] = ()
     memory_bytes: int | None = None
+    simd_bits: int = 128      # widest vector width the CPU flags list
+    clock_hz: float | None = None  # the highest clock /proc/cpuinfo or cpufreq reports
 
 
 @dataclass(frozen=True)
@@ -102,6 +108,45 @@ def _caches(root: Path = _SYS_CPU) -> tuple[CacheLevel, ...]:
                  for lv, (size, sharers) in sorted(found.items()))
 
 
+def _simd_bits(flags: set[str]) -> int:
+    """Widest vector width the CPU flags list.
+
+    >>> _simd_bits({"sse2", "avx", "avx512f"}), _simd_bits({"sse2", "avx2"}), _simd_bits(set())
+    (512, 256, 128)
+    """
+    if "avx512f" in flags:
+        return 512
+    return 256 if "avx" in flags or "avx2" in flags else 128
+
+
+def _clock_hz(text: str, model: str, sys_cpu: Path) -> float | None:
+    """The highest clock reported: cpufreq's maximum, ``cpu MHz`` lines, ``@ x GHz`` in the
+    model name (a virtual machine often shows only the base clock)."""
+    found = [float(mhz) * 1e6 for mhz in re.findall(r"^cpu MHz\s*:\s*([\d.]+)", text, re.M)]
+    found += [float(ghz) * 1e9 for ghz in re.findall(r"@\s*([\d.]+)\s*GHz", model)]
+    for path in sys_cpu.glob("cpu[0-9]*/cpufreq/cpuinfo_max_freq"):
+        try:
+            found.append(float(path.read_text()) * 1e3)  # kHz
+        except (OSError, ValueError):
+            continue
+    return max(found) if found else None
+
+
+def derived_peak(host: HostInfo, precision: str) -> float | None:
+    """Upper bound on the FLOP rate: cores x clock x 4 x SIMD lanes (two FMA pipes per core,
+    an FMA being two FLOPs); None without a clock.
+
+    >>> host = HostInfo("x", cores=2, sockets=1, threads_per_core=1, simd_bits=512,
+    ...                 clock_hz=2.6e9)
+    >>> derived_peak(host, "fp64") / 1e9  # 2 x 2.6 GHz x 4 x 8 lanes
+    166.4
+    """
+    if not host.clock_hz:
+        return None
+    lanes = host.simd_bits // (64 if precision == "fp64" else 32)
+    return host.cores * host.clock_hz * 4 * lanes
+
+
 def host_info(cpuinfo: Path = Path("/proc/cpuinfo"), sys_cpu: Path = _SYS_CPU) -> HostInfo:
     """CPU model, core/socket counts and caches of this machine (Linux; sane fallbacks)."""
     text = cpuinfo.read_text() if cpuinfo.exists() else ""
@@ -113,10 +158,13 @@ def host_info(cpuinfo: Path = Path("/proc/cpuinfo"), sys_cpu: Path = _SYS_CPU) -
     meminfo = Path("/proc/meminfo")
     mem = re.search(r"^MemTotal:\s*(\d+) kB", meminfo.read_text(), re.M) if meminfo.exists() \
         else None
+    model = models[0].strip() if models else platform.processor() or "unknown CPU"
+    flags = re.search(r"^flags\s*:\s*(.*)$", text, re.M)
     return HostInfo(
-        model=(models[0].strip() if models else platform.processor() or "unknown CPU"),
-        cores=cores, sockets=sockets, threads_per_core=max(1, logical // cores),
+        model=model, cores=cores, sockets=sockets, threads_per_core=max(1, logical // cores),
         caches=_caches(sys_cpu), memory_bytes=int(mem.group(1)) * 1024 if mem else None,
+        simd_bits=_simd_bits(set(flags.group(1).split()) if flags else set()),
+        clock_hz=_clock_hz(text, model, sys_cpu),
     )
 
 
@@ -201,6 +249,25 @@ def _cache_entries(host: HostInfo, measured: str) -> list[dict[str, Any]]:
     return entries
 
 
+def _peak_entry(result: ProbeResult, precision: str, by: str) -> dict[str, Any]:
+    """The compute roof: the derived peak, or the measured multiply where that is faster
+    (a roof cannot sit below a real run)."""
+    host, measured, n = result.host, result.gemm_flops[precision], result.gemm_n[precision]
+    gemm = (f"numpy matrix multiply {n} x {n} measured {measured / 1e9:.2f} GFLOP/s "
+            f"(2n^3 FLOPs, best run) by {by}")
+    derived = derived_peak(host, precision)
+    if derived is None or derived < measured:
+        why = "no clock reported" if derived is None else "above the derived peak"
+        return {"value": f"{measured / 1e9:.2f} GFLOP/s", "kind": "measured",
+                "source": f"{gemm}; {why}, so the roof is the measured rate"}
+    lanes = host.simd_bits // (64 if precision == "fp64" else 32)
+    assert host.clock_hz is not None
+    return {"value": f"{derived / 1e9:.2f} GFLOP/s", "kind": "peak",
+            "source": (f"derived: {host.cores} cores x {host.clock_hz / 1e9:.3g} GHz (the "
+                       f"highest clock this host reports) x {4 * lanes} {precision} FLOP/cycle "
+                       f"(two {host.simd_bits}-bit FMA pipes per core assumed); {gemm}")}
+
+
 def spec_yaml(result: ProbeResult, name: str) -> str:
     """The YAML text of a valid spec holding what :func:`probe` measured."""
     import yaml
@@ -216,11 +283,7 @@ def spec_yaml(result: ProbeResult, name: str) -> str:
     if host.memory_bytes:
         dram["capacity"] = {"value": _bytes_text(host.memory_bytes // 1024 * 1024),
                             "source": f"MemTotal of /proc/meminfo, read by {by}"}
-    peaks = {p: {"value": f"{f / 1e9:.2f} GFLOP/s",
-                 "source": (f"measured by {by}: numpy matrix multiply {result.gemm_n[p]} x "
-                            f"{result.gemm_n[p]}, 2n^3 FLOPs, best run (attainable, not the "
-                            "theoretical peak)")}
-             for p, f in result.gemm_flops.items()}
+    peaks = {p: _peak_entry(result, p, by) for p in result.gemm_flops}
     cpuinfo = f"/proc/cpuinfo, read by {by}"
     doc = {
         "name": name, "device": host.model, "kind": "cpu",

@@ -14,7 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import FigureError
+from ..hardware.library import load_spec
 from ..hardware.spec import HwSpec
+from .measured import MeasuredPoint, measured_points, measured_spec, read_measured
 from .points import RoofPoint, read_results, roof_points
 from .ridge import RidgePoint, ridge_region, ridgeline, ridgeline_figure
 from .roof import roofline_figure
@@ -25,14 +27,19 @@ from .timeroof import time_roofline_figure
 
 __all__ = [
     "KINDS",
+    "MeasuredPoint",
     "RidgePoint",
     "RoofPoint",
     "SparsityPoint",
     "density",
     "figure_format",
+    "measured_points",
+    "measured_spec",
     "parse_size",
     "plot_points",
     "plot_analyses",
+    "plot_measured",
+    "read_measured",
     "read_results",
     "read_sparsity_points",
     "ridge_points",
@@ -53,16 +60,36 @@ KINDS = ("roofline", "time", "ridgeline")
 
 def plot_points(points: Sequence[RoofPoint], spec: HwSpec, path: str | Path, *,
                 kind: str = "roofline", size: tuple[float, float] | None = None,
-                dpi: int = 150) -> Path:
-    """Draw ``points`` as a roofline or time-based roofline and write ``path``."""
+                dpi: int = 150, measured: Sequence[MeasuredPoint] = ()) -> Path:
+    """Draw ``points`` (and ``measured`` runs beside their bound) as a roofline or
+    time-based roofline and write ``path``."""
     figure_format(path)  # a bad suffix fails before any drawing
+    others = sorted({m.spec for m in measured} - {spec.name})
+    if others:
+        raise FigureError(f"{path}: the measured runs were bounded on {', '.join(others)}, "
+                          f"not {spec.name}: draw them against their own spec")
     if kind == "roofline":
-        fig = roofline_figure(points, spec, size=size or (8.0, 5.5), dpi=dpi)
+        fig = roofline_figure(points, spec, size=size or (8.0, 5.5), dpi=dpi,
+                              measured=measured)
     elif kind == "time":
-        fig = time_roofline_figure(points, spec, size=size or (12.0, 5.5), dpi=dpi)
+        fig = time_roofline_figure(points, spec, size=size or (12.0, 5.5), dpi=dpi,
+                                   measured=measured)
     else:
-        raise FigureError(f"unknown figure kind {kind!r} (use {', '.join(KINDS)})")
+        raise FigureError(f"unknown figure kind {kind!r} (use roofline, time)")
     return save(fig, path)
+
+
+def plot_measured(measured: Sequence[MeasuredPoint], path: str | Path, *,
+                  kind: str = "roofline", spec: HwSpec | str | None = None,
+                  size: tuple[float, float] | None = None, dpi: int = 150) -> Path:
+    """Draw measured runs beside their bound against the ceilings of ``spec`` (by default
+    the one spec the runs were bounded on) and write ``path``."""
+    if not measured:
+        raise FigureError(f"{path}: no measured runs to plot")
+    spec = spec or measured_spec(measured)
+    if isinstance(spec, str):
+        spec = load_spec(spec)
+    return plot_points([], spec, path, kind=kind, size=size, dpi=dpi, measured=measured)
 
 
 def plot_analyses(analyses: Sequence[Any], spec: HwSpec, path: str | Path, *,

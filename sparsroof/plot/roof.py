@@ -20,13 +20,16 @@ from typing import TYPE_CHECKING, Any
 from ..errors import FigureError
 from ..hardware.spec import HwSpec
 from ..units import si
+from .gaps import draw_gaps, gap_handles, gap_summary
 from .labels import callout_labels, place_labels
+from .measured import MeasuredPoint
 from .points import OPTIMISTIC, PESSIMISTIC, RoofPoint, common
 from .style import MARKERS, PALETTE, log_axis, new_figure
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
+    from matplotlib.lines import Line2D
 
 __all__ = ["roofline_figure", "drawable", "series", "matrix_colors", "model_markers", "decades"]
 
@@ -64,11 +67,15 @@ def matrix_colors(points: Sequence[RoofPoint]) -> dict[str, str]:
 
 
 def model_markers(points: Sequence[RoofPoint]) -> dict[tuple[str, str], str]:
-    """One marker per (storage, model): up/down triangles for the two bracketing models."""
+    """One marker per (storage, model): up/down triangles for the two bracketing models of
+    the first storage, other shapes for the rest (two formats never share a shape)."""
     keys = list(dict.fromkeys((p.storage, p.model) for p in points))
     fixed = {OPTIMISTIC: "^", PESSIMISTIC: "v"}
-    others = iter(m for m in MARKERS if m not in fixed.values())
-    return {k: fixed.get(k[1]) or next(others, "o") for k in keys}
+    first = keys[0][0] if keys else ""
+    # hollow circles and crosses mark measured runs (plot.gaps)
+    others = iter(m for m in MARKERS if m not in {*fixed.values(), "o", "X"})
+    return {k: (fixed.get(k[1]) if k[0] == first else None) or next(others, "s")
+            for k in keys}
 
 
 def short(name: str, limit: int = 30) -> str:
@@ -93,9 +100,10 @@ def _ceilings(spec: HwSpec, precision: str) -> tuple[list[tuple[str, float]],
 
 
 def _limits(points: Sequence[RoofPoint], peaks: list[tuple[str, float]],
-            levels: list[tuple[str, float]]) -> tuple[tuple[float, float], tuple[float, float]]:
+            levels: list[tuple[str, float]], more_perf: Sequence[float] = ()
+            ) -> tuple[tuple[float, float], tuple[float, float]]:
     ai = [p.intensity for p in points if p.intensity > 0]
-    perf = [p.attainable_flops for p in points if p.attainable_flops > 0]
+    perf = [f for f in [*(p.attainable_flops for p in points), *more_perf] if f > 0]
     top_peak = peaks[-1][1] if peaks else max(perf)
     bws = [bw for _, bw in levels]
     ridge_hi = top_peak / min(bws)
@@ -183,7 +191,8 @@ def _draw_points(ax: Axes, points: Sequence[RoofPoint]) -> list[tuple[str, RoofP
     return anchors
 
 
-def _legends(ax: Axes, points: Sequence[RoofPoint], numbered: bool) -> None:
+def _legends(ax: Axes, points: Sequence[RoofPoint], numbered: bool,
+             extra: Sequence[Line2D] = ()) -> None:
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
@@ -196,6 +205,7 @@ def _legends(ax: Axes, points: Sequence[RoofPoint], numbered: bool) -> None:
         handles.append(Patch(color="0.35", alpha=0.25, label=f"{OPTIMISTIC}–{PESSIMISTIC} band"))
     if len({p.width for p in points}) > 1:
         handles.append(Line2D([], [], color="0.35", lw=0.9, label="d = 1, 2, … joined"))
+    handles += extra
     format_legend = ax.legend(handles=handles, loc="lower right", fontsize=7.5, framealpha=0.9,
                               title="format · B reuse", title_fontsize=7.5)
     colors = matrix_colors(points)
@@ -213,12 +223,19 @@ def _legends(ax: Axes, points: Sequence[RoofPoint], numbered: bool) -> None:
 
 
 def roofline_figure(points: Sequence[RoofPoint], spec: HwSpec, *, title: str | None = None,
-                    size: tuple[float, float] = (8.0, 5.5), dpi: int = 150) -> Figure:
+                    size: tuple[float, float] = (8.0, 5.5), dpi: int = 150,
+                    measured: Sequence[MeasuredPoint] = ()) -> Figure:
     """Build the roofline of ``points`` against every ceiling of ``spec``.
 
     The plotted marker offsets are exactly (``intensity``, ``attainable_flops``) of each
     point; the roof drawn bold is min(P, β·AI) for the points' unit and memory level.
+    ``measured`` runs are drawn at (intensity, useful FLOPs / measured time), straight
+    below their bound (drawn with the points), joined to it by a dotted line.
     """
+    shown_runs = [m for m in measured if m.bound.intensity > 0 and m.bound.flops_useful > 0]
+    points = [*points, *(m.bound for m in shown_runs)]
+    if not points:
+        raise FigureError("nothing to plot: no results and no measured runs")
     precision = common(points, "precision")
     peaks, levels = _ceilings(spec, precision)
     shown = drawable(points)
@@ -233,10 +250,11 @@ def roofline_figure(points: Sequence[RoofPoint], spec: HwSpec, *, title: str | N
     numbered = n_matrices > _INSIDE_LEGEND_MAX
     fig = new_figure(size, dpi)
     ax = fig.add_subplot()
-    fig.subplots_adjust(left=0.13, right=0.97, bottom=0.1, top=0.91)
+    fig.subplots_adjust(left=0.13, right=0.97, bottom=0.1, top=0.88 if shown_runs else 0.91)
     ax.set_xscale("log")
     ax.set_yscale("log")
-    xlim, ylim = _limits(points, peaks, levels)
+    xlim, ylim = _limits(points, peaks, levels,
+                         [m.measured_flops for m in shown_runs])
     ax.set_xlim(*xlim)
     ax.set_ylim(*ylim)
     log_axis(ax.xaxis, "")
@@ -248,7 +266,12 @@ def roofline_figure(points: Sequence[RoofPoint], spec: HwSpec, *, title: str | N
     ax.set_title(title or f"Roofline: {spec.device}, {precision} ({kernel})", fontsize=10)
     _draw_ceilings(ax, peaks, levels, roof, precision)
     anchors = _draw_points(ax, points)
-    _legends(ax, points, numbered)
+    if shown_runs:
+        draw_gaps(ax, shown_runs, matrix_colors(points),
+                  lambda m: (m.bound.intensity, m.bound.attainable_flops),
+                  lambda m: (m.bound.intensity, m.measured_flops), "roofline")
+        ax.set_title(f"{ax.get_title()}\n{gap_summary(shown_runs)}", fontsize=9.5)
+    _legends(ax, points, numbered, gap_handles(shown_runs) if shown_runs else [])
     _label(ax, points, anchors, numbered)
     if hidden:
         ax.text(0.01, 0.01, f"{hidden} result(s) with no work not shown", fontsize=7,

@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any
 from ..errors import FigureError
 from ..hardware.spec import HwSpec
 from ..units import si
+from .gaps import draw_gaps, gap_handles, gap_summary
+from .measured import MeasuredPoint
 from .points import RoofPoint, common
 from .roof import decades, drawable, matrix_colors, model_markers, series, short
 from .style import log_axis, new_figure
@@ -25,6 +27,7 @@ from .style import log_axis, new_figure
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
+    from matplotlib.lines import Line2D
 
 __all__ = ["time_roofline_figure"]
 
@@ -82,8 +85,28 @@ def _box(ax: Axes, x: float, y: float, text: str) -> None:
             transform=ax.transData, zorder=4)
 
 
-def _times(ax: Axes, points: Sequence[RoofPoint], launch: float | None) -> None:
+def _run_at(m: MeasuredPoint) -> tuple[float, float]:
+    """A measured run in the time plane: its bound's (memory, compute) times scaled onto the
+    iso-time curve of the measured time."""
+    k = m.time_scale(m.measured_s)
+    return m.bound.memory_s * k, m.bound.compute_s * k
+
+
+def _sol_at(m: MeasuredPoint) -> tuple[float, float]:
+    """Where the bound is in the time plane: on the iso-time curve of its SoL time (the
+    edge of the launch square for a launch-bound run, the model point otherwise)."""
+    k = m.time_scale(m.bound.sol_s)
+    return m.bound.memory_s * k, m.bound.compute_s * k
+
+
+def _model_at(m: MeasuredPoint) -> tuple[float, float]:
+    return m.bound.memory_s, m.bound.compute_s
+
+
+def _times(ax: Axes, points: Sequence[RoofPoint], launch: float | None,
+           measured: Sequence[MeasuredPoint] = ()) -> None:
     both = [p.memory_s for p in points] + [p.compute_s for p in points]
+    both += [t for m in measured for t in _run_at(m)]
     lim = _square(both, [launch] if launch else [])
     ax.set_xlim(*lim)
     ax.set_ylim(*lim)
@@ -107,10 +130,12 @@ def _times(ax: Axes, points: Sequence[RoofPoint], launch: float | None) -> None:
     ax.set_ylabel("compute time  FLOPs / P")
     ax.set_title("time plane (dashed: run time max(compute, memory) = T)", fontsize=9)
     _scatter(ax, points, "memory_s", "compute_s", "time")
-    _legend(ax, points)
+    if measured:
+        draw_gaps(ax, measured, matrix_colors(points), _sol_at, _run_at, "time", _model_at)
+    _legend(ax, points, gap_handles(measured) if measured else [])
 
 
-def _legend(ax: Axes, points: Sequence[RoofPoint]) -> None:
+def _legend(ax: Axes, points: Sequence[RoofPoint], extra: Sequence[Line2D] = ()) -> None:
     """Matrices by colour and (format, model) by marker, beside the time plane."""
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
@@ -119,18 +144,29 @@ def _legend(ax: Axes, points: Sequence[RoofPoint]) -> None:
                                      for name, c in matrix_colors(points).items()]
     handles += [Line2D([], [], ls="", marker=m, color="0.35", label=f"{storage} · {model}")
                 for (storage, model), m in model_markers(points).items()]
+    handles += extra
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.03, 1.0), fontsize=7,
               frameon=False, ncol=math.ceil(len(handles) / 30), borderaxespad=0.0)
 
 
 def time_roofline_figure(points: Sequence[RoofPoint], spec: HwSpec, *,
                          title: str | None = None, size: tuple[float, float] = (12.0, 5.5),
-                         dpi: int = 150) -> Figure:
+                         dpi: int = 150, measured: Sequence[MeasuredPoint] = ()) -> Figure:
     """Build the two planes for ``points``; P and β are the roofs that bounded them.
 
     Marker offsets are (``bytes_total``, ``flops_executed``) on the left and
-    (``memory_s``, ``compute_s``) on the right, exactly as computed.
+    (``memory_s``, ``compute_s``) on the right, exactly as computed. ``measured`` runs are
+    drawn with their bounds: in the time plane each run sits on the iso-time curve of its
+    measured time, at its bound's ratio of memory to compute time
+    (:meth:`MeasuredPoint.time_scale`), joined by a dotted line to the same ratio on the
+    iso-time curve of the bound (a grey line leads there from a launch-bound run's model
+    point); on the left a run moves the same bytes and FLOPs as its bound.
     """
+    runs = [m for m in measured if m.bound.memory_s > 0 and m.bound.compute_s > 0
+            and m.bound.flops_executed > 0 and m.bound.bytes_total > 0]
+    points = [*points, *(m.bound for m in runs)]
+    if not points:
+        raise FigureError("nothing to plot: no results and no measured runs")
     precision = common(points, "precision")
     shown = drawable(points)
     if not shown:
@@ -139,17 +175,19 @@ def time_roofline_figure(points: Sequence[RoofPoint], spec: HwSpec, *,
     launch = spec.launch_overhead.value if spec.launch_overhead else None
     fig = new_figure(size, dpi)
     left, right = fig.subplots(1, 2)
-    fig.subplots_adjust(left=0.08, right=0.85, bottom=0.11, top=0.86, wspace=0.25)
+    fig.subplots_adjust(left=0.08, right=0.85, bottom=0.11, top=0.83 if runs else 0.86,
+                        wspace=0.25)
     for ax in (left, right):
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.grid(True, which="major", color="0.93", lw=0.5, zorder=0)
     _complexity(left, shown, peak, bw, launch)
-    _times(right, shown, launch)
+    _times(right, shown, launch, runs)
     unit, level = shown[0].unit, shown[0].memory_level
     note = "" if launch else "; the spec gives no launch overhead"
-    fig.suptitle(title or f"Time-based roofline: {spec.device}, {unit} {precision} "
-                 f"P = {si(peak, 'FLOP/s')}, {level} β = {si(bw, 'B/s')}{note}", fontsize=10)
+    text = title or (f"Time-based roofline: {spec.device}, {unit} {precision} "
+                     f"P = {si(peak, 'FLOP/s')}, {level} β = {si(bw, 'B/s')}{note}")
+    fig.suptitle(f"{text}\n{gap_summary(runs)}" if runs else text, fontsize=10)
     return fig
 
 

@@ -24,7 +24,10 @@ def record(j: Judged) -> dict[str, Any]:
             "measured_s": j.run.time_s, "bound_s": b.sol_s, "pct_sol": j.pct_sol,
             "measured_over_bound": j.ratio, "bound": b.bound, "band": j.band,
             "memory_level": b.memory_level, "bytes_total": j.bytes_total,
+            "flops_useful": j.flops_useful, "flops_executed": j.flops_executed,
             "compute_s": b.compute_s, "memory_s": b.memory_s, "launch_s": b.launch_s,
+            "unit": b.unit, "precision": b.precision, "peak_flops": b.peak_flops,
+            "bandwidth": b.bandwidth, "attainable_flops": b.attainable_flops,
             "violation": j.violation, "note": b.note}
 
 

@@ -1,0 +1,131 @@
+"""Measured runs beside their bound, for the figures: each run is its bound as a
+:class:`~sparsroof.plot.points.RoofPoint` plus the time it took.
+
+Runs come from judged runs in memory (:func:`sparsroof.compare.judge`), from the JSON of
+``sparsroof compare -O json`` (read as it is), or from anything ``compare`` reads (a CSV of
+times, ``bench -O json``, Ginkgo's JSON), which is judged here first.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..compare import Judged, judge, read_runs
+from ..errors import FigureError
+from .points import OPTIMISTIC, RoofPoint
+
+__all__ = ["MeasuredPoint", "measured_points", "read_measured", "measured_spec"]
+
+
+@dataclass(frozen=True)
+class MeasuredPoint:
+    """One measured run: where its bound sits and how long the run took (SI)."""
+
+    bound: RoofPoint
+    measured_s: float
+    spec: str
+    source: str
+
+    @property
+    def ratio(self) -> float:
+        """Measured time over the bound (1 = at the speed of light, < 1 = violation)."""
+        return self.measured_s / self.bound.sol_s if self.bound.sol_s > 0 else float("inf")
+
+    @property
+    def violation(self) -> bool:
+        return self.measured_s < self.bound.sol_s
+
+    @property
+    def measured_flops(self) -> float:
+        """Useful FLOP/s the run reached: its place on the roofline, below its bound."""
+        return self.bound.flops_useful / self.measured_s
+
+    def time_scale(self, seconds: float) -> float:
+        """Factor that moves the bound's (memory time, compute time) onto the iso-time
+        curve max(t_m, t_c) = ``seconds``, keeping their ratio (0 if neither is positive).
+
+        With ``seconds`` the bound's SoL time a launch-bound run moves out to the edge of
+        the launch square; with the measured time, to where the run is.
+        """
+        longest = max(self.bound.memory_s, self.bound.compute_s)
+        return seconds / longest if longest > 0 else 0.0
+
+
+def measured_points(judged: Iterable[Judged]) -> list[MeasuredPoint]:
+    """Judged runs as measured points (the bound is the optimistic one ``compare`` uses)."""
+    out = []
+    for j in judged:
+        b = j.bound
+        point = RoofPoint(
+            matrix=j.matrix, kernel=j.run.kernel, width=j.run.width, storage=j.run.storage,
+            model=OPTIMISTIC, unit=b.unit, precision=b.precision,
+            intensity=j.flops_useful / j.bytes_total if j.bytes_total else 0.0,
+            attainable_flops=b.attainable_flops, flops_useful=j.flops_useful,
+            flops_executed=j.flops_executed, bytes_total=j.bytes_total,
+            compute_s=b.compute_s, memory_s=b.memory_s, launch_s=b.launch_s,
+            sol_s=b.sol_s, bound=b.bound, memory_level=b.memory_level,
+            peak_flops=b.peak_flops, bandwidth=b.bandwidth)
+        out.append(MeasuredPoint(point, j.run.time_s, j.spec, j.run.source))
+    return out
+
+
+#: a compare JSON run's field -> the RoofPoint field it fills
+_RECORD = {"matrix": "matrix", "kernel": "kernel", "d": "width", "format": "storage",
+           "unit": "unit", "precision": "precision", "attainable_flops": "attainable_flops",
+           "flops_useful": "flops_useful", "flops_executed": "flops_executed",
+           "bytes_total": "bytes_total", "compute_s": "compute_s", "memory_s": "memory_s",
+           "launch_s": "launch_s", "bound_s": "sol_s", "bound": "bound",
+           "memory_level": "memory_level", "peak_flops": "peak_flops",
+           "bandwidth": "bandwidth"}
+
+
+def _from_record(source: str, i: int, r: Any) -> MeasuredPoint:
+    where = f"{source}: runs[{i}]"
+    if not isinstance(r, dict):
+        raise FigureError(f"{where}: expected an object")
+    missing = [k for k in (*_RECORD, "measured_s", "spec") if k not in r]
+    if missing:
+        raise FigureError(f"{where}: missing {', '.join(missing)} (write it with this "
+                          "version's 'sparsroof compare -O json')")
+    values = {field: r[key] for key, field in _RECORD.items()}
+    flops, nbytes = float(r["flops_useful"]), float(r["bytes_total"])
+    point = RoofPoint(model=OPTIMISTIC, intensity=flops / nbytes if nbytes else 0.0,
+                      **values)
+    return MeasuredPoint(point, float(r["measured_s"]), str(r["spec"]),
+                         str(r.get("source", where)))
+
+
+def read_measured(path: str | Path, *, hw: str = "a100", time_unit: str = "s"
+                  ) -> list[MeasuredPoint]:
+    """Measured points from ``path``: a ``compare -O json`` document as it is; any other
+    file ``compare`` reads is judged first (``hw`` for runs that name no spec). A file of
+    which no run can be judged is an error; a bad row among good ones is left out."""
+    source = str(path)
+    doc = None
+    if source.lower().endswith(".json"):
+        try:
+            doc = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+            raise FigureError(f"{source}: cannot read measured runs: {err}") from None
+    if isinstance(doc, dict) and doc.get("kind") == "compare":
+        points = [_from_record(source, i, r) for i, r in enumerate(doc.get("runs") or [])]
+    else:
+        runs, _ = read_runs(source, time_unit=time_unit)
+        points = measured_points(judge(runs, hw)[0])
+    if not points:
+        raise FigureError(f"{source}: no measured run could be judged "
+                          "(run 'sparsroof compare' on it to see why)")
+    return points
+
+
+def measured_spec(points: Sequence[MeasuredPoint], source: str = "measured runs") -> str:
+    """The one spec every run was bounded on: a figure's ceilings belong to one device."""
+    specs = sorted({p.spec for p in points})
+    if len(specs) != 1:
+        raise FigureError(f"{source}: runs were bounded on {', '.join(specs)}; "
+                          "plot each spec's runs separately")
+    return specs[0]
