@@ -13,16 +13,51 @@ True
 Quantities are SI floats: seconds, bytes, FLOP/s and bytes/s.
 """
 
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
 from ._version import __version__
-from .analysis import Analysis, Config, MatrixInfo, Result, analyze, classify
-from .errors import MatrixFileError, OptionError, SparsroofError, SpecError
-from .hardware.library import bundled_names, load_spec
-from .hardware.spec import HwSpec
-from .matrix.mtx import Header, Matrix, MatrixLike, load, peek
-from .model.bound import Bound, bound
-from .model.traffic import Traffic, traffic
-from .structure.classify import Verdict
-from .structure.features import Structure, measure
+
+if TYPE_CHECKING:
+    from .analysis import Analysis, Config, MatrixInfo, Result, analyze, classify
+    from .errors import MatrixFileError, OptionError, SparsroofError, SpecError
+    from .hardware.library import bundled_names, load_spec
+    from .hardware.spec import HwSpec
+    from .matrix.mtx import Header, Matrix, MatrixLike, load, peek
+    from .model.bound import Bound, bound
+    from .model.traffic import Traffic, traffic
+    from .structure.classify import Verdict
+    from .structure.features import Structure, measure
+
+#: public name -> the module that defines it; imported on first use, so that the command
+#: line (which imports this package first) pays only for what a command needs
+_HOMES = {
+    **dict.fromkeys(["Analysis", "Config", "MatrixInfo", "Result", "analyze", "classify"],
+                    "analysis"),
+    **dict.fromkeys(["MatrixFileError", "OptionError", "SparsroofError", "SpecError"], "errors"),
+    **dict.fromkeys(["bundled_names", "load_spec"], "hardware.library"),
+    "HwSpec": "hardware.spec",
+    **dict.fromkeys(["Header", "Matrix", "MatrixLike", "load", "peek"], "matrix.mtx"),
+    **dict.fromkeys(["Bound", "bound"], "model.bound"),
+    **dict.fromkeys(["Traffic", "traffic"], "model.traffic"),
+    "Verdict": "structure.classify",
+    **dict.fromkeys(["Structure", "measure"], "structure.features"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f".{_HOMES[name]}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_HOMES})
+
 
 __all__ = [
     "__version__",

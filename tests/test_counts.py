@@ -1,4 +1,4 @@
-"""The numpy and compiled routes of the distinct-count features agree exactly."""
+"""The numpy, native and numba routes of the distinct-count features agree exactly."""
 
 from __future__ import annotations
 
@@ -8,15 +8,37 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sparsroof.matrix.generate import stencil_2d
-from sparsroof.structure.counts import counts
+from sparsroof.structure.counts import counts, native
+
+_COMPILED = ["numba", *(["native"] if native() is not None else [])]
+_FIELDS = ("scalars", "panel_total", "panel_max", "blocks", "nm_hist", "diag", "row_lengths",
+           "col_lengths")
 
 
 def _both(row: np.ndarray, col: np.ndarray, rows: int, cols: int) -> None:
     a = counts(row, col, rows, cols, halfwidth=3, route="numpy")
-    b = counts(row, col, rows, cols, halfwidth=3, route="compiled")
-    for name in ("scalars", "panel_total", "panel_max", "blocks", "nm_hist", "diag"):
-        np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
-    assert a.mirror == b.mirror
+    for route in _COMPILED:
+        for dtype in (np.int32, np.int64):
+            b = counts(row.astype(dtype), col.astype(dtype), rows, cols, halfwidth=3,
+                       route=route)
+            for name in _FIELDS:
+                np.testing.assert_array_equal(getattr(a, name), getattr(b, name),
+                                              err_msg=f"{route} {dtype.__name__} {name}")
+            assert a.mirror == b.mirror
+
+
+def test_native_route_is_built() -> None:
+    """The package builds its C passes (skipped where no C compiler was at hand)."""
+    if native() is None:
+        pytest.skip("sparsroof.structure._native was not built")
+    assert counts(np.array([0]), np.array([0]), 1, 1, 0).scalars[5] == 1
+
+
+def test_native_route_rejects_an_index_outside_the_matrix() -> None:
+    if native() is None:
+        pytest.skip("sparsroof.structure._native was not built")
+    with pytest.raises(ValueError, match="outside"):
+        counts(np.array([0, 3]), np.array([0, 0]), 2, 2, 0, route="native")
 
 
 @st.composite

@@ -123,3 +123,32 @@ def test_the_reader_sees_a_lazy_upward_import() -> None:
     found = _imports(fake, code)
     assert "sparsroof.report.analysis" in found
     assert LAYER[_room(_module(fake))] > LAYER[_room("sparsroof.report.analysis")]
+
+
+def test_help_lists_each_command_by_its_own_summary() -> None:
+    """``sparsroof --help`` lists the commands without importing them: the summaries it
+    shows must be what each command's help would give."""
+    import click
+
+    from sparsroof.cli import COMMANDS, SUMMARIES, cli, short_help
+
+    assert set(SUMMARIES) == set(COMMANDS)
+    ctx = click.Context(cli)
+    for name in COMMANDS:
+        command = cli.get_command(ctx, name)
+        assert command is not None
+        for limit in (30, 45, 80, 200):
+            assert short_help(name, limit) == command.get_short_help_str(limit), name
+
+
+def test_help_imports_no_command_and_no_numpy() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys; from sparsroof.cli import cli; from click.testing import CliRunner; "
+            "CliRunner().invoke(cli, ['--help']); "
+            "print(sorted(m for m in sys.modules if m == 'numpy' or m.startswith('sparsroof.cli.')"
+            " and m not in ('sparsroof.cli.guard',)))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "[]"

@@ -1,7 +1,8 @@
 """The ``sparsroof`` command line: parse options, call the core, render, exit.
 
 Each subcommand lives in its own module, named in :data:`COMMANDS`, and is imported
-only when it runs.
+only when it runs; ``sparsroof --help`` lists them from :data:`SUMMARIES` and imports
+none (a test holds each summary to its command's own help text).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import sys
 import click
 
 from .._version import __version__
-from .common import run_guarded
+from .guard import run_guarded
 
 __all__ = ["cli", "main"]
 
@@ -24,6 +25,36 @@ COMMANDS = {
     "generate": "generate",
     "hw": "hw", "plot": "plot", "report": "report_cmd", "spy": "spy", "whatif": "whatif",
 }
+
+#: command name -> first sentence of its help, as ``sparsroof --help`` lists it
+SUMMARIES = {
+    "analyze": "Speed-of-light latency and roofline position of SpMV/SpMM for each MATRIX.",
+    "batch": "Analyse every matrix under DIR (recursively) into a SQLite result store.",
+    "bench": "Time each format's SpMV/SpMM kernel on MATRIX here: median time, achieved GB/s "
+             "and GFLOP/s, and the share of the speed of light.",
+    "calibrate": "Measure this host's memory roofs, time every format's SpMV on a sweep of "
+                 "generated matrices (rows x entries per row x pattern), fit the time per "
+                 "format and save it.",
+    "check": "Check every limit of the BUDGET.yaml file against the models.",
+    "classify": "Structure class of each MATRIX, with its confidence and the deciding features.",
+    "compare": "Judge measured run times against their bound: per run the bound, the measured "
+               "time, the % of SoL and the term that bound it (launch floor, a memory level, "
+               "compute).",
+    "formats": "Storage formats of MATRIX for SpMV: bytes, FLOPs, predicted time, the best one, "
+               "and the partition of the rows into blocks of strips, each in its best format.",
+    "generate": "Write a seeded matrix of a known structure class as Matrix Market.",
+    "hw": "Hardware specs: list the bundled ones, show one, validate your own, probe this host.",
+    "plot": "Draw figures from saved results.",
+    "report": "Summarise a result STORE written by 'sparsroof batch'.",
+    "spy": "Density image of MATRIX: entries binned into cells, log colour scale.",
+    "whatif": "Speed-of-light latency and speedup of a whole pruned model, per pattern and "
+              "level.",
+}
+
+
+def short_help(name: str, limit: int) -> str:
+    """The command's summary shortened as click shortens a command's help."""
+    return click.Command(name, help=SUMMARIES[name]).get_short_help_str(limit)
 
 
 class LazyGroup(click.Group):
@@ -51,6 +82,13 @@ class LazyGroup(click.Group):
             hint = f"; did you mean {close[0]!r}?" if close else ""
             raise click.UsageError(f"no command {name!r}{hint}", ctx)
         return super().resolve_command(ctx, args)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The command list, as click writes it, without importing the commands."""
+        names = self.list_commands(ctx)
+        limit = formatter.width - 6 - max(map(len, names))
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, short_help(name, limit)) for name in names])
 
 
 @click.group(cls=LazyGroup,

@@ -52,7 +52,7 @@ def command() -> None:
       sparsroof analyze data/*.mtx --output json > results.json
       sparsroof plot roofline results.json -o roofline.png
       sparsroof plot time results.json -o time.pdf
-      sparsroof compare runs.csv --hw v100-sxm2 -O json > judged.json
+      sparsroof compare measured.csv --hw v100-sxm2 -O json > judged.json
       sparsroof plot roofline --measured judged.json -o measured.png
       sparsroof plot sparsity-roofline points.csv -o sparsity.svg
     """

@@ -1,21 +1,25 @@
-"""The distinct-count features of :mod:`sparsroof.structure.features`, by two routes.
+"""The distinct-count features of :mod:`sparsroof.structure.features`, by three routes.
 
-Both return the same :class:`Counts`. The compiled route (:mod:`sparsroof.structure._jit`,
-numba) is the fast one for large matrices, but loading compiled code costs about a second
-in each new process; small matrices take the whole-array numpy route instead, a handful
-of sorts that cost less than that start-up. The tests hold the two routes to the same
-numbers.
+All return the same :class:`Counts`. The native route (``_native``, C compiled when the
+package is built) takes every matrix: importing it costs a millisecond. Where it was not
+built (no C compiler at install), the same passes run through numba
+(:mod:`sparsroof.structure._jit`), whose start-up costs about a second and 150 MiB in each
+new process, so small matrices then take the whole-array numpy route, a handful of sorts
+that cost less than that start-up. The tests hold the routes to the same numbers.
 """
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
+import threading
 from dataclasses import dataclass
+from functools import lru_cache
+from types import ModuleType
 from typing import Any
 
 import numpy as np
 
-__all__ = ["Counts", "SMALL", "SYMMETRY_SAMPLE", "GROUP_SHIFTS", "MAX_COUNT", "counts"]
+__all__ = ["Counts", "SMALL", "SYMMETRY_SAMPLE", "GROUP_SHIFTS", "MAX_COUNT", "ROUTES",
+           "counts", "native"]
 
 #: matrices with at most this many entries take the numpy route
 SMALL = 1 << 18
@@ -25,6 +29,13 @@ SYMMETRY_SAMPLE = 1 << 18
 GROUP_SHIFTS = (1, 2, 3, 4, 5)
 #: entries per N:M group are counted up to this value (larger counts are lumped into it)
 MAX_COUNT = 33
+#: the routes :func:`counts` can be asked for ("compiled": native where built, else numba)
+ROUTES = ("numpy", "compiled", "native", "numba")
+#: the version of the passes this module expects of the native build (a stale build of an
+#: older version is not used)
+_NATIVE_VERSION = 1
+#: below this many entries the native sweeps run one after the other, not on two threads
+_THREADED = 1 << 16
 
 
 @dataclass(frozen=True, eq=False)
@@ -36,7 +47,7 @@ class Counts:
     panels of 2^k rows; ``blocks[t]`` for b = 2^(t+1); ``nm_hist[t, c]`` = groups of
     2^(t+1) columns in a row holding c entries; ``diag`` marks the occupied diagonals
     (offset j - i at index j - i + rows - 1); ``mirror`` = (entries checked, mirrored);
-    ``row_lengths`` the entries of each row.
+    ``row_lengths`` the entries of each row, ``col_lengths`` of each column.
     """
 
     scalars: np.ndarray
@@ -47,6 +58,18 @@ class Counts:
     diag: np.ndarray
     mirror: tuple[int, int] | None
     row_lengths: np.ndarray
+    col_lengths: np.ndarray
+
+
+@lru_cache(maxsize=1)
+def native() -> ModuleType | None:
+    """The ahead-of-time build of the passes, or None where it is missing or stale."""
+    try:
+        from . import _native  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    module: ModuleType = _native
+    return module if getattr(module, "KERNEL_VERSION", None) == _NATIVE_VERSION else None
 
 
 def _levels(rows: int) -> int:
@@ -57,8 +80,60 @@ def _levels(rows: int) -> int:
     return nlev
 
 
-def _compiled(row: np.ndarray, col: np.ndarray, rows: int, cols: int,
-              halfwidth: int) -> Counts:
+def _index_pair(row: np.ndarray, col: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``row`` and ``col`` as contiguous arrays of one signed type, int32 or int64."""
+    dtype = row.dtype if row.dtype == col.dtype and row.dtype in (np.int32, np.int64) \
+        else np.dtype(np.int64)
+    return np.ascontiguousarray(row, dtype), np.ascontiguousarray(col, dtype)
+
+
+def _grouped(k: Any, row: np.ndarray, col: np.ndarray, rows: int,
+             cols: int) -> tuple[np.ndarray, np.ndarray]:
+    """Row pointers and the columns grouped by row, each row sorted (never reordering the
+    caller's array)."""
+    indptr = np.zeros(rows + 1, np.int64)
+    in_order, sorted_rows = k.count_rows(row, col, cols, indptr)
+    colidx = col
+    if not in_order:
+        colidx = np.empty_like(col)
+        k.scatter_rows(row, col, indptr, colidx)
+    if not sorted_rows:
+        colidx = col.copy() if colidx is col else colidx
+        k.sort_rows(indptr, colidx)
+    return indptr, colidx
+
+
+def _native_counts(k: Any, row: np.ndarray, col: np.ndarray, rows: int, cols: int,
+                   halfwidth: int) -> Counts:
+    row, col = _index_pair(row, col)
+    indptr, colidx = _grouped(k, row, col, rows, cols)
+    nlev = _levels(rows)
+    scalars, tot, mx = np.zeros(6, np.int64), np.zeros(nlev, np.int64), np.zeros(nlev, np.int64)
+    nblocks = np.zeros(len(GROUP_SHIFTS), np.int64)
+    hist = np.zeros((len(GROUP_SHIFTS), MAX_COUNT + 1), np.int64)
+    # per column: the last row that touched it, and its length
+    state = np.full((cols, 2), (-1, 0), np.int32 if rows < 2**31 - 1 else np.int64)
+    diag_bits = np.zeros(((rows + cols - 1) >> 6) + 1, np.uint64)
+    # the two sweeps touch disjoint scratch arrays and release the GIL: two cores
+    groups = threading.Thread(target=k.sweep_groups,
+                              args=(indptr, colidx, cols, MAX_COUNT, nblocks, hist))
+    if colidx.size >= _THREADED:
+        groups.start()
+    k.sweep_panels(indptr, colidx, halfwidth, state, diag_bits, scalars, tot, mx)
+    if colidx.size >= _THREADED:
+        groups.join()
+    else:
+        groups.run()
+    diag = np.unpackbits(diag_bits.view(np.uint8), bitorder="little")[: rows + cols - 1]
+    mirror = None
+    if rows == cols:
+        mirror = k.mirrored(indptr, colidx, max(1, colidx.size // SYMMETRY_SAMPLE))
+    return Counts(scalars, tot, mx, nblocks, hist, diag.astype(np.bool_), mirror,
+                  np.diff(indptr), state[:, 1].astype(np.int64))
+
+
+def _numba_counts(row: np.ndarray, col: np.ndarray, rows: int, cols: int,
+                  halfwidth: int) -> Counts:
     from . import _jit
 
     k: Any = _jit  # compiled dispatchers: their signatures are not visible to mypy
@@ -69,18 +144,22 @@ def _compiled(row: np.ndarray, col: np.ndarray, rows: int, cols: int,
     stamp = np.int32 if max(rows, cols) < 2**31 else np.int64
     diag_bits = np.zeros(((rows + cols - 1) >> 6) + 1, np.uint64)
     # the two sweeps touch disjoint scratch arrays; the second runs on another core
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        groups = pool.submit(k.sweep_groups, indptr, colidx, rows, cols, MAX_COUNT)
-        scalars, tot, mx = k.sweep_panels(indptr, colidx, rows, halfwidth,
-                                          np.full(cols, -1, stamp), diag_bits)
-        nblocks, hist = groups.result()
+    found: list[Any] = []
+    groups = threading.Thread(target=lambda: found.extend(
+        k.sweep_groups(indptr, colidx, rows, cols, MAX_COUNT)))
+    groups.start()
+    scalars, tot, mx = k.sweep_panels(indptr, colidx, rows, halfwidth,
+                                      np.full(cols, -1, stamp), diag_bits)
+    groups.join()
+    nblocks, hist = found
     diag = np.unpackbits(diag_bits.view(np.uint8), bitorder="little")[: rows + cols - 1]
     diag = diag.astype(np.bool_)
     mirror = None
     if rows == cols:
         checked, hits = k.mirrored(indptr, colidx, max(1, colidx.size // SYMMETRY_SAMPLE))
         mirror = (int(checked), int(hits))
-    return Counts(scalars, tot, mx, nblocks, hist, diag, mirror, np.diff(indptr))
+    return Counts(scalars, tot, mx, nblocks, hist, diag, mirror, np.diff(indptr),
+                  np.bincount(col, minlength=cols))
 
 
 def _runs(sorted_keys: np.ndarray) -> np.ndarray:
@@ -146,14 +225,24 @@ def _numpy(row: np.ndarray, col: np.ndarray, rows: int, cols: int, halfwidth: in
         off = d != 0
         mirrored = np.isin(j[off] * cols + i[off], keys, assume_unique=False, kind="sort")
         mirror = (int(np.count_nonzero(off)), int(np.count_nonzero(mirrored)))
-    return Counts(scalars, tot, mx, blocks, hist, diag, mirror, np.bincount(i, minlength=rows))
+    return Counts(scalars, tot, mx, blocks, hist, diag, mirror, np.bincount(i, minlength=rows),
+                  np.bincount(j, minlength=cols))
 
 
 def counts(row: np.ndarray, col: np.ndarray, rows: int, cols: int, halfwidth: int,
            route: str | None = None) -> Counts:
-    """Counts of a pattern with at least one entry; ``route`` "numpy" or "compiled"
-    forces a route (by default small matrices take numpy)."""
-    route = route or ("numpy" if row.size <= SMALL else "compiled")
+    """Counts of a pattern with at least one entry; ``route`` (one of :data:`ROUTES`)
+    forces a route: by default the native one, else numba above :data:`SMALL` entries
+    and numpy below."""
+    k = native()
+    if route is None:
+        route = "native" if k is not None else "numpy" if row.size <= SMALL else "numba"
+    elif route == "compiled":
+        route = "native" if k is not None else "numba"
     if route == "numpy":
         return _numpy(row, col, rows, cols, halfwidth)
-    return _compiled(row, col, rows, cols, halfwidth)
+    if route == "numba":
+        return _numba_counts(row, col, rows, cols, halfwidth)
+    if k is None:
+        raise RuntimeError("the native structure passes were not built with this package")
+    return _native_counts(k, row, col, rows, cols, halfwidth)

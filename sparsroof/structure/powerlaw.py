@@ -14,11 +14,12 @@ with the number of distinct degrees, not with the number of columns.
 from __future__ import annotations
 
 import math
+import threading
 from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["PowerLawFit", "fit_power_law"]
+__all__ = ["PowerLawFit", "fit_power_law", "preload"]
 
 _ALPHAS = np.arange(1.05, 8.0, 0.01)
 _MAX_CANDIDATES = 60
@@ -35,6 +36,16 @@ class PowerLawFit:
     tail: int  # number of samples with x >= xmin
     llr: float | None  # log-likelihood ratio power law vs exponential (> 0 favours power law)
     p_value: float | None  # Vuong's two-sided p-value for the sign of llr
+
+
+def _import_special() -> None:
+    import scipy.special  # noqa: F401
+
+
+def preload() -> None:
+    """Import scipy.special (a quarter of a second and more) on another thread, to overlap
+    with work that releases the GIL; the fit's own import then finds it done or waits."""
+    threading.Thread(target=_import_special, name="sparsroof-preload").start()
 
 
 def _candidates(values: np.ndarray, counts: np.ndarray) -> np.ndarray:

@@ -1,0 +1,193 @@
+"""The speed table: each command against its reference, run in turn, median ratios.
+
+Every row times whole processes (a fresh interpreter each, as a user runs them). A row's
+command (A) and its reference (B) run alternately, A B A B ..., and the ratio A/B is
+taken pair by pair, so a machine whose speed drifts (other jobs, frequency) moves both
+sides of a pair alike; the table prints the median of those ratios. Peak memory is the
+child's own maximum resident set (``wait4``), also as a median ratio.
+
+The inputs are made with ``sparsroof generate`` and kept in bench/out/: 10M-entry
+general coordinate files (uniform random, a 2-D Laplacian, a power-law graph) and, for
+the batch row, a folder of 40 matrices of 0.5-1M entries.
+
+Usage: python bench/bench_speed.py [--runs N] [--only WORD[,WORD...]]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+OUT = Path(__file__).resolve().parent / "out"
+ROOT = OUT.parent.parent
+PY = sys.executable
+SPARSROOF = [PY, "-m", "sparsroof"]
+
+#: input name -> arguments of ``sparsroof generate`` (about 10M entries each)
+INPUTS = {
+    "random": ["random", "--rows", "1000000", "--cols", "1000000", "--nnz", "10000000",
+               "--seed", "1"],
+    "lap2d": ["stencil2d", "--n", "1415"],
+    "powerlaw": ["powerlaw", "--n", "1000000", "--mean-degree", "10", "--seed", "1"],
+}
+
+
+def _generate(args: list[str], path: Path) -> None:
+    subprocess.run([*SPARSROOF, "generate", *args, "-o", str(path)], check=True, cwd=ROOT,
+                   stderr=subprocess.DEVNULL)
+
+
+def matrix(name: str) -> str:
+    """The 10M-entry input ``name``, generated on first use."""
+    path = OUT / f"{name}_10m.mtx"
+    if not path.exists():
+        OUT.mkdir(exist_ok=True)
+        _generate(INPUTS[name], path)
+    return str(path)
+
+
+def batch_folder() -> str:
+    """40 matrices of 0.5-1M entries (random, banded and power-law, mixed)."""
+    folder = OUT / "batch40"
+    if not (folder / "done").exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        for k in range(40):
+            nnz = 500_000 + 12_500 * k
+            args = [["random", "--rows", str(nnz // 8), "--cols", str(nnz // 8),
+                     "--nnz", str(nnz), "--seed", str(k)],
+                    ["banded", "--n", str(nnz // 7), "--halfwidth", "3"],
+                    ["powerlaw", "--n", str(nnz // 10), "--seed", str(k)]][k % 3]
+            _generate(args, folder / f"m{k:02d}.mtx")
+        (folder / "done").touch()
+    return str(folder)
+
+
+def bare_load(path: str) -> list[str]:
+    """The reference: fast_matrix_market's read_coo in its own process."""
+    return [PY, "-c", f"import fast_matrix_market as f; f.read_coo({path!r})"]
+
+
+def run_once(cmd: list[str]) -> tuple[float, float]:
+    """(wall seconds, peak resident MiB) of one run of ``cmd``."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    err = proc.stderr.read().decode() if proc.stderr else ""
+    if proc.returncode != 0:
+        raise SystemExit(f"failed ({proc.returncode}): {' '.join(cmd)}\n{err}")
+    return wall, usage.ru_maxrss / 1024
+
+
+@dataclass
+class Row:
+    what: str
+    command: Callable[[], list[str]]
+    reference: Callable[[], list[str]]
+    goal: str
+
+    def measure(self, runs: int) -> tuple[float, float, float, float]:
+        """Median (wall ratio, peak ratio, A seconds, B seconds); the commands are made
+        afresh for every run (which may reset state, untimed)."""
+        run_once(self.command()), run_once(self.reference())  # warm-up: page cache, caches
+        ratios, peaks, a_times, b_times = [], [], [], []
+        for _ in range(runs):
+            a, a_peak = run_once(self.command())
+            b, b_peak = run_once(self.reference())
+            ratios.append(a / b)
+            peaks.append(a_peak / b_peak)
+            a_times.append(a)
+            b_times.append(b)
+        return (statistics.median(ratios), statistics.median(peaks),
+                statistics.median(a_times), statistics.median(b_times))
+
+
+_NO_CACHE: dict[str, list[str]] = {}
+
+
+def no_cache(command: str) -> list[str]:
+    """``--no-cache`` where ``command`` has it (a checkout from before the cache has not)."""
+    if command not in _NO_CACHE:
+        text = subprocess.run([*SPARSROOF, command, "--help"], cwd=ROOT, capture_output=True,
+                              text=True, check=True).stdout
+        _NO_CACHE[command] = ["--no-cache"] if re.search(r"--no-cache(?![-\w])", text) else []
+    return _NO_CACHE[command]
+
+
+def _analyze(name: str, *extra: str) -> Callable[[], list[str]]:
+    return lambda: [*SPARSROOF, "analyze", matrix(name), "--hw", "a100", "-O", "json",
+                    *no_cache("analyze"), *extra]
+
+
+def _cached() -> list[str]:
+    """analyze against another spec, the matrix's structure in the cache already."""
+    subprocess.run([*SPARSROOF, "analyze", matrix("random"), "--hw", "a100", "-O", "json"],
+                   check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
+    return [*SPARSROOF, "analyze", matrix("random"), "--hw", "h100", "-O", "json"]
+
+
+def _batch(workers: int) -> Callable[[], list[str]]:
+    def cmd() -> list[str]:
+        store = Path(tempfile.gettempdir()) / f"sparsroof-bench-batch-{workers}.db"
+        store.unlink(missing_ok=True)
+        return [*SPARSROOF, "batch", batch_folder(), "--hw", "a100", "--workers", str(workers),
+                "--store", str(store), *no_cache("batch")]
+    return cmd
+
+
+ROWS = [
+    Row("analyze random 10M / bare load", _analyze("random"), lambda: bare_load(matrix("random")),
+        "<= 1.3x"),
+    Row("analyze 2-D Laplacian 10M / bare load", _analyze("lap2d"),
+        lambda: bare_load(matrix("lap2d")), "<= 1.3x"),
+    Row("analyze power-law 10M / bare load", _analyze("powerlaw"),
+        lambda: bare_load(matrix("powerlaw")), "<= 1.3x"),
+    Row("analyze --storage all --model all / bare load",
+        _analyze("random", "--storage", "all", "--model", "all"),
+        lambda: bare_load(matrix("random")), "<= 1.6x"),
+    Row("classify random 10M / bare load",
+        lambda: [*SPARSROOF, "classify", matrix("random"), "-O", "json", *no_cache("classify")],
+        lambda: bare_load(matrix("random")), "<= 1.2x"),
+    Row("formats random 10M / bare load",
+        lambda: [*SPARSROOF, "formats", matrix("random"), "--hw", "a100", "-O", "json",
+                 *no_cache("formats")],
+        lambda: bare_load(matrix("random")), "<= 2x, peak <= 1.5x"),
+    Row("sparsroof --help / python -c pass", lambda: [*SPARSROOF, "--help"],
+        lambda: [PY, "-c", "pass"], "<= 0.15 s"),
+    Row("analyze, structure cached / bare load", _cached,
+        lambda: bare_load(matrix("random")), "<= 0.1x"),
+    Row("batch 40 x 0.5-1M: 1 worker / 2 workers", _batch(1), _batch(2), ">= 1.7x"),
+]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", type=int, default=5, help="pairs of runs per row")
+    parser.add_argument("--only", default="", help="rows whose name has one of these words")
+    args = parser.parse_args()
+    # the structure cache of these runs stays in bench/out, away from the user's own
+    os.environ["SPARSROOF_CACHE_DIR"] = str(OUT / "cache")
+    words = [w for w in args.only.split(",") if w]
+    print(f"{'row':48} {'time ratio':>10} {'peak ratio':>10} {'A s':>7} {'B s':>7}  goal")
+    for row in ROWS:
+        if words and not any(w in row.what for w in words):
+            continue
+        ratio, peak, a, b = row.measure(args.runs)
+        print(f"{row.what:48} {ratio:9.2f}x {peak:9.2f}x {a:7.3f} {b:7.3f}  {row.goal}",
+              flush=True)
+    shutil.rmtree(OUT / "cache", ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

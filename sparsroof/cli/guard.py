@@ -1,0 +1,49 @@
+"""Running a command: user errors become one line on stderr and an exit code.
+
+Kept apart from :mod:`sparsroof.cli.common` (the shared options), which imports the
+models: ``sparsroof --help`` needs only this and click.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from ..errors import SparsroofError
+
+__all__ = ["echo_error", "run_guarded"]
+
+
+def echo_error(message: str) -> None:
+    """One line on stderr, prefixed so it can be found in logs."""
+    click.echo(f"sparsroof: error: {message}", err=True)
+
+
+def run_guarded(command: click.Command, argv: list[str] | None) -> int:
+    """Run a click command; user errors become one line and an exit code, never a traceback."""
+    try:
+        code = command.main(args=argv, prog_name="sparsroof", standalone_mode=False)
+    except click.exceptions.Abort:
+        echo_error("aborted")
+        return 130
+    except click.UsageError as err:
+        # one line, as every other error: what is wrong, and where the help is
+        where = err.ctx.command_path if err.ctx is not None else "sparsroof"
+        echo_error(f"{err.format_message()} (see '{where} --help')")
+        return err.exit_code
+    except click.ClickException as err:
+        err.show()
+        return err.exit_code
+    except SparsroofError as err:
+        echo_error(str(err))
+        return err.exit_code
+    except BrokenPipeError:
+        # the reader went away (| head): exit quietly, without a second error at shutdown
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+    except click.exceptions.Exit as err:
+        return err.exit_code
+    return code if isinstance(code, int) else 0

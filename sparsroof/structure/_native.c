@@ -1,0 +1,513 @@
+/* Compiled O(nnz) passes behind sparsroof.structure.counts, ahead of time.
+ *
+ * The same passes as sparsroof/structure/_jit.py (read its docstring for the method),
+ * built with the package so that a process pays no compiler start-up: importing this
+ * module costs about a millisecond, where numba costs about a second and 150 MiB.
+ * Arrays come in through the buffer protocol (numpy arrays, C-contiguous); index arrays
+ * may hold int32 or int64, every output array is int64 (uint64 for the diagonal bitmap)
+ * and allocated by the caller. The sweeps release the GIL.
+ *
+ * The panel sweep keeps, per column, the last row that touched it and the column's
+ * length side by side (one cache line serves both), finds bit lengths with one
+ * count-leading-zeros instruction and sets the diagonal bitmap without a branch: a
+ * random pattern's entries make every branch on their data unpredictable. Its panel
+ * counts cost O(1) per entry and O(rows) in all (see Panels), not O(levels) per row.
+ */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__GNUC__) || defined(__clang__)
+#define INLINE static inline __attribute__((always_inline))
+static inline int bit_length(uint64_t x) { return x ? 64 - __builtin_clzll(x) : 0; }
+#else
+#define INLINE static __forceinline
+static inline int bit_length(uint64_t x) { int n = 0; while (x) { x >>= 1; n++; } return n; }
+#endif
+
+/* bumped whenever a pass changes: the Python side refuses a stale build */
+#define KERNEL_VERSION 1
+
+typedef struct {
+    Py_buffer view;
+    int held;
+} Buf;
+
+static void release(Buf *b, int n) {
+    for (int k = 0; k < n; k++)
+        if (b[k].held) PyBuffer_Release(&b[k].view);
+}
+
+/* A C-contiguous buffer of items of `size` bytes (any size when size == 0). */
+static int get(PyObject *obj, Buf *b, int writable, Py_ssize_t size, const char *what) {
+    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
+    if (PyObject_GetBuffer(obj, &b->view, flags) < 0) return -1;
+    b->held = 1;
+    if ((size && b->view.itemsize != size) ||
+        (!size && b->view.itemsize != 4 && b->view.itemsize != 8)) {
+        PyErr_Format(PyExc_TypeError, "%s: unexpected item size %zd", what, b->view.itemsize);
+        return -1;
+    }
+    return 0;
+}
+
+#define N(b) ((b).view.len / (b).view.itemsize)
+#define WIDE(b) ((b).view.itemsize == 8)
+
+INLINE int64_t at(const void *a, int wide, Py_ssize_t i) {
+    return wide ? ((const int64_t *)a)[i] : (int64_t)((const int32_t *)a)[i];
+}
+
+/* ---- grouping the entries by row ------------------------------------------------ */
+
+INLINE int count_rows_impl(const void *row, const void *col, int wide, Py_ssize_t n,
+                           int64_t *indptr, Py_ssize_t rows, int64_t cols, int *in_order,
+                           int *sorted) {
+    int64_t prev = -1, prev_col = -1;
+    int ordered = 1, srt = 1;
+    for (Py_ssize_t e = 0; e < n; e++) {
+        int64_t r = at(row, wide, e), c = at(col, wide, e);
+        if ((uint64_t)r >= (uint64_t)rows || (uint64_t)c >= (uint64_t)cols) return -1;
+        indptr[r + 1]++;
+        ordered &= r >= prev;
+        srt &= !(r == prev && c < prev_col);
+        prev = r;
+        prev_col = c;
+    }
+    for (Py_ssize_t i = 0; i < rows; i++) indptr[i + 1] += indptr[i];
+    *in_order = ordered;
+    *sorted = ordered && srt;
+    return 0;
+}
+
+/* count_rows(row, col, cols, indptr) -> (in row order, every row's columns sorted);
+ * indptr (rows + 1 zeros) becomes the row pointers */
+static PyObject *count_rows(PyObject *self, PyObject *args) {
+    PyObject *o[3];
+    Py_ssize_t cols;
+    Buf b[3] = {{{0}}};
+    if (!PyArg_ParseTuple(args, "OOnO", &o[0], &o[1], &cols, &o[2])) return NULL;
+    if (get(o[0], &b[0], 0, 0, "row") || get(o[1], &b[1], 0, b[0].view.itemsize, "col") ||
+        get(o[2], &b[2], 1, 8, "indptr")) {
+        release(b, 3);
+        return NULL;
+    }
+    int in_order = 1, sorted = 1, bad;
+    Py_ssize_t n = N(b[0]), rows = N(b[2]) - 1;
+    if (N(b[1]) != n) {
+        release(b, 3);
+        PyErr_SetString(PyExc_ValueError, "count_rows: row and col differ in length");
+        return NULL;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    if (WIDE(b[0]))
+        bad = count_rows_impl(b[0].view.buf, b[1].view.buf, 1, n, b[2].view.buf, rows, cols,
+                              &in_order, &sorted);
+    else
+        bad = count_rows_impl(b[0].view.buf, b[1].view.buf, 0, n, b[2].view.buf, rows, cols,
+                              &in_order, &sorted);
+    Py_END_ALLOW_THREADS
+    release(b, 3);
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "count_rows: an index lies outside the matrix");
+        return NULL;
+    }
+    return Py_BuildValue("(OO)", in_order ? Py_True : Py_False, sorted ? Py_True : Py_False);
+}
+
+INLINE void scatter_impl(const void *row, const void *col, int wide, Py_ssize_t n,
+                         const int64_t *indptr, int64_t *pos, void *out) {
+    for (Py_ssize_t e = 0; e < n; e++) {
+        int64_t r = at(row, wide, e);
+        if (wide)
+            ((int64_t *)out)[pos[r]++] = ((const int64_t *)col)[e];
+        else
+            ((int32_t *)out)[pos[r]++] = ((const int32_t *)col)[e];
+    }
+}
+
+/* scatter_rows(row, col, indptr, out): the stable counting sort of col by row */
+static PyObject *scatter_rows(PyObject *self, PyObject *args) {
+    PyObject *o[4];
+    Buf b[4] = {{{0}}};
+    if (!PyArg_ParseTuple(args, "OOOO", &o[0], &o[1], &o[2], &o[3])) return NULL;
+    if (get(o[0], &b[0], 0, 0, "row") || get(o[1], &b[1], 0, b[0].view.itemsize, "col") ||
+        get(o[2], &b[2], 0, 8, "indptr") || get(o[3], &b[3], 1, b[0].view.itemsize, "out")) {
+        release(b, 4);
+        return NULL;
+    }
+    Py_ssize_t rows = N(b[2]) - 1;
+    int64_t *pos = malloc(sizeof(int64_t) * (rows > 0 ? rows : 1));
+    if (!pos) {
+        release(b, 4);
+        return PyErr_NoMemory();
+    }
+    memcpy(pos, b[2].view.buf, sizeof(int64_t) * rows);
+    Py_BEGIN_ALLOW_THREADS
+    if (WIDE(b[0]))
+        scatter_impl(b[0].view.buf, b[1].view.buf, 1, N(b[0]), b[2].view.buf, pos,
+                     b[3].view.buf);
+    else
+        scatter_impl(b[0].view.buf, b[1].view.buf, 0, N(b[0]), b[2].view.buf, pos,
+                     b[3].view.buf);
+    Py_END_ALLOW_THREADS
+    free(pos);
+    release(b, 4);
+    Py_RETURN_NONE;
+}
+
+static int cmp32(const void *a, const void *b) {
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int cmp64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* sort_rows(indptr, colidx): the columns of every row in increasing order, in place */
+static PyObject *sort_rows(PyObject *self, PyObject *args) {
+    PyObject *o[2];
+    Buf b[2] = {{{0}}};
+    if (!PyArg_ParseTuple(args, "OO", &o[0], &o[1])) return NULL;
+    if (get(o[0], &b[0], 0, 8, "indptr") || get(o[1], &b[1], 1, 0, "colidx")) {
+        release(b, 2);
+        return NULL;
+    }
+    const int64_t *indptr = b[0].view.buf;
+    char *c = b[1].view.buf;
+    int wide = WIDE(b[1]);
+    Py_ssize_t rows = N(b[0]) - 1, size = b[1].view.itemsize;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < rows; i++) {
+        for (int64_t e = indptr[i] + 1; e < indptr[i + 1]; e++) {
+            if (at(c, wide, e) < at(c, wide, e - 1)) {
+                qsort(c + indptr[i] * size, (size_t)(indptr[i + 1] - indptr[i]), (size_t)size,
+                      wide ? cmp64 : cmp32);
+                break;
+            }
+        }
+    }
+    Py_END_ALLOW_THREADS
+    release(b, 2);
+    Py_RETURN_NONE;
+}
+
+/* ---- the panel sweep -------------------------------------------------------------- */
+
+typedef struct {
+    int64_t bw, near, ndiag, lower, upper, ondiag;
+} Scalars;
+
+/* Distinct columns per panel, from the bit lengths b = bit_length(p XOR i) of the entries
+ * (p: the previous row of the entry's column): an entry is new to its panel at the levels
+ * k < b. So the count of a panel P at level k >= 1 is the sum of its two halves' counts at
+ * level k - 1, less the entries with b = k in P (new below k, not at k); at level 0 it is
+ * the row's length less its repeated entries (b = 0). acc[off[k] + P] collects, for
+ * k >= 1, the level-(k - 1) counts of P's rows (row by row for k = 1) less those entries;
+ * finish() adds the halves level by level, so every level costs O(rows) in all rather
+ * than O(rows) per row. */
+typedef struct {
+    int nlev;
+    int64_t off[66];  /* start of level k's panels in acc (k >= 1) */
+    int64_t *acc;
+} Panels;
+
+static int panels_init(Panels *p, int64_t rows, int nlev) {
+    int64_t total = 0;
+    p->nlev = nlev;
+    for (int k = 1; k < nlev; k++) {
+        p->off[k] = total;
+        total += ((rows - 1) >> k) + 1;
+    }
+    p->acc = calloc((size_t)(total > 0 ? total : 1), sizeof(int64_t));
+    return p->acc ? 0 : -1;
+}
+
+static void panels_finish(Panels *p, int64_t rows, int64_t *tot, int64_t *mx) {
+    for (int k = 1; k < p->nlev; k++) {
+        int64_t n = ((rows - 1) >> k) + 1, *a = p->acc + p->off[k];
+        if (k > 1) {  /* add the halves' counts of level k - 1 */
+            int64_t m = ((rows - 1) >> (k - 1)) + 1, *c = p->acc + p->off[k - 1];
+            for (int64_t q = 0; q < m; q++) a[q >> 1] += c[q];
+        }
+        int64_t t = 0, x = 0;
+        for (int64_t q = 0; q < n; q++) {
+            t += a[q];
+            x = a[q] > x ? a[q] : x;
+        }
+        tot[k] = t;
+        mx[k] = x;
+    }
+}
+
+/* state: 2 int32 (or int64) per column: the last row that touched it (-1: none) and its
+ * entries so far */
+INLINE void panels_impl(const int64_t *indptr, const void *colidx, int wide, int64_t rows,
+                        int64_t halfwidth, void *state, int swide, uint64_t *diag,
+                        Panels *pan, int64_t *tot, int64_t *mx, Scalars *s) {
+    int32_t *st32 = state;
+    int64_t *st64 = state;
+    int nlev = pan->nlev;
+    int64_t *acc = pan->acc;
+    int64_t bw = 0, near = 0, ndiag = 0, lower = 0, upper = 0, ondiag = 0, t0 = 0, m0 = 0;
+    for (int64_t i = 0; i < rows; i++) {
+        int64_t beg = indptr[i], end = indptr[i + 1], repeated = 0;
+        for (int64_t idx = beg; idx < end; idx++) {
+            int64_t j = at(colidx, wide, idx);
+            int64_t d = j - i, ad = d < 0 ? -d : d;
+            bw = ad > bw ? ad : bw;
+            near += ad <= halfwidth;
+            ondiag += d == 0;
+            uint64_t bit = (uint64_t)(d + rows - 1);
+            uint64_t word = diag[bit >> 6], mask = UINT64_C(1) << (bit & 63);
+            ndiag += (word & mask) == 0;
+            diag[bit >> 6] = word | mask;
+            int64_t p;
+            if (swide) {
+                p = st64[2 * j];
+                st64[2 * j] = i;
+                st64[2 * j + 1]++;
+            } else {
+                p = st32[2 * j];
+                st32[2 * j] = (int32_t)i;
+                st32[2 * j + 1]++;
+            }
+            if (p < 0) {
+                upper += d > 0 ? d : 0;
+            } else {  /* p < i < 2^(nlev - 1), so 0 <= b < nlev */
+                int b = bit_length((uint64_t)(p ^ i));
+                if (b == 0)
+                    repeated++;
+                else
+                    acc[pan->off[b] + (i >> b)]--;
+            }
+        }
+        if (end > beg) {
+            int64_t first = i - at(colidx, wide, beg);
+            lower += first > 0 ? first : 0;
+        }
+        int64_t c0 = end - beg - repeated;  /* row i's distinct columns: level 0 */
+        t0 += c0;
+        m0 = c0 > m0 ? c0 : m0;
+        if (nlev > 1) acc[pan->off[1] + (i >> 1)] += c0;
+    }
+    tot[0] = t0;
+    mx[0] = m0;
+    s->bw = bw, s->near = near, s->ndiag = ndiag;
+    s->lower = lower, s->upper = upper, s->ondiag = ondiag;
+}
+
+/* sweep_panels(indptr, colidx, halfwidth, state, diag, scalars, tot, mx) */
+static PyObject *sweep_panels(PyObject *self, PyObject *args) {
+    PyObject *o[7];
+    Py_ssize_t halfwidth;
+    Buf b[7] = {{{0}}};
+    if (!PyArg_ParseTuple(args, "OOnOOOOO", &o[0], &o[1], &halfwidth, &o[2], &o[3], &o[4],
+                          &o[5], &o[6]))
+        return NULL;
+    if (get(o[0], &b[0], 0, 8, "indptr") || get(o[1], &b[1], 0, 0, "colidx") ||
+        get(o[2], &b[2], 1, 0, "state") || get(o[3], &b[3], 1, 8, "diag") ||
+        get(o[4], &b[4], 1, 8, "scalars") || get(o[5], &b[5], 1, 8, "tot") ||
+        get(o[6], &b[6], 1, 8, "mx")) {
+        release(b, 7);
+        return NULL;
+    }
+    int64_t rows = N(b[0]) - 1;
+    int nlev = (int)N(b[5]);
+    if (N(b[6]) != nlev || N(b[4]) != 6 || nlev < 1 || nlev > 64 || rows < 1 ||
+        (rows - 1) >> (nlev - 1) != 0) {
+        release(b, 7);
+        PyErr_SetString(PyExc_ValueError, "sweep_panels: output sizes do not match");
+        return NULL;
+    }
+    Panels pan;
+    if (panels_init(&pan, rows, nlev)) {
+        release(b, 7);
+        return PyErr_NoMemory();
+    }
+    Scalars s = {0};
+    int wide = WIDE(b[1]), swide = WIDE(b[2]);
+    int64_t *tot = b[5].view.buf, *mx = b[6].view.buf;
+    Py_BEGIN_ALLOW_THREADS
+    if (wide && swide)
+        panels_impl(b[0].view.buf, b[1].view.buf, 1, rows, halfwidth, b[2].view.buf, 1,
+                    b[3].view.buf, &pan, tot, mx, &s);
+    else if (wide)
+        panels_impl(b[0].view.buf, b[1].view.buf, 1, rows, halfwidth, b[2].view.buf, 0,
+                    b[3].view.buf, &pan, tot, mx, &s);
+    else if (swide)
+        panels_impl(b[0].view.buf, b[1].view.buf, 0, rows, halfwidth, b[2].view.buf, 1,
+                    b[3].view.buf, &pan, tot, mx, &s);
+    else
+        panels_impl(b[0].view.buf, b[1].view.buf, 0, rows, halfwidth, b[2].view.buf, 0,
+                    b[3].view.buf, &pan, tot, mx, &s);
+    panels_finish(&pan, rows, tot, mx);
+    Py_END_ALLOW_THREADS
+    free(pan.acc);
+    int64_t *out = b[4].view.buf;
+    out[0] = s.bw, out[1] = s.near, out[2] = s.ndiag;
+    out[3] = s.lower, out[4] = s.upper, out[5] = s.ondiag;
+    release(b, 7);
+    Py_RETURN_NONE;
+}
+
+/* ---- blocks and N:M groups ---------------------------------------------------------- */
+
+#define LEVELS 5
+
+INLINE void groups_impl(const int64_t *indptr, const void *colidx, int wide, int64_t rows,
+                        int64_t words, uint64_t *bits, int64_t max_count, int64_t *blocks,
+                        int64_t *hist) {
+    int64_t prev[LEVELS], run[LEVELS] = {0};
+    int64_t width = max_count + 1;
+    for (int64_t i = 0; i < rows; i++) {
+        int64_t beg = indptr[i], end = indptr[i + 1];
+        for (int t = 0; t < LEVELS; t++) prev[t] = -1;
+        for (int64_t idx = beg; idx < end; idx++) {
+            int64_t j = at(colidx, wide, idx);
+            for (int t = 0; t < LEVELS; t++) {
+                int64_t g = j >> (t + 1);
+                if (g == prev[t]) break;  /* same group here, so at every coarser level */
+                if (run[t]) {
+                    hist[t * width + (run[t] < max_count ? run[t] : max_count)]++;
+                    run[t] = 0;
+                }
+                prev[t] = g;
+                uint64_t *w = bits + t * words + (g >> 6);
+                uint64_t mask = UINT64_C(1) << (g & 63);
+                blocks[t] += (*w & mask) == 0;
+                *w |= mask;
+            }
+            for (int t = 0; t < LEVELS; t++) run[t]++;
+        }
+        for (int t = 0; t < LEVELS; t++) {
+            if (run[t]) {
+                hist[t * width + (run[t] < max_count ? run[t] : max_count)]++;
+                run[t] = 0;
+            }
+            int k = t + 1;
+            if (((i + 1) & ((INT64_C(1) << k) - 1)) == 0 || i == rows - 1) {
+                int64_t first = indptr[i & ~((INT64_C(1) << k) - 1)];
+                if (end - first > (words >> t)) {
+                    memset(bits + t * words, 0, sizeof(uint64_t) * words);
+                } else {  /* every bit set was set by these entries */
+                    for (int64_t idx = first; idx < end; idx++)
+                        bits[t * words + ((at(colidx, wide, idx) >> k) >> 6)] = 0;
+                }
+            }
+        }
+    }
+}
+
+/* sweep_groups(indptr, colidx, cols, max_count, blocks, hist) */
+static PyObject *sweep_groups(PyObject *self, PyObject *args) {
+    PyObject *o[4];
+    Py_ssize_t cols, max_count;
+    Buf b[4] = {{{0}}};
+    if (!PyArg_ParseTuple(args, "OOnnOO", &o[0], &o[1], &cols, &max_count, &o[2], &o[3]))
+        return NULL;
+    if (get(o[0], &b[0], 0, 8, "indptr") || get(o[1], &b[1], 0, 0, "colidx") ||
+        get(o[2], &b[2], 1, 8, "blocks") || get(o[3], &b[3], 1, 8, "hist")) {
+        release(b, 4);
+        return NULL;
+    }
+    if (N(b[2]) != LEVELS || N(b[3]) != LEVELS * (max_count + 1)) {
+        release(b, 4);
+        PyErr_SetString(PyExc_ValueError, "sweep_groups: output sizes do not match");
+        return NULL;
+    }
+    int64_t words = ((cols >> 1) >> 6) + 2;
+    uint64_t *bits = calloc((size_t)(LEVELS * words), sizeof(uint64_t));
+    if (!bits) {
+        release(b, 4);
+        return PyErr_NoMemory();
+    }
+    int64_t rows = N(b[0]) - 1;
+    Py_BEGIN_ALLOW_THREADS
+    if (WIDE(b[1]))
+        groups_impl(b[0].view.buf, b[1].view.buf, 1, rows, words, bits, max_count,
+                    b[2].view.buf, b[3].view.buf);
+    else
+        groups_impl(b[0].view.buf, b[1].view.buf, 0, rows, words, bits, max_count,
+                    b[2].view.buf, b[3].view.buf);
+    Py_END_ALLOW_THREADS
+    free(bits);
+    release(b, 4);
+    Py_RETURN_NONE;
+}
+
+/* ---- pattern symmetry ----------------------------------------------------------------- */
+
+INLINE void mirrored_impl(const int64_t *indptr, const void *colidx, int wide, int64_t rows,
+                          int64_t n, int64_t stride, int64_t *checked, int64_t *hits) {
+    int64_t i = 0;
+    for (int64_t e = 0; e < n; e += stride) {
+        while (indptr[i + 1] <= e) i++;
+        int64_t j = at(colidx, wide, e);
+        if (j == i || j >= rows) continue;
+        (*checked)++;
+        int64_t lo = indptr[j], hi = indptr[j + 1];
+        while (lo < hi) {
+            int64_t mid = (lo + hi) >> 1;
+            if (at(colidx, wide, mid) < i) lo = mid + 1;
+            else hi = mid;
+        }
+        if (lo < indptr[j + 1] && at(colidx, wide, lo) == i) (*hits)++;
+    }
+}
+
+/* mirrored(indptr, colidx, stride) -> (off-diagonal entries checked, of which mirrored) */
+static PyObject *mirrored(PyObject *self, PyObject *args) {
+    PyObject *o[2];
+    Py_ssize_t stride;
+    Buf b[2] = {{{0}}};
+    if (!PyArg_ParseTuple(args, "OOn", &o[0], &o[1], &stride)) return NULL;
+    if (get(o[0], &b[0], 0, 8, "indptr") || get(o[1], &b[1], 0, 0, "colidx")) {
+        release(b, 2);
+        return NULL;
+    }
+    int64_t checked = 0, hits = 0;
+    int64_t rows = N(b[0]) - 1, n = N(b[1]);
+    if (stride < 1) stride = 1;
+    Py_BEGIN_ALLOW_THREADS
+    if (WIDE(b[1]))
+        mirrored_impl(b[0].view.buf, b[1].view.buf, 1, rows, n, stride, &checked, &hits);
+    else
+        mirrored_impl(b[0].view.buf, b[1].view.buf, 0, rows, n, stride, &checked, &hits);
+    Py_END_ALLOW_THREADS
+    release(b, 2);
+    return Py_BuildValue("(LL)", (long long)checked, (long long)hits);
+}
+
+static PyMethodDef methods[] = {
+    {"count_rows", count_rows, METH_VARARGS,
+     "count_rows(row, col, cols, indptr) -> (in row order, every row's columns sorted)"},
+    {"scatter_rows", scatter_rows, METH_VARARGS,
+     "scatter_rows(row, col, indptr, out): col grouped by row, stably"},
+    {"sort_rows", sort_rows, METH_VARARGS, "sort_rows(indptr, colidx): sort each row in place"},
+    {"sweep_panels", sweep_panels, METH_VARARGS,
+     "sweep_panels(indptr, colidx, halfwidth, state, diag, scalars, tot, mx)"},
+    {"sweep_groups", sweep_groups, METH_VARARGS,
+     "sweep_groups(indptr, colidx, cols, max_count, blocks, hist)"},
+    {"mirrored", mirrored, METH_VARARGS, "mirrored(indptr, colidx, stride) -> (checked, hits)"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_native", "Compiled O(nnz) structure passes (ahead of time).", -1,
+    methods,
+};
+
+PyMODINIT_FUNC PyInit__native(void) {
+    PyObject *m = PyModule_Create(&module);
+    if (m && PyModule_AddIntConstant(m, "KERNEL_VERSION", KERNEL_VERSION) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
