@@ -7,16 +7,34 @@ cache-aware model measured from the matrix is shown beside it.
 
 
 from .config import Config, OptionValue
-from .pipeline import CLASS_MODEL, analyze, analyze_structure, classify, needs_pattern
-from .results import FLOPS_CONVENTION, Analysis, MatrixInfo, Result, document, records
+from .pipeline import (
+    CLASS_MODEL,
+    analyze,
+    analyze_structure,
+    classify,
+    needs_pattern,
+    with_reorderings,
+)
+from .results import (
+    FLOPS_CONVENTION,
+    Analysis,
+    Gain,
+    MatrixInfo,
+    Reordering,
+    Result,
+    document,
+    records,
+)
 
 __all__ = [
     "CLASS_MODEL",
     "FLOPS_CONVENTION",
     "Analysis",
     "Config",
+    "Gain",
     "MatrixInfo",
     "OptionValue",
+    "Reordering",
     "Result",
     "analyze",
     "analyze_structure",
@@ -24,4 +42,5 @@ __all__ = [
     "document",
     "needs_pattern",
     "records",
+    "with_reorderings",
 ]

@@ -13,6 +13,7 @@ from ..matrix.mtx import load
 from ..plot import KINDS, plot_analyses
 from ..report.analysis import to_csv, to_json, to_ranks_table, to_table
 from ..report.calibration import predictions_text
+from ..report.reorder import to_reorder_table
 from .common import (
     DTYPE_OPTION,
     HW_OPTION,
@@ -20,6 +21,7 @@ from .common import (
     KERNEL_OPTION,
     MODEL_OPTION,
     OUTPUT_OPTION,
+    REORDER_OPTION,
     STORAGE_OPTION,
     UNIT_OPTION,
     WIDTH_OPTION,
@@ -58,6 +60,7 @@ from .plot import echo_written
 @click.option("--calibration", "calibration_file", default=None, metavar="FILE",
               help="Host calibration (sparsroof calibrate): bound with its measured cache "
                    "roofs, and also predict the measured SpMV time of each calibrated format.")
+@REORDER_OPTION
 @OUTPUT_OPTION
 @click.option("--plot", "plot_path", default=None, metavar="FILE",
               help="Also draw the results to FILE (.png, .svg or .pdf).")
@@ -69,7 +72,7 @@ def command(matrices: tuple[str, ...], hw: str, kernel: str, widths: tuple[str, 
             unit: str | None, precision: str | None, launches: int | None,
             ranks: tuple[str, ...], cache_roof: bool, reuse_factor: float, hub_fraction: float,
             block_size: str | None, output: str, plot_path: str | None, plot_kind: str,
-            calibration_file: str | None = None) -> int:
+            calibration_file: str | None = None, reorder: tuple[str, ...] = ()) -> int:
     """Speed-of-light latency and roofline position of SpMV/SpMM for each MATRIX.
 
     MATRIX is a Matrix Market file (.mtx, .mtx.gz) or a DLMC .smtx file. Every good
@@ -81,13 +84,14 @@ def command(matrices: tuple[str, ...], hw: str, kernel: str, widths: tuple[str, 
       sparsroof analyze a.mtx b.mtx.gz --kernel spmm --d 1,4,16,64 --output json
       sparsroof analyze data/lap2d_64.mtx --model all --storage all --kernel spmm --d 16
       sparsroof analyze data/lap2d_64.mtx --hw cascade-lake-node --ranks 1,2,4,8
+      sparsroof analyze shuffled.mtx --hw c2050 --reorder rcm,degree
     """
     spec = load_spec(hw)
     config = Config.from_options(
         kernel=kernel, d=widths, dtype=dtype, index=index, storage=storages, model=models,
         unit=unit, precision=precision, launches=launches, ranks=ranks, cache_roof=cache_roof,
         reuse_factor=reuse_factor, hub_fraction=hub_fraction,
-        block_size=int(block_size) if block_size else None)
+        block_size=int(block_size) if block_size else None, reorder=reorder)
     from ..host.calibrated import load_calibrated
 
     spec, cal = load_calibrated(spec, calibration_file)  # measured cache roofs bound the runs
@@ -125,5 +129,7 @@ def render(analyses: list[Analysis], errors: list[dict[str, str]], output: str,
             console.print(to_table(a))
             if a.distributed:
                 console.print(to_ranks_table(a))
+            if a.reorderings:
+                console.print(to_reorder_table(a))
         if calibrated is not None:
             emit(predictions_text(calibrated))
