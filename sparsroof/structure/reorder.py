@@ -26,11 +26,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
 from ..errors import OptionError
 from ..matrix.mtx import Matrix
+from .counts import SMALL
 
 __all__ = ["ORDERINGS", "Reordered", "ordering", "permute", "reorder"]
 
@@ -54,24 +56,36 @@ class Reordered:
 
 
 def _pattern_csr(row: np.ndarray, col: np.ndarray, shape: tuple[int, int]) -> object:
-    """The pattern as a scipy CSR matrix with int32 indices (the RCM code takes those),
-    built by a counting sort: rows that come in order (as files usually do) are not moved.
+    """The pattern as a scipy CSR matrix with int32 indices (the RCM code takes those).
+    Large patterns are grouped by row with the structure pass's compiled counting sort
+    (entries already in row order, as files usually come, are not moved); small ones by
+    a stable numpy sort, which costs less than loading compiled code.
     """
     import scipy.sparse as sp
 
     rows = shape[0]
-    indptr = np.zeros(rows + 1, np.int32)
-    np.cumsum(np.bincount(row, minlength=rows), out=indptr[1:])
-    in_order = row.size < 2 or bool(np.all(row[1:] >= row[:-1]))
-    indices = col if in_order else col[np.argsort(row, kind="stable")]
+    if row.size > SMALL:
+        from . import _jit
+
+        k: Any = _jit  # compiled dispatchers: their signatures are not visible to mypy
+        indptr, indices, _ = k.group_by_row(np.ascontiguousarray(row),
+                                            np.ascontiguousarray(col), rows)
+    else:
+        indptr = np.zeros(rows + 1, np.int64)
+        np.cumsum(np.bincount(row, minlength=rows), out=indptr[1:])
+        indices = col[np.argsort(row, kind="stable")]
     data = np.ones(row.size, np.int8)
-    return sp.csr_matrix((data, indices.astype(np.int32, copy=False), indptr), shape=shape)
+    return sp.csr_matrix((data, indices.astype(np.int32, copy=False),
+                          indptr.astype(np.int32)), shape=shape)
 
 
 def _rcm(matrix: Matrix) -> tuple[np.ndarray, np.ndarray]:
     from scipy.sparse.csgraph import reverse_cuthill_mckee
 
     m, k = matrix.shape
+    if 2 * matrix.stored_entries >= 2**31 or m + k >= 2**31:
+        raise OptionError(f"{matrix.name}: too large for reverse Cuthill-McKee (scipy's "
+                          "takes 32-bit indices: fewer than 2^30 entries and 2^31 rows)")
     if m == k:
         order = reverse_cuthill_mckee(_pattern_csr(matrix.row, matrix.col, (m, m)),
                                       symmetric_mode=False)
