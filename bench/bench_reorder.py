@@ -10,24 +10,11 @@ RCM. Usage: python bench/bench_reorder.py [GRID_SIDE]  (1415: about 10M entries)
 
 from __future__ import annotations
 
-import statistics
 import sys
 import time
-from collections.abc import Callable
+from functools import partial
 
 from common import OUT, median_seconds
-
-
-def median_cpu_seconds(fn: Callable[[], object], repeat: int = 3) -> float:
-    """Median CPU time (all threads of this process) of ``repeat`` calls, after a warm-up:
-    steadier than wall time on a machine that others share."""
-    fn()
-    times = []
-    for _ in range(repeat):
-        start = time.process_time()
-        fn()
-        times.append(time.process_time() - start)
-    return statistics.median(times)
 
 
 def _shuffled(side: int) -> object:
@@ -64,7 +51,8 @@ def main() -> None:
         "analyze reorder='rcm'": lambda: analyze(m, spec, reorder="rcm"),
     }
     print(f"shuffled {side} x {side} grid Laplacian: {m.stored_entries:,} entries")
-    for label, timer in (("wall", median_seconds), ("cpu", median_cpu_seconds)):
+    cpu = partial(median_seconds, clock=time.process_time)
+    for label, timer in (("wall", median_seconds), ("cpu", cpu)):
         times = {name: timer(fn, repeat=3) for name, fn in parts.items()}
         for name, t in times.items():
             print(f"{name:30s} {label} median {t:7.3f} s")
