@@ -5,13 +5,21 @@ models); the optimistic (compulsory) and pessimistic (random) bounds bracket it,
 cache-aware model measured from the matrix is shown beside it.
 """
 
-
 from .config import Config, OptionValue
-from .pipeline import CLASS_MODEL, analyze, analyze_structure, classify, needs_pattern
+from .pipeline import (
+    CLASS_MODEL,
+    analyze,
+    analyze_structure,
+    classify,
+    needs_pattern,
+    with_reorderings,
+)
 from .results import (
     FLOPS_CONVENTION,
     Analysis,
+    Gain,
     MatrixInfo,
+    Reordering,
     Result,
     Skipped,
     document,
@@ -23,8 +31,10 @@ __all__ = [
     "FLOPS_CONVENTION",
     "Analysis",
     "Config",
+    "Gain",
     "MatrixInfo",
     "OptionValue",
+    "Reordering",
     "Result",
     "Skipped",
     "analyze",
@@ -33,4 +43,5 @@ __all__ = [
     "document",
     "needs_pattern",
     "records",
+    "with_reorderings",
 ]

@@ -10,6 +10,7 @@ from typing import Any
 from ..errors import OptionError
 from ..hardware.spec import UNITS
 from ..model.traffic import INDEX_BYTES, KERNELS, MODELS, STORAGES, VALUE_BYTES
+from ..structure.reorder import ORDERINGS
 
 __all__ = ["Config", "OptionValue"]
 
@@ -33,6 +34,8 @@ def _normalise(name: str, value: OptionValue) -> Any:
         return _names([str(v) for v in _listed(value)], STORAGES)
     if name == "models":
         return _names([str(v) for v in _listed(value)], MODELS, extra=("auto",))
+    if name == "reorder":
+        return _names([str(v) for v in _listed(value)], list(ORDERINGS))
     return value
 
 
@@ -40,7 +43,9 @@ def _normalise(name: str, value: OptionValue) -> Any:
 class Config:
     """What to model. ``models`` may hold "auto" (the class's model, the cache-aware one
     and the optimistic/pessimistic band); ``unit`` None picks the unit per format;
-    ``launches`` None means one launch where the spec has a launch overhead."""
+    ``launches`` None means one launch where the spec has a launch overhead; ``reorder``
+    names orderings (:data:`sparsroof.structure.reorder.ORDERINGS`) whose reordered
+    matrix is analysed too and set beside the original by the cache-aware model."""
 
     kernel: str = "spmv"
     widths: tuple[int, ...] = (1,)
@@ -56,6 +61,7 @@ class Config:
     reuse_factor: float = 0.25
     hub_fraction: float = 0.001
     block_size: int | None = None
+    reorder: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         checks = (
@@ -77,6 +83,10 @@ class Config:
             (self.launches is None or self.launches >= 0, "launches must be 0 or more"),
             (self.block_size is None or self.block_size in (2, 4, 8, 16, 32),
              "the block size must be 2, 4, 8, 16 or 32"),
+            (all(o in ORDERINGS for o in self.reorder),
+             f"unknown ordering in {self.reorder} (choose from {', '.join(ORDERINGS)})"),
+            (not self.reorder or bool({"auto", "cache-aware"} & set(self.models)),
+             "--reorder compares the cache-aware model: keep auto or cache-aware in --model"),
         )
         for ok, message in checks:
             if not ok:

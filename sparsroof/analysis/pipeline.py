@@ -8,7 +8,8 @@ cache-aware model measured from the matrix is shown beside it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..errors import OptionError
@@ -30,10 +31,13 @@ from ..model.traffic import (
 from ..structure.classify import Verdict
 from ..structure.classify import classify as classify_structure
 from ..structure.features import Structure, measure
+from ..structure.reorder import reorder
 from .config import Config, OptionValue
-from .results import Analysis, MatrixInfo, Result, Skipped
+from .reordering import compare
+from .results import Analysis, MatrixInfo, Reordering, Result, Skipped
 
-__all__ = ["CLASS_MODEL", "analyze", "analyze_structure", "classify", "needs_pattern"]
+__all__ = ["CLASS_MODEL", "analyze", "analyze_structure", "classify", "needs_pattern",
+           "with_reorderings"]
 
 #: structure class -> the B model the sparsity-aware SpMM paper gives for it
 CLASS_MODEL = {
@@ -238,8 +242,45 @@ def analyze(matrix: MatrixLike, hw: str | Path | HwSpec = "a100",
     )
     result = analyze_structure(info, s, spec, config, _classify(s) if full else None)
     ranks = _distributed(m, spec, config)
-    return Analysis(result.matrix, result.spec, result.device, result.structure,
-                    result.verdict, result.results, ranks, result.skipped)
+    result = Analysis(result.matrix, result.spec, result.device, result.structure,
+                      result.verdict, result.results, ranks, result.skipped)
+    return replace(result, reorderings=_reorderings(m, spec, config, result))
+
+
+def _check_reorder(spec: HwSpec) -> None:
+    if _cache_bytes(spec) is None:
+        raise OptionError(f"{spec.name} gives no cache capacity: --reorder compares the "
+                          "cache-aware model, which needs one")
+
+
+def _reorderings(m: Matrix, spec: HwSpec, config: Config, original: Analysis
+                 ) -> tuple[Reordering, ...]:
+    """Each ordering of ``config.reorder``: permute ``m``, analyse it afresh (structure,
+    class, every result), and set it beside ``original``."""
+    if not config.reorder:
+        return ()
+    _check_reorder(spec)
+    plain = replace(config, reorder=(), ranks=())
+    found = []
+    for name in config.reorder:
+        r = reorder(m, name)
+        found.append((name, r.seconds, analyze(r.matrix, spec, plain)))
+    return compare(original, found)
+
+
+def with_reorderings(original: Analysis, reordered: Sequence[Reordering], spec: HwSpec,
+                     config: Config) -> Analysis:
+    """``original`` (an analysis on ``spec``) with the reorderings of another spec's
+    analysis of the same matrix modelled on ``spec`` too: their structures are reused,
+    not measured again."""
+    if not reordered:
+        return original
+    _check_reorder(spec)
+    plain = replace(config, reorder=(), ranks=())
+    found = [(ro.ordering, ro.seconds,
+              analyze_structure(ro.analysis.matrix, ro.analysis.structure, spec, plain,
+                                ro.analysis.verdict)) for ro in reordered]
+    return replace(original, reorderings=compare(original, found))
 
 
 def classify(matrix: MatrixLike) -> Verdict:

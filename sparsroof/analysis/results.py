@@ -15,8 +15,8 @@ from ..model.traffic import Traffic
 from ..structure.classify import Verdict
 from ..structure.features import Structure
 
-__all__ = ["FLOPS_CONVENTION", "MatrixInfo", "Result", "Skipped", "Analysis", "records",
-           "document"]
+__all__ = ["FLOPS_CONVENTION", "MatrixInfo", "Result", "Skipped", "Analysis", "Gain",
+           "Reordering", "records", "document"]
 
 FLOPS_CONVENTION = "FLOPs = 2 per stored entry per column of B (multiply + add)"
 
@@ -78,11 +78,46 @@ class Analysis:
     results: tuple[Result, ...]
     distributed: tuple[RankBound, ...] = field(default=())
     skipped: tuple[Skipped, ...] = field(default=())
+    reorderings: tuple[Reordering, ...] = field(default=())
 
     def to_dict(self) -> dict[str, Any]:
         """The document ``sparsroof analyze -O json`` prints for this matrix: raw SI
         numbers, under ``matrices[0]``."""
         return document([self])
+
+
+@dataclass(frozen=True)
+class Gain:
+    """One (width, format) of a reordered matrix beside the original order, both by the
+    cache-aware model: the bound's ``gain`` = original SoL / reordered SoL (above 1 is
+    faster), the SoL ``saved_s`` per kernel run, and ``break_even_runs`` = the
+    reordering's seconds / ``saved_s``, the kernel runs that pay for the reordering (None
+    when it saves nothing). ``best``: the ordering of highest gain for this (width,
+    format), when that gain is notable (see :mod:`sparsroof.analysis.reordering`)."""
+
+    width: int
+    storage: str
+    bandwidth: int
+    original_bandwidth: int
+    bytes_b: float
+    original_bytes_b: float
+    sol_s: float
+    original_sol_s: float
+    gain: float
+    saved_s: float
+    break_even_runs: float | None
+    best: bool = False
+
+
+@dataclass(frozen=True)
+class Reordering:
+    """The analysis of the matrix permuted by ``ordering``, the seconds the reordering
+    took on this host, and its gains over the original order."""
+
+    ordering: str
+    seconds: float
+    analysis: Analysis
+    gains: tuple[Gain, ...]
 
 
 def _verdict_dict(a: Analysis) -> dict[str, Any] | None:
@@ -108,10 +143,36 @@ def _rank_dict(rb: RankBound) -> dict[str, Any]:
                          "memory_intensity": mi if math.isfinite(mi) else None}
 
 
+def _reordering_dict(ro: Reordering) -> dict[str, Any]:
+    """A reordering's full result (as a matrix of the document) with its ordering, its
+    cost and its gains."""
+    a = ro.analysis
+    return {"ordering": ro.ordering, "reorder_s": ro.seconds,
+            "gains": [asdict(g) for g in ro.gains],
+            "structure": _structure_dict(a), "class": _verdict_dict(a),
+            "results": [_result_dict(r) for r in a.results]}
+
+
+def _gain_cells(ro: Reordering, row: dict[str, Any]) -> dict[str, Any]:
+    """The gain and break-even of a reordered row of the model reorderings are judged by."""
+    for g in ro.gains:
+        if (row["model"], row["width"], row["storage"]) == ("cache-aware", g.width, g.storage):
+            return {"gain": g.gain, "break_even_runs": g.break_even_runs, "best": g.best}
+    return {}
+
+
 def records(analyses: Iterable[Analysis]) -> list[dict[str, Any]]:
-    """One flat dict per result row: matrix fields, traffic and bound, raw SI numbers."""
+    """One flat dict per result row: matrix fields, traffic and bound, raw SI numbers.
+    With reorderings, each reordered matrix adds its rows, and every row says its
+    ``ordering`` ("original" for the matrix as given) and ``reorder_s``."""
     rows = []
     for a in analyses:
+        if a.reorderings:
+            rows += [r | {"ordering": "original", "reorder_s": 0.0} for r in records([
+                Analysis(a.matrix, a.spec, a.device, a.structure, a.verdict, a.results)])]
+            rows += [r | {"ordering": ro.ordering, "reorder_s": ro.seconds} | _gain_cells(ro, r)
+                     for ro in a.reorderings for r in records([ro.analysis])]
+            continue
         verdict = _verdict_dict(a) or {}
         base = {"matrix": a.matrix.name, "path": a.matrix.path, "spec": a.spec,
                 "rows": a.matrix.rows, "cols": a.matrix.cols,
@@ -142,7 +203,8 @@ def document(analyses: Iterable[Analysis], errors: Iterable[dict[str, str]] = ()
          "structure": _structure_dict(a), "class": _verdict_dict(a),
          "results": [_result_dict(r) for r in a.results],
          "distributed": [_rank_dict(rb) for rb in a.distributed],
-         "not_computed": [asdict(k) for k in a.skipped]}
+         "not_computed": [asdict(k) for k in a.skipped],
+         "reorderings": [_reordering_dict(ro) for ro in a.reorderings]}
         for a in analyses
     ]
     doc["errors"] = list(errors)

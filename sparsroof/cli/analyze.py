@@ -13,12 +13,14 @@ from ..matrix.mtx import load
 from ..plot import KINDS, plot_analyses
 from ..report.analysis import not_computed, to_csv, to_json, to_ranks_table, to_table
 from ..report.calibration import predictions_text
+from ..report.reorder import to_reorder_table
 from .common import (
     DTYPE_OPTION,
     INDEX_OPTION,
     KERNEL_OPTION,
     MODEL_OPTION,
     OUTPUT_OPTION,
+    REORDER_OPTION,
     STORAGE_OPTION,
     UNIT_OPTION,
     WIDE_OPTION,
@@ -61,6 +63,7 @@ from .plot import echo_written
 @click.option("--calibration", "calibration_file", default=None, metavar="FILE",
               help="Host calibration (sparsroof calibrate): bound with its measured cache "
                    "roofs, and also predict the measured SpMV time of each calibrated format.")
+@REORDER_OPTION
 @OUTPUT_OPTION
 @WIDE_OPTION
 @click.option("--plot", "plot_path", default=None, metavar="FILE",
@@ -73,7 +76,8 @@ def command(matrices: tuple[str, ...], hw: str, kernel: str, widths: tuple[str, 
             unit: str | None, precision: str | None, launches: int | None,
             ranks: tuple[str, ...], cache_roof: bool, reuse_factor: float, hub_fraction: float,
             block_size: str | None, output: str, wide: bool, plot_path: str | None,
-            plot_kind: str, calibration_file: str | None = None) -> int:
+            plot_kind: str, calibration_file: str | None = None,
+            reorder: tuple[str, ...] = ()) -> int:
     """Speed-of-light latency and roofline position of SpMV/SpMM for each MATRIX.
 
     MATRIX is a Matrix Market file (.mtx, .mtx.gz) or a DLMC .smtx file. Every good
@@ -87,6 +91,7 @@ def command(matrices: tuple[str, ...], hw: str, kernel: str, widths: tuple[str, 
       sparsroof analyze data/lap2d_64.mtx --hw a100,h100-sxm,mi300x
       sparsroof analyze data/lap2d_64.mtx --hw clx-ridgeline --dtype fp32 --kernel spmm \\
           --d 16 --ranks 1,2,4,8 --plot ridge.png --plot-kind ridgeline
+      sparsroof analyze data/lap2d_64.mtx --hw c2050 --reorder rcm,degree
     """
     specs = [load_spec(name.strip()) for name in dict.fromkeys(hw.split(","))]
     _check_plot(plot_path, plot_kind, ranks, len(specs))
@@ -96,7 +101,7 @@ def command(matrices: tuple[str, ...], hw: str, kernel: str, widths: tuple[str, 
         kernel=kernel, d=widths, dtype=dtype, index=index, storage=storages, model=models,
         unit=unit, precision=precision, launches=launches, ranks=ranks, cache_roof=cache_roof,
         reuse_factor=reuse_factor, hub_fraction=hub_fraction,
-        block_size=int(block_size) if block_size else None)
+        block_size=int(block_size) if block_size else None, reorder=reorder)
     from ..host.calibrated import load_calibrated, prediction
 
     calibrated = [load_calibrated(s, calibration_file) for s in specs]  # measured cache roofs
@@ -152,5 +157,7 @@ def render(groups: list[list[Analysis]], errors: list[dict[str, str]], output: s
             for a in group:
                 if a.distributed:
                     console.print(to_ranks_table(a))
+                if a.reorderings:
+                    console.print(to_reorder_table(a))
         if calibrated is not None:
             emit(predictions_text(calibrated))

@@ -23,6 +23,7 @@ from .common import (
     INDEX_OPTION,
     KERNEL_OPTION,
     MODEL_OPTION,
+    REORDER_OPTION,
     STORAGE_OPTION,
     UNIT_OPTION,
     WIDTH_OPTION,
@@ -86,6 +87,7 @@ def _tell(plan: Plan, summary: RunCounts, store: str) -> None:
 @STORAGE_OPTION
 @MODEL_OPTION
 @UNIT_OPTION
+@REORDER_OPTION
 @click.option("--store", "store_path", default=DEFAULT_STORE, show_default=True,
               type=click.Path(dir_okay=False), help="SQLite file the results go to.")
 @click.option("--workers", "-j", type=click.IntRange(min=1), default=None,
@@ -119,7 +121,7 @@ def command(paths: tuple[str, ...], hws: tuple[str, ...], kernel: str,
             names: tuple[str, ...], min_rows: int | None, max_rows: int | None,
             min_nnz: int | None, max_nnz: int | None, aux: bool, dry_run: bool,
             retry_failed: bool, scheduler: str | None, export_path: str | None,
-            strict: bool) -> int:
+            strict: bool, reorder: tuple[str, ...] = ()) -> int:
     """Analyse every matrix under DIR (recursively) into a SQLite result store.
 
     Finds .mtx, .mtx.gz and .smtx files and SuiteSparse Group/Name.tar.gz archives (read
@@ -136,7 +138,7 @@ def command(paths: tuple[str, ...], hws: tuple[str, ...], kernel: str,
     """
     specs = [load_spec(h) for h in dict.fromkeys(hws)]
     config = Config.from_options(kernel=kernel, d=widths, dtype=dtype, index=index,
-                                 storage=storages, model=models, unit=unit)
+                                 storage=storages, model=models, unit=unit, reorder=reorder)
     if export_path:
         try:
             check_export(export_path)

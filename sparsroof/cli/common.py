@@ -10,6 +10,7 @@ import click
 from ..hardware.spec import UNITS
 from ..model.traffic import INDEX_BYTES, KERNELS, MODELS, STORAGES, VALUE_BYTES
 from ..report.analysis import OUTPUTS
+from ..structure.reorder import ORDERINGS
 from .guard import echo_error, run_guarded
 
 __all__ = [
@@ -19,6 +20,7 @@ __all__ = [
     "DTYPE_OPTION",
     "INDEX_OPTION",
     "OUTPUT_OPTION",
+    "REORDER_OPTION",
     "STORAGE_OPTION",
     "MODEL_OPTION",
     "UNIT_OPTION",
@@ -69,6 +71,12 @@ UNIT_OPTION = click.option(
 OUTPUT_OPTION = click.option(
     "--output", "-O", "output", type=click.Choice(OUTPUTS), default="table", show_default=True,
     help="Result format on stdout.",
+)
+REORDER_OPTION = click.option(
+    "--reorder", "reorder", multiple=True, metavar="NAME[,NAME...]|all",
+    help=f"Also analyse the matrix reordered by each ordering ({', '.join(ORDERINGS)}, or "
+         f"all) and set its cache-aware bound beside the original's, with the reordering's "
+         f"time and the runs that pay for it.",
 )
 
 WIDE_OPTION = click.option(

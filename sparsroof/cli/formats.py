@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import click
 
 from ..advisor.partition import advise, format_rows, prediction_models
@@ -10,6 +12,7 @@ from ..matrix.mtx import load
 from ..model.traffic import STORAGES
 from ..report.formats import formats_csv, formats_json, formats_report
 from ..structure.features import measure
+from ..structure.reorder import ORDERINGS, reorder
 from .common import HW_OPTION, OUTPUT_OPTION, emit, table_console
 
 
@@ -21,9 +24,12 @@ from .common import HW_OPTION, OUTPUT_OPTION, emit, table_console
                    "and partition by them.")
 @click.option("--max-block", type=click.IntRange(min=1), default=64, show_default=True,
               help="Longest block of strips the partition considers.")
+@click.option("--reorder", "ordering", type=click.Choice(list(ORDERINGS)), default=None,
+              help="Advise on the matrix reordered by this ordering (a band can make DIA "
+                   "or ELL win).")
 @OUTPUT_OPTION
 def command(matrix: str, hw: str, calibration_file: str | None, max_block: int,
-            output: str) -> int:
+            output: str, ordering: str | None = None) -> int:
     """Storage formats of MATRIX for SpMV: bytes, FLOPs, predicted time, the best one, and
     the partition of the rows into blocks of strips, each in its best format.
 
@@ -31,12 +37,15 @@ def command(matrix: str, hw: str, calibration_file: str | None, max_block: int,
     Examples:
       sparsroof formats data/lap2d_64.mtx --hw a100
       sparsroof formats data/lap2d_64.mtx --hw myhost.yaml --calibration calibration.json
+      sparsroof formats data/lap2d_64.mtx --hw a100 --reorder rcm
     """
     from ..host.calibrated import load_calibrated
 
     spec = load_spec(hw)
     spec, cal = load_calibrated(spec, calibration_file)
     m = load(matrix)
+    if ordering:
+        m = replace(reorder(m, ordering).matrix, name=f"{m.name} ({ordering} order)")
     s = measure(m)
     rows = format_rows(s, spec, cal.predict_matrix(m, s, STORAGES) if cal else None)
     size, models, single, x_s = prediction_models(spec, s, rows, cal)

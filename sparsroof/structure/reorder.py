@@ -1,0 +1,153 @@
+"""Reorderings of a matrix: permute its rows (and columns) and see what the structure
+becomes.
+
+An ordering is a pair of permutations, ``row_order[new] = old`` and ``col_order[new] =
+old`` (the convention of scipy's ``reverse_cuthill_mckee``): row ``new`` of the reordered
+matrix is row ``row_order[new]`` of the original. The orderings:
+
+* ``rcm`` - reverse Cuthill-McKee (Cuthill & McKee, *Reducing the Bandwidth of Sparse
+  Symmetric Matrices*, 1969; reversed as George proposed), from
+  ``scipy.sparse.csgraph.reverse_cuthill_mckee``: a breadth-first numbering from a
+  low-degree vertex, neighbours by increasing degree, then reversed. It narrows the band,
+  so a row panel touches few distinct columns. A square matrix is ordered symmetrically
+  (the graph of A + Aᵀ, rows and columns alike); a rectangular one by the bipartite graph
+  [[0, A], [Aᵀ, 0]], whose numbering orders the rows and the columns each.
+* ``degree`` - rows by decreasing number of entries (stable: rows of equal length keep
+  their order); a square matrix has its columns permuted alike, so a graph stays a graph.
+  It groups the long rows (the hubs of a graph) together.
+
+Permuting is two gathers over the coordinate arrays (no loop per entry); the entries keep
+their order in the arrays, so the reordered matrix is no longer grouped by row, which
+the structure pass handles.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from ..errors import OptionError
+from ..matrix.mtx import Matrix
+from .counts import SMALL
+
+__all__ = ["ORDERINGS", "Reordered", "ordering", "permute", "reorder"]
+
+#: ordering name -> what it does, in a few words
+ORDERINGS: dict[str, str] = {
+    "rcm": "reverse Cuthill-McKee: a narrow band",
+    "degree": "rows by decreasing length",
+}
+
+
+@dataclass(frozen=True, eq=False)
+class Reordered:
+    """A matrix permuted by an ordering, and the seconds it took on this host (computing
+    the permutation and applying it to the coordinate arrays)."""
+
+    ordering: str
+    matrix: Matrix
+    row_order: np.ndarray
+    col_order: np.ndarray
+    seconds: float
+
+
+def _pattern_csr(row: np.ndarray, col: np.ndarray, shape: tuple[int, int]) -> object:
+    """The pattern as a scipy CSR matrix with int32 indices (the RCM code takes those).
+    Large patterns are grouped by row with the structure pass's compiled counting sort
+    (entries already in row order, as files usually come, are not moved); small ones by
+    a stable numpy sort, which costs less than loading compiled code.
+    """
+    import scipy.sparse as sp
+
+    rows = shape[0]
+    if row.size > SMALL:
+        from . import _jit
+
+        k: Any = _jit  # compiled dispatchers: their signatures are not visible to mypy
+        indptr, indices, _ = k.group_by_row(np.ascontiguousarray(row),
+                                            np.ascontiguousarray(col), rows)
+    else:
+        indptr = np.zeros(rows + 1, np.int64)
+        np.cumsum(np.bincount(row, minlength=rows), out=indptr[1:])
+        indices = col[np.argsort(row, kind="stable")]
+    data = np.ones(row.size, np.int8)
+    return sp.csr_matrix((data, indices.astype(np.int32, copy=False),
+                          indptr.astype(np.int32)), shape=shape)
+
+
+def _rcm(matrix: Matrix) -> tuple[np.ndarray, np.ndarray]:
+    from scipy.sparse.csgraph import reverse_cuthill_mckee
+
+    m, k = matrix.shape
+    if 2 * matrix.stored_entries >= 2**31 or m + k >= 2**31:
+        raise OptionError(f"{matrix.name}: too large for reverse Cuthill-McKee (scipy's "
+                          "takes 32-bit indices: fewer than 2^30 entries and 2^31 rows)")
+    if m == k:
+        order = reverse_cuthill_mckee(_pattern_csr(matrix.row, matrix.col, (m, m)),
+                                      symmetric_mode=False)
+        return order, order
+    # the bipartite graph [[0, A], [A^T, 0]]: rows are vertices 0..m-1, columns m..m+k-1
+    row, col = matrix.row.astype(np.int64), matrix.col.astype(np.int64) + m
+    both = _pattern_csr(np.concatenate((row, col)), np.concatenate((col, row)), (m + k, m + k))
+    order = reverse_cuthill_mckee(both, symmetric_mode=True)
+    return order[order < m], order[order >= m] - m
+
+
+def _degree(matrix: Matrix) -> tuple[np.ndarray, np.ndarray]:
+    lengths = np.bincount(matrix.row, minlength=matrix.rows)
+    order = np.argsort(-lengths, kind="stable")
+    return order, (order if matrix.rows == matrix.cols else np.arange(matrix.cols))
+
+
+_ORDER: dict[str, Callable[[Matrix], tuple[np.ndarray, np.ndarray]]] = {
+    "rcm": _rcm, "degree": _degree}
+
+
+def ordering(matrix: Matrix, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """(row_order, col_order) of ordering ``name`` for ``matrix``.
+
+    >>> import scipy.sparse as sp
+    >>> m = Matrix.from_scipy(sp.coo_array(([1, 1, 1], ([0, 1, 1], [0, 0, 1])), shape=(2, 2)))
+    >>> [o.tolist() for o in ordering(m, "degree")]    # row 1 holds 2 entries, row 0 one
+    [[1, 0], [1, 0]]
+    """
+    if name not in _ORDER:
+        raise OptionError(f"unknown ordering {name!r} (choose from {', '.join(ORDERINGS)})")
+    return _ORDER[name](matrix)
+
+
+def _inverse(order: np.ndarray, itype: np.dtype) -> np.ndarray:
+    """new position of each old index: inverse[order[new]] = new."""
+    inverse = np.empty(order.size, itype)
+    inverse[order] = np.arange(order.size, dtype=itype)
+    return inverse
+
+
+def permute(matrix: Matrix, row_order: np.ndarray, col_order: np.ndarray) -> Matrix:
+    """``matrix`` with row ``row_order[i]`` moved to i and column ``col_order[j]`` to j;
+    the values go with their entries.
+
+    >>> import scipy.sparse as sp
+    >>> m = Matrix.from_scipy(sp.coo_array(([5.0], ([0], [2])), shape=(3, 3)))
+    >>> p = permute(m, np.array([2, 1, 0]), np.array([2, 1, 0]))   # reverse both
+    >>> p.row.tolist(), p.col.tolist()
+    ([2], [0])
+    """
+    itype = matrix.row.dtype
+    return replace(matrix, row=_inverse(row_order, itype)[matrix.row],
+                   col=_inverse(col_order, matrix.col.dtype)[matrix.col])
+
+
+def reorder(matrix: Matrix, name: str) -> Reordered:
+    """``matrix`` permuted by ordering ``name`` (see the module docstring), timed (the
+    import of scipy's graph routines is not the ordering's cost, so it comes first)."""
+    if name == "rcm":
+        import scipy.sparse.csgraph  # noqa: F401
+    start = time.perf_counter()
+    row_order, col_order = ordering(matrix, name)
+    permuted = permute(matrix, row_order, col_order)
+    return Reordered(name, permuted, row_order, col_order, time.perf_counter() - start)
