@@ -16,6 +16,7 @@ from .common import (
     HW_OPTION,
     INDEX_OPTION,
     KERNEL_OPTION,
+    MAX_MEMORY_OPTION,
     MODEL_OPTION,
     OUTPUT_OPTION,
     STORAGE_OPTION,
@@ -23,6 +24,7 @@ from .common import (
     WIDTH_OPTION,
     echo_error,
     emit,
+    memory_limit,
     table_console,
 )
 from .plot import echo_written
@@ -56,6 +58,7 @@ from .plot import echo_written
 @click.option("--calibration", "calibration_file", default=None, metavar="FILE",
               help="Host calibration (sparsroof calibrate): bound with its measured cache "
                    "roofs, and also predict the measured SpMV time of each calibrated format.")
+@MAX_MEMORY_OPTION
 @OUTPUT_OPTION
 @click.option("--plot", "plot_path", default=None, metavar="FILE",
               help="Also draw the results to FILE (.png, .svg or .pdf).")
@@ -67,7 +70,7 @@ def command(matrices: tuple[str, ...], hw: str, kernel: str, widths: tuple[str, 
             unit: str | None, precision: str | None, launches: int | None,
             ranks: tuple[str, ...], cache_roof: bool, reuse_factor: float, hub_fraction: float,
             block_size: str | None, output: str, plot_path: str | None, plot_kind: str,
-            calibration_file: str | None = None) -> int:
+            calibration_file: str | None = None, max_memory: str | None = None) -> int:
     """Speed-of-light latency and roofline position of SpMV/SpMM for each MATRIX.
 
     MATRIX is a Matrix Market file (.mtx, .mtx.gz) or a DLMC .smtx file. Every good
@@ -80,6 +83,7 @@ def command(matrices: tuple[str, ...], hw: str, kernel: str, widths: tuple[str, 
       sparsroof analyze data/lap2d_64.mtx --model all --storage all --kernel spmm --d 16
       sparsroof analyze data/lap2d_64.mtx --hw cascade-lake-node --ranks 1,2,4,8
     """
+    limit = memory_limit(max_memory)
     spec = load_spec(hw)
     config = Config(
         kernel=kernel, widths=parse_widths(widths) or (1,), dtype=dtype, index=index,
@@ -97,11 +101,16 @@ def command(matrices: tuple[str, ...], hw: str, kernel: str, widths: tuple[str, 
     predicted: list[dict] = []
     for path in matrices:
         try:
-            m = load(path)
+            m = load(path, max_memory=limit)
             analyses.append(analyze(m, spec, config))
         except MatrixFileError as err:
             echo_error(str(err))
             errors.append({"path": err.path, "error": err.problem})
+            continue
+        except MemoryError:
+            problem = "ran out of memory (--max-memory SIZE refuses such files at once)"
+            echo_error(f"{path}: {problem}")
+            errors.append({"path": path, "error": problem})
             continue
         if cal is not None:
             from .calibrate import prediction

@@ -12,13 +12,12 @@ from ..analysis import Config, expand_choice, parse_widths
 from ..batch.plan import Plan, make_plan
 from ..batch.runner import Summary, run_plan
 from ..batch.store import Store
-from ..errors import OptionError, UnitError
 from ..hardware.library import load_spec
 from ..matrix.collection import SizeFilter, discover
 from ..model.traffic import MODELS, STORAGES
 from ..report.export import check_export, export
 from ..report.progress import progress_for
-from ..units import parse_quantity, si
+from ..units import si
 from .common import (
     DTYPE_OPTION,
     INDEX_OPTION,
@@ -27,6 +26,7 @@ from .common import (
     STORAGE_OPTION,
     UNIT_OPTION,
     WIDTH_OPTION,
+    memory_limit,
     table_console,
 )
 
@@ -34,12 +34,7 @@ DEFAULT_STORE = "sparsroof-results.db"
 
 
 def _budget(memory: str | None) -> int | None:
-    if memory is None:
-        return None
-    try:
-        return int(parse_quantity(memory, "capacity"))
-    except UnitError as err:
-        raise OptionError(f"--memory: {err}") from None
+    return memory_limit(memory, "--memory")
 
 
 def _dry_run_table(plan: Plan) -> object:
@@ -93,8 +88,10 @@ def _tell(plan: Plan, summary: Summary, store: str) -> None:
               help="Worker processes.  [default: all cores]")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
               metavar="SECONDS", help="Give up on a matrix after this long (recorded).")
-@click.option("--memory", default=None, metavar="SIZE",
-              help="Memory budget, e.g. 16GiB.  [default: 80% of the memory available]")
+@click.option("--memory", "--max-memory", "memory", default=None, metavar="SIZE",
+              help="Memory budget, e.g. 16GiB; it also overrides the limits a worker finds "
+                   "for one matrix.  [default: 80% of the memory this process may use: "
+                   "available memory, cgroup limit, ulimit -v]")
 @click.option("--name", "names", multiple=True, metavar="GLOB",
               help="Only matrices whose name or path matches (repeatable).")
 @click.option("--min-rows", type=click.IntRange(min=0), help="Only matrices with >= rows.")
