@@ -6,8 +6,8 @@ its buffer: a line with characters after its last number and no newline before t
 of the data (a last line ending in a space, a bare CR or an extra token), or a NUL byte
 after a line's numbers; an array file with no rows makes it divide by zero. So:
 
-- a plain file goes to the parser as it is when one scan for NUL bytes (a memchr over the
-  mapped file, a few percent of the parse) finds none and it ends with a newline;
+- a plain file goes to the parser as it is when one scan for NUL bytes (memchr over the
+  file, a few percent of the parse) finds none and it ends with a newline;
 - anything else (compressed files, archive members, a missing final newline, a banner
   the parser does not read) goes through :class:`CheckedBody`: the header is rewritten
   from what :mod:`.mmheader` read, NUL bytes are refused, every line ends with a newline,
@@ -19,7 +19,6 @@ after a line's numbers; an array file with no rows makes it divide by zero. So:
 from __future__ import annotations
 
 import io
-import mmap
 from pathlib import Path
 from typing import IO
 
@@ -48,22 +47,31 @@ def body_budget(header: MMHeader) -> int:
 def plain_file_is_safe(path: Path, label: str) -> bool:
     """Whether the parser may read ``path`` directly: it must end with a newline.
 
-    Raises :class:`MatrixFileError` when the file holds a NUL byte anywhere.
+    Raises :class:`MatrixFileError` when the file holds a NUL byte anywhere. The scan
+    reads through one small buffer (memchr speed, memory flat), not a mapping of the
+    whole file, which would count against ``ulimit -v``.
     """
-    with open(path, "rb") as handle, \
-            mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
-        at = data.find(b"\0")
-        if at >= 0:
-            raise MatrixFileError(label, f"holds a NUL byte at byte {at}: not a text "
-                                         f"Matrix Market file")
-        return data[-1:] == b"\n"
+    buffer = bytearray(_BLOCK)
+    offset, last = 0, -1
+    with open(path, "rb", buffering=0) as handle:
+        while n := handle.readinto(buffer):
+            at = buffer.find(b"\0", 0, n)
+            if at >= 0:
+                raise MatrixFileError(label, f"holds a NUL byte at byte {offset + at}: "
+                                             f"not a text Matrix Market file")
+            offset, last = offset + n, buffer[n - 1]
+    return last == ord("\n")
 
 
 def has_comment_lines(path: Path, start: int) -> bool:
     """Whether a ``%`` appears in ``path`` after byte ``start`` (a comment among entries)."""
-    with open(path, "rb") as handle, \
-            mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
-        return data.find(b"%", start) >= 0
+    buffer = bytearray(_BLOCK)
+    with open(path, "rb", buffering=0) as handle:
+        handle.seek(start)
+        while n := handle.readinto(buffer):
+            if buffer.find(b"%", 0, n) >= 0:
+                return True
+    return False
 
 
 def _drop_comments(lines: bytes) -> bytes:
