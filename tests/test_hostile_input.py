@@ -93,6 +93,7 @@ def test_a_last_line_without_newline_keeps_its_entry(tmp_path: Path) -> None:
     (b"3 3 1\n99999999999999999999 1 1\n", "64 bits"),
     (b"99999999999999999999 1 1\n1 1 1\n", "above 2"),
     (b"3 9223372036854775808 1\n1 1 1\n", "above 2"),
+    (b"2 1 " + b"1" * 5000 + b"\n1 1 1\n", "above 2"),
     (b"-3 3 1\n1 1 1\n", "non-negative"),
     (b"3 3\n1 1 1\n", "3 non-negative integers"),
 ])
@@ -103,6 +104,7 @@ def test_numbers_past_64_bits_or_malformed_sizes_are_clean_errors(tmp_path: Path
 
 
 @pytest.mark.parametrize("size_line", [b"3, 3, 18446744073709551617\n",
+                                       b"3, 3, " + b"7" * 5000 + b"\n",
                                        b"3, 9223372036854775808, 1\n", b"3, -1, 1\n"])
 def test_smtx_sizes_past_64_bits_are_clean_errors(tmp_path: Path, size_line: bytes) -> None:
     path = _write(tmp_path / "a.smtx", size_line + b"0 0 0 1\n0\n")

@@ -97,10 +97,10 @@ def _sizes(line: bytes, label: str, lineno: int, count: int) -> list[int]:
         shown = line.decode("ascii", errors="replace").strip()[:60]
         raise MatrixFileError(label, f"line {lineno}: the size line must hold {count} "
                                      f"non-negative integers, found {shown!r}")
-    numbers = [int(w) for w in words]
-    if max(numbers) > _INT64_MAX:
+    # a 5,000-digit number is not converted at all (Python refuses past 4,300 digits)
+    if any(len(w.lstrip("0")) > 19 for w in words) or max(int(w) for w in words) > _INT64_MAX:
         raise MatrixFileError(label, f"line {lineno}: a size above 2^63 - 1 cannot be read")
-    return numbers
+    return [int(w) for w in words]
 
 
 def _shape(obj: str, fmt: str, symmetry: str, numbers: list[int]) -> tuple[int, int, int]:

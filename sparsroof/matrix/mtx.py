@@ -189,9 +189,9 @@ def _smtx_size_line(path: Path, handle: TextIO) -> tuple[int, int, int]:
         raise MatrixFileError(path, f"line {lineno}: expected the .smtx size line "
                                     f"'rows, cols, nnz' of non-negative integers, "
                                     f"found {stripped[:40]!r}")
-    rows, cols, nnz = (int(p) for p in parts)
-    if max(rows, cols, nnz) > _INT64_MAX:
+    if any(len(p.lstrip("0")) > 19 for p in parts) or max(int(p) for p in parts) > _INT64_MAX:
         raise MatrixFileError(path, f"line {lineno}: a size above 2^63 - 1 cannot be read")
+    rows, cols, nnz = (int(p) for p in parts)
     return rows, cols, nnz
 
 
