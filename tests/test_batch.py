@@ -338,3 +338,24 @@ def test_store_keys_of_bundled_specs_are_stable_across_versions() -> None:
     # hashes written by earlier versions: results already in a store stay found
     assert spec_identity(A100) == ("a100-80gb", "48a20d0670ba0646")
     assert spec_identity(load_spec("epyc-7763")) == ("epyc-7763", "aba02398e4d1388f")
+
+
+def test_a_scheduler_address_that_is_not_one_is_a_clean_error() -> None:
+    pytest.importorskip("distributed")
+    from sparsroof.batch.runner import _dask_client
+    from sparsroof.errors import BatchError
+
+    with pytest.raises(BatchError, match="'garbage' is not a Dask scheduler address"):
+        _dask_client("garbage")
+
+
+def test_a_bug_traceback_is_printed_once(capsys: pytest.CaptureFixture[str]) -> None:
+    from sparsroof.batch.plan import Plan
+    from sparsroof.batch.runner import Summary
+    from sparsroof.cli.batch import _tell
+
+    trace = "internal error: Traceback (most recent call last):\n  File x\nKeyError: 'k'"
+    _tell(Plan(), Summary(failures=[("a.mtx", "bug", trace)]), "r.db")
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert "sparsroof: failed: a.mtx: bug: KeyError: 'k' (traceback above)" in err

@@ -59,6 +59,8 @@ def _dry_run_table(plan: Plan) -> object:
 
 def _tell(plan: Plan, summary: Summary, store: str) -> None:
     for label, kind, reason in summary.failures:
+        if kind == "bug":  # its traceback was printed when it happened
+            reason = f"{reason.strip().splitlines()[-1]} (traceback above)"
         click.echo(f"sparsroof: failed: {label}: {kind}: {reason}", err=True)
     parts = [f"{summary.analysed} analysed ({summary.entries:,} entries in "
              f"{summary.seconds:.1f} s)", f"{plan.count('cached')} already in the store",
