@@ -93,7 +93,7 @@ def test_batch_cli_records_results_and_failures_then_resumes(tree: Path, tmp_pat
     with sqlite3.connect(db) as con:
         failures = dict(con.execute("SELECT name, reason FROM failures").fetchall())
     assert set(failures) == set(sstree.BAD)
-    assert "Invalid MatrixMarket header element" in failures["bad_header"]
+    assert "unknown symmetry 'bogus'" in failures["bad_header"]
     assert "index out of bounds" in failures["wrong"]
     assert "cannot read archive" in failures["junk"]
     assert "archive holds no NoMain/NoMain.mtx" in failures["NoMain"]
@@ -249,10 +249,11 @@ def test_memory_budget_limits_what_runs_at_once(tree: Path, tmp_path: Path,
 def test_a_matrix_larger_than_the_budget_is_skipped_with_a_reason(tree: Path,
                                                                   tmp_path: Path) -> None:
     with Store(tmp_path / "r.db") as store:
-        plan = _plan(tree, store, budget=100_000)
+        plan = _plan(tree, store, budget=145_000)
         skipped = {p.source.name: p.reason for p in plan.others if p.status == "memory"}
-        # west0479: 1910 entries x (4 + 4 + 8) bytes x 2 copies x 1.5 = 91,680 B fits;
-        # 494_bus (1080 entries, symmetric: up to 2160) needs 2160 x 16 x 2 x 1.5 > 100 kB
+        # per entry (4 + 4 + 8) bytes x 2 copies, per row and column 32 bytes, x 1.5:
+        # west0479 (479 x 479, 1910 entries): (61,120 + 32 x 960) x 1.5 = 137,760 B fits;
+        # 494_bus (494 x 494, symmetric 1080 -> 2160): (69,120 + 32 x 990) x 1.5 = 151,200
         assert "494_bus" in skipped and "west0479" not in skipped
         assert "memory budget is" in skipped["494_bus"]
         summary = run_plan(plan, store, 1, workers=1)
@@ -359,3 +360,24 @@ def _earlier_a100(text: str) -> str:
     return re.sub(r"    bandwidth: \{value: 5.5 TB/s, [^\n]*", "    bandwidth: {value: 7219 GB/s, "
                   'source: "derived: 5120 bytes/clock L2 read bandwidth (NVIDIA A100 Tensor '
                   'Core GPU Architecture whitepaper, 2020) x 1410 MHz boost clock"}', text)
+
+
+def test_a_scheduler_address_that_is_not_one_is_a_clean_error() -> None:
+    pytest.importorskip("distributed")
+    from sparsroof.batch.runner import _dask_client
+    from sparsroof.errors import BatchError
+
+    with pytest.raises(BatchError, match="'garbage' is not a Dask scheduler address"):
+        _dask_client("garbage")
+
+
+def test_a_bug_traceback_is_printed_once(capsys: pytest.CaptureFixture[str]) -> None:
+    from sparsroof.batch.plan import Plan
+    from sparsroof.batch.runner import RunCounts
+    from sparsroof.cli.batch import _tell
+
+    trace = "internal error: Traceback (most recent call last):\n  File x\nKeyError: 'k'"
+    _tell(Plan(), RunCounts(failures=[("a.mtx", "bug", trace)]), "r.db")
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert "sparsroof: failed: a.mtx: bug: KeyError: 'k' (traceback above)" in err

@@ -26,7 +26,6 @@ MALFORMED = {
     "full_noheader.mtx": "banner",
     "invalid_indices_out_of_range_1.mtx": "out of bounds",
     "invalid_truncated_lines.mtx": "truncated",
-    "vector_coordinate.mtx": "vector",
 }
 
 
@@ -51,6 +50,14 @@ def test_every_corpus_file_loads_or_fails_cleanly(corpus: Path, name: str) -> No
     if m.row.size:
         assert m.row.min() >= 0 and m.row.max() < m.rows
         assert m.col.min() >= 0 and m.col.max() < m.cols
+
+
+def test_a_vector_file_reads_as_one_column(corpus: Path) -> None:
+    # vector_coordinate.mtx: length 4, entries 101, 202, 404 at 1, 2, 4 (1-based)
+    m = load(corpus / "vector_coordinate.mtx")
+    assert m.shape == (4, 1)
+    assert m.row.tolist() == [0, 1, 3] and m.col.tolist() == [0, 0, 0]
+    assert m.values is not None and m.values.tolist() == [101.0, 202.0, 404.0]
 
 
 def test_symmetric_expansion_and_explicit_zeros_match_sources(corpus: Path) -> None:

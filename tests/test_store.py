@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -96,3 +98,70 @@ def test_bad_stores_are_reported(tmp_path: Path) -> None:
     text.write_text("hello, not a database at all " * 10)
     with pytest.raises(StoreError, match="cannot open result store"):
         Store(text)
+
+
+def test_another_programs_database_is_refused_and_left_unchanged(tmp_path: Path) -> None:
+    path = tmp_path / "app.db"
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE people (name TEXT)")
+    with pytest.raises(StoreError, match="something else, not a sparsroof result store"):
+        Store(path)
+    with sqlite3.connect(path) as db:
+        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master")}
+    assert tables == {"people"}
+
+
+def test_a_store_with_damaged_pages_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "r.db"
+    with Store(path) as store:
+        for mtime in range(40):
+            store.save(_result(_key(mtime=mtime), rows_per_spec=20), run_id=1)
+    with sqlite3.connect(path) as db:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        page = db.execute("PRAGMA page_size").fetchone()[0]
+        pages = db.execute("PRAGMA page_count").fetchone()[0]
+    assert pages > 4
+    data = bytearray(path.read_bytes())
+    data[2 * page + 8: 4 * page - 8] = b"\xa5" * (2 * page - 16)  # pages 3 and 4
+    path.write_bytes(bytes(data))
+    for readonly in (False, True):
+        with pytest.raises(StoreError, match="r.db: ") as info:
+            Store(path, readonly=readonly)
+        assert "\n" not in str(info.value)
+
+
+def test_a_full_disk_is_a_clean_error_and_keeps_what_was_saved(tmp_path: Path) -> None:
+    path = tmp_path / "r.db"
+    with Store(path) as store:
+        store.save(_result(_key(mtime=0)), run_id=1)
+        used = store.query("PRAGMA page_count")[0][0]
+        store.query(f"PRAGMA max_page_count = {used}")  # no room for another page
+        with pytest.raises(StoreError, match="cannot write to the result store: database "
+                                             "or disk is full"):
+            for mtime in range(1, 50):
+                store.save(_result(_key(mtime=mtime), rows_per_spec=50), run_id=1)
+    with Store(path, readonly=True) as store:
+        assert store.done_specs(_key(mtime=0)) == {"h-s1"}
+
+
+def test_a_store_on_a_read_only_file_system_is_readable(tmp_path: Path) -> None:
+    # a read-only bind mount in a private mount namespace (needs root and unshare)
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    with Store(folder / "r.db") as store:
+        store.save(_result(_key()), run_id=1)
+    read = (f"from sparsroof.batch.store import Store, FileKey\n"
+            f"s = Store({str(folder / 'r.db')!r}, readonly=True)\n"
+            f"print(sorted(s.done_specs(FileKey('/m/a.mtx', '', 100, 1, 'p'))))\n")
+    script = (f"mount --bind {folder} {folder} && mount -o remount,bind,ro {folder} && "
+              f"! touch {folder}/x 2>/dev/null && exec {sys.executable} -c \"$0\"")
+    try:
+        out = subprocess.run(["unshare", "-m", "sh", "-c", script, read],
+                             capture_output=True, text=True, timeout=60)
+    except FileNotFoundError:
+        pytest.skip("no unshare here")
+    if "mount" in out.stderr or "unshare" in out.stderr or out.returncode == 1 and \
+            not out.stdout and "Traceback" not in out.stderr and "Error" not in out.stderr:
+        pytest.skip(f"cannot make a read-only mount here: {out.stderr.strip()[:80]}")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "['h-s1']"

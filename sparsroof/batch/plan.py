@@ -24,6 +24,7 @@ from ..analysis import Config, analyze, analyze_structure, records, with_reorder
 from ..errors import MatrixFileError, SparsroofError
 from ..hardware.spec import HwSpec
 from ..matrix.collection import Discovery, SizeFilter, Source, load_source, peek_source
+from ..matrix.limits import memory_headroom
 from ..matrix.mtx import estimate_memory
 from .store import RETRIED_KINDS, FileKey, MatrixResult, SpecResult, Store, json_safe
 
@@ -66,6 +67,7 @@ class Task:
     rows: int
     entries: int  # declared by the size line
     memory: int  # planned peak bytes
+    max_memory: int | None = None  # the user's --max-memory, which overrides the limits
 
 
 @dataclass(frozen=True)
@@ -146,20 +148,8 @@ def spec_identity(spec: HwSpec) -> tuple[str, str]:
 
 
 def available_memory() -> int:
-    """Bytes of memory available to new processes (MemAvailable on Linux)."""
-    try:
-        with open("/proc/meminfo", encoding="ascii") as handle:
-            for line in handle:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    import os
-
-    try:
-        return int(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
-    except (ValueError, OSError, AttributeError):  # pragma: no cover - non-POSIX
-        return 2**62
+    """Bytes of memory this process may still use (see :func:`memory_headroom`)."""
+    return memory_headroom()[0]
 
 
 def _gib(n: float) -> str:
@@ -167,8 +157,8 @@ def _gib(n: float) -> str:
 
 
 def _plan_source(source: Source, key: FileKey, hashes: dict[str, HwSpec], config: Config,
-                 store: Store | None, size: SizeFilter, budget: int, retry_failed: bool
-                 ) -> Task | Planned:
+                 store: Store | None, size: SizeFilter, budget: int, retry_failed: bool,
+                 max_memory: int | None = None) -> Task | Planned:
     done = store.done_specs(key) if store else set()
     missing = tuple(h for h in hashes if h not in done)
     if not missing:
@@ -192,7 +182,7 @@ def _plan_source(source: Source, key: FileKey, hashes: dict[str, HwSpec], config
         return Planned(source, key, "memory", f"needs about {_gib(memory)} at its peak, the "
                        f"memory budget is {_gib(budget)}", header.rows, header.entries)
     return Task(source, key, tuple(hashes[h] for h in missing), missing, config, header.rows,
-                header.entries, memory)
+                header.entries, memory, max_memory)
 
 
 def make_plan(found: Discovery, specs: Sequence[HwSpec], config: Config, store: Store | None,
@@ -206,7 +196,7 @@ def make_plan(found: Discovery, specs: Sequence[HwSpec], config: Config, store: 
     for source in found.sources:
         key = FileKey(source.path, source.member, source.size, source.mtime_ns, params)
         item = _plan_source(source, key, hashes, config, store, size or SizeFilter(),
-                            plan.budget, retry_failed)
+                            plan.budget, retry_failed, budget)
         if isinstance(item, Task):
             plan.tasks.append(item)
         else:
@@ -232,7 +222,7 @@ def _verdict(verdict: Any) -> tuple[str | None, dict[str, Any] | None]:
 def analyse_task(task: Task) -> MatrixResult:
     """Load the matrix, analyse it on every spec of ``task`` and flatten the rows."""
     start = time.perf_counter()
-    matrix = load_source(task.source)
+    matrix = load_source(task.source, max_memory=task.max_memory)
     first = analyze(matrix, task.specs[0], task.config)
     del matrix
     analyses = [first] + [

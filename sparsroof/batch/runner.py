@@ -208,6 +208,9 @@ def _dask_client(address: str) -> Any:
         return Client(address, timeout="15s")
     except (OSError, TimeoutError) as err:
         raise BatchError(f"cannot reach the Dask scheduler at {address}: {err}") from None
+    except (ValueError, TypeError) as err:
+        raise BatchError(f"--scheduler {address!r} is not a Dask scheduler address such as "
+                         f"tcp://host:8786: {err}") from None
 
 
 def _run_dask(plan: Plan, address: str, timeout: float | None, work: Work,

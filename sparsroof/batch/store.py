@@ -26,6 +26,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from .._version import __version__
 from ..errors import StoreError
@@ -145,10 +146,11 @@ class Store:
         if readonly and not self.path.is_file():
             raise StoreError(f"{self.path}: no such result store")
         try:
-            uri = f"file:{self.path}?mode=ro" if readonly else str(self.path)
-            self.db = sqlite3.connect(uri, uri=readonly, timeout=30, isolation_level=None)
+            self.db = self._connect(readonly)
             self.db.execute("PRAGMA foreign_keys = ON")
+            self._check_intact()
             if not readonly:
+                self._check_ours()
                 self.db.execute("PRAGMA journal_mode = WAL")
                 self.db.execute("PRAGMA synchronous = FULL")
                 self.db.executescript(_SCHEMA)
@@ -157,6 +159,35 @@ class Store:
                 raise StoreError(f"{self.path}: not a sparsroof result store")
         except sqlite3.DatabaseError as err:
             raise StoreError(f"{self.path}: cannot open result store: {err}") from None
+
+    def _connect(self, readonly: bool) -> sqlite3.Connection:
+        if not readonly:
+            return sqlite3.connect(str(self.path), timeout=30, isolation_level=None)
+        uri = f"file:{quote(str(self.path.resolve()))}?mode=ro"
+        db = sqlite3.connect(uri, uri=True, timeout=30, isolation_level=None)
+        try:
+            db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            return db
+        except sqlite3.OperationalError:
+            # a WAL store on a read-only file system cannot make its -shm file: read it as
+            # an immutable file (nothing else can be writing there either)
+            db.close()
+            return sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None)
+
+    def _check_intact(self) -> None:
+        """Refuse a damaged database file (torn or overwritten pages) before using it."""
+        problems = [r[0] for r in self.db.execute("PRAGMA quick_check(3)")]
+        if problems != ["ok"]:
+            raise StoreError(f"{self.path}: the result store is damaged ({problems[0]}); "
+                             f"move it aside and run the batch again into a new --store")
+
+    def _check_ours(self) -> None:
+        """Refuse to add tables to some other program's SQLite database."""
+        names = {r[0] for r in self.db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if names and "meta" not in names:
+            raise StoreError(f"{self.path}: an SQLite database of something else, not a "
+                             f"sparsroof result store; give a new --store file")
 
     def _has_tables(self) -> bool:
         names = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master")}
@@ -261,7 +292,7 @@ class Store:
                           time.time()))
 
     def _transaction(self) -> _Transaction:
-        return _Transaction(self.db)
+        return _Transaction(self.db, self.path)
 
     def rows(self) -> Iterator[dict[str, Any]]:
         """Every result row joined with its matrix: flat dicts for export."""
@@ -296,13 +327,29 @@ class Store:
 
 
 class _Transaction:
-    """BEGIN IMMEDIATE ... COMMIT, rolled back when the block raises."""
+    """BEGIN IMMEDIATE ... COMMIT, rolled back when the block raises; a database that
+    cannot be written (disk full, damaged, read-only) becomes a :class:`StoreError`.
+    What was committed before stays in the store."""
 
-    def __init__(self, db: sqlite3.Connection) -> None:
+    def __init__(self, db: sqlite3.Connection, path: Path) -> None:
         self.db = db
+        self.path = path
+
+    def _failed(self, err: BaseException) -> StoreError:
+        return StoreError(f"{self.path}: cannot write to the result store: {err} (the "
+                          f"results saved so far are kept; run again to go on)")
 
     def __enter__(self) -> None:
-        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+        except sqlite3.DatabaseError as err:
+            raise self._failed(err) from None
 
-    def __exit__(self, exc_type: object, *rest: object) -> None:
-        self.db.execute("ROLLBACK" if exc_type else "COMMIT")
+    def __exit__(self, exc_type: object, exc: BaseException | None, *rest: object) -> None:
+        try:
+            self.db.execute("ROLLBACK" if exc_type else "COMMIT")
+        except sqlite3.DatabaseError as err:
+            if exc is None:
+                raise self._failed(err) from None
+        if isinstance(exc, sqlite3.DatabaseError):
+            raise self._failed(exc) from None

@@ -18,6 +18,7 @@ from .common import (
     DTYPE_OPTION,
     INDEX_OPTION,
     KERNEL_OPTION,
+    MAX_MEMORY_OPTION,
     MODEL_OPTION,
     OUTPUT_OPTION,
     REORDER_OPTION,
@@ -28,6 +29,7 @@ from .common import (
     check_figure,
     echo_error,
     emit,
+    memory_limit,
     table_console,
 )
 from .plot import echo_written
@@ -64,6 +66,7 @@ from .plot import echo_written
               help="Host calibration (sparsroof calibrate): bound with its measured cache "
                    "roofs, and also predict the measured SpMV time of each calibrated format.")
 @REORDER_OPTION
+@MAX_MEMORY_OPTION
 @OUTPUT_OPTION
 @WIDE_OPTION
 @click.option("--plot", "plot_path", default=None, metavar="FILE",
@@ -77,7 +80,7 @@ def command(matrices: tuple[str, ...], hw: str, kernel: str, widths: tuple[str, 
             ranks: tuple[str, ...], cache_roof: bool, reuse_factor: float, hub_fraction: float,
             block_size: str | None, output: str, wide: bool, plot_path: str | None,
             plot_kind: str, calibration_file: str | None = None,
-            reorder: tuple[str, ...] = ()) -> int:
+            reorder: tuple[str, ...] = (), max_memory: str | None = None) -> int:
     """Speed-of-light latency and roofline position of SpMV/SpMM for each MATRIX.
 
     MATRIX is a Matrix Market file (.mtx, .mtx.gz) or a DLMC .smtx file. Every good
@@ -93,6 +96,7 @@ def command(matrices: tuple[str, ...], hw: str, kernel: str, widths: tuple[str, 
           --d 16 --ranks 1,2,4,8 --plot ridge.png --plot-kind ridgeline
       sparsroof analyze data/lap2d_64.mtx --hw c2050 --reorder rcm,degree
     """
+    limit = memory_limit(max_memory)
     specs = [load_spec(name.strip()) for name in dict.fromkeys(hw.split(","))]
     _check_plot(plot_path, plot_kind, ranks, len(specs))
     if calibration_file and len(specs) > 1:
@@ -112,11 +116,16 @@ def command(matrices: tuple[str, ...], hw: str, kernel: str, widths: tuple[str, 
     predicted: list[dict[str, Any]] = []
     for path in matrices:
         try:
-            m = load(path)
+            m = load(path, max_memory=limit)
             groups.append([analyze(m, s, config) for s in specs])
         except MatrixFileError as err:
             echo_error(str(err))
             errors.append({"path": err.path, "error": err.problem})
+            continue
+        except MemoryError:
+            problem = "ran out of memory (--max-memory SIZE refuses such files at once)"
+            echo_error(f"{path}: {problem}")
+            errors.append({"path": path, "error": problem})
             continue
         if cal is not None:
             predicted.append(prediction(cal, str(calibration_file), m, groups[-1][0]))

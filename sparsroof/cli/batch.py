@@ -12,12 +12,12 @@ from ..analysis import Config
 from ..batch.plan import Plan, make_plan
 from ..batch.runner import RunCounts, run_plan
 from ..batch.store import Store
-from ..errors import ExportError, OptionError, UnitError
+from ..errors import ExportError, OptionError
 from ..hardware.library import load_spec
 from ..matrix.collection import SizeFilter, discover
 from ..report.export import check_export, export
 from ..report.progress import progress_for
-from ..units import parse_quantity, si
+from ..units import si
 from .common import (
     DTYPE_OPTION,
     INDEX_OPTION,
@@ -27,6 +27,7 @@ from .common import (
     STORAGE_OPTION,
     UNIT_OPTION,
     WIDTH_OPTION,
+    memory_limit,
     table_console,
 )
 
@@ -34,12 +35,7 @@ DEFAULT_STORE = "sparsroof-results.db"
 
 
 def _budget(memory: str | None) -> int | None:
-    if memory is None:
-        return None
-    try:
-        return int(parse_quantity(memory, "capacity"))
-    except UnitError as err:
-        raise OptionError(f"--memory: {err}") from None
+    return memory_limit(memory, "--memory")
 
 
 def _dry_run_table(plan: Plan) -> object:
@@ -64,6 +60,8 @@ def _dry_run_table(plan: Plan) -> object:
 
 def _tell(plan: Plan, summary: RunCounts, store: str) -> None:
     for label, kind, reason in summary.failures:
+        if kind == "bug":  # its traceback was printed when it happened
+            reason = f"{reason.strip().splitlines()[-1]} (traceback above)"
         click.echo(f"sparsroof: failed: {label}: {kind}: {reason}", err=True)
     parts = [f"{summary.analysed} analysed ({summary.entries:,} entries in "
              f"{summary.seconds:.1f} s)", f"{plan.count('cached')} already in the store",
@@ -94,8 +92,10 @@ def _tell(plan: Plan, summary: RunCounts, store: str) -> None:
               help="Worker processes.  [default: all cores]")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
               metavar="SECONDS", help="Give up on a matrix after this long (recorded).")
-@click.option("--memory", default=None, metavar="SIZE",
-              help="Memory budget, e.g. 16GiB.  [default: 80% of the memory available]")
+@click.option("--memory", "--max-memory", "memory", default=None, metavar="SIZE",
+              help="Memory budget, e.g. 16GiB; it also overrides the limits a worker finds "
+                   "for one matrix.  [default: 80% of the memory this process may use: "
+                   "available memory, cgroup limit, ulimit -v]")
 @click.option("--name", "names", multiple=True, metavar="GLOB",
               help="Only matrices whose name or path matches (repeatable).")
 @click.option("--min-rows", type=click.IntRange(min=0), help="Only matrices with >= rows.")

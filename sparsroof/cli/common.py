@@ -28,6 +28,8 @@ __all__ = [
     "check_figure",
     "comma_list",
     "check_writable",
+    "MAX_MEMORY_OPTION",
+    "memory_limit",
     "echo_error",
     "emit",
     "run_guarded",
@@ -68,6 +70,27 @@ UNIT_OPTION = click.option(
     help="Compute unit for the roof. [default: SIMT for unstructured formats, tensor for "
          "dense/BSR, sparse tensor for 2:4]",
 )
+MAX_MEMORY_OPTION = click.option(
+    "--max-memory", "max_memory", default=None, metavar="SIZE",
+    help="Most memory one matrix may need, e.g. 32GiB; a larger declared size is refused "
+         "before anything is read.  [default: what this process may use: available "
+         "memory, cgroup limit, ulimit -v]",
+)
+
+
+def memory_limit(text: str | None, option: str = "--max-memory") -> int | None:
+    """Bytes from a SIZE option (None when not given); a bad size is a usage error."""
+    from ..errors import OptionError, UnitError
+    from ..units import parse_quantity
+
+    if text is None:
+        return None
+    try:
+        return int(parse_quantity(text, "capacity"))
+    except UnitError as err:
+        raise OptionError(f"{option}: {err}") from None
+
+
 OUTPUT_OPTION = click.option(
     "--output", "-O", "output", type=click.Choice(OUTPUTS), default="table", show_default=True,
     help="Result format on stdout.",

@@ -333,6 +333,8 @@ def load(path: str | Path) -> Calibration:
         raise CalibrationError(path, "no such file") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
         raise CalibrationError(path, f"cannot read calibration JSON: {err}") from None
+    except (RecursionError, ValueError) as err:  # nesting or number digits past the limits
+        raise CalibrationError(path, f"cannot read calibration JSON: {err}") from None
     if not isinstance(doc, dict) or doc.get("kind") != "calibration":
         raise CalibrationError(path, "not a sparsroof calibration file")
     if doc.get("schema_version") != SCHEMA_VERSION:

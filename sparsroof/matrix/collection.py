@@ -13,7 +13,6 @@ than being a matrix of its own. They are skipped unless asked for.
 from __future__ import annotations
 
 import fnmatch
-import io
 import os
 import tarfile
 import zlib
@@ -23,10 +22,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO
 
-import numpy as np
-
 from ..errors import MatrixFileError
-from .mtx import MATRIX_SUFFIXES, Header, Matrix, load, peek
+from .limits import check_fits
+from .mmbody import body_budget, read_body
+from .mmheader import MMHeader, read_mm_header
+from .mtx import MATRIX_SUFFIXES, Header, Matrix, estimate_memory, load, peek
 
 __all__ = [
     "ARCHIVE_SUFFIXES",
@@ -203,27 +203,6 @@ def discover(roots: Iterable[str | Path], *, include_aux: bool = False,
     return found
 
 
-class _Replay(io.RawIOBase):
-    """A read-only stream that serves ``prefix`` and then the rest of ``stream``."""
-
-    def __init__(self, prefix: bytes, stream: IO[bytes]) -> None:
-        self._prefix = memoryview(prefix)
-        self._stream = stream
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
-        if self._prefix:
-            n = min(len(buffer), len(self._prefix))
-            buffer[:n] = self._prefix[:n]
-            self._prefix = self._prefix[n:]
-            return n
-        data = self._stream.read(len(buffer))
-        buffer[: len(data)] = data
-        return len(data)
-
-
 @contextmanager
 def _member(source: Source) -> Iterator[IO[bytes]]:
     """The archive member's bytes as a stream; archive faults become MatrixFileError."""
@@ -240,23 +219,17 @@ def _member(source: Source) -> Iterator[IO[bytes]]:
     raise MatrixFileError(source.path, f"archive holds no {source.member}")
 
 
-def _read_mm_header(source: Source, stream: IO[bytes]) -> tuple[Header, bytes]:
-    """Parse the banner, comments and size line; return the header and the bytes read."""
-    import fast_matrix_market as fmm
-
-    lines = [stream.readline()]
-    while lines[-1] and (lines[-1].startswith(b"%") or not lines[-1].strip()):
-        lines.append(stream.readline())
-    prefix = b"".join(lines)
+def _read_mm_header(source: Source, stream: IO[bytes]) -> MMHeader:
+    """Read the banner, comments and size line of an archive member (with limits)."""
     try:
-        h = fmm.read_header(io.BytesIO(prefix))
-    except (ValueError, RuntimeError) as err:
-        raise MatrixFileError(source.label, str(err).strip().rstrip(".")) from None
-    if h.object != "matrix":
-        raise MatrixFileError(source.label, f"is a Matrix Market {h.object}, not a matrix")
-    rows, cols = (int(x) for x in h.shape)
-    entries = int(h.nnz) if h.format == "coordinate" else rows * cols
-    return Header(source.label, h.format, h.field, h.symmetry, rows, cols, entries), prefix
+        return read_mm_header(stream, source.label)
+    except _ARCHIVE_ERRORS as err:
+        raise MatrixFileError(source.label, f"cannot read archive: {err}") from None
+
+
+def _as_header(source: Source, mm: MMHeader) -> Header:
+    return Header(source.label, mm.format, mm.field, mm.symmetry, mm.rows, mm.cols,
+                  mm.entries)
 
 
 def peek_source(source: Source) -> Header:
@@ -264,32 +237,27 @@ def peek_source(source: Source) -> Header:
     if not source.member:
         return peek(source.path)
     with _member(source) as stream:
-        header, _ = _read_mm_header(source, stream)
-    return header
+        return _as_header(source, _read_mm_header(source, stream))
 
 
-def _read_member(source: Source, stream: IO[bytes]) -> Matrix:
-    import fast_matrix_market as fmm
-
-    header, prefix = _read_mm_header(source, stream)
-    body = io.BufferedReader(_Replay(prefix, stream))
+def _read_member(source: Source, stream: IO[bytes], max_memory: float | None) -> Matrix:
+    mm = _read_mm_header(source, stream)
+    header = _as_header(source, mm)
+    problem = check_fits(estimate_memory(header), max_memory)
+    if problem is not None:
+        raise MatrixFileError(source.label, f"too large to load: {problem}")
     try:
-        if header.format == "array":
-            dense = fmm.read_array(body)
-            row, col = (a.ravel() for a in np.indices(dense.shape, dtype=np.int64))
-            values: np.ndarray | None = dense.ravel()
-        else:
-            (values, (row, col)), _ = fmm.read_coo(body)
-    except (ValueError, RuntimeError) as err:
-        raise MatrixFileError(source.label, str(err).strip().rstrip(".")) from None
-    if header.field == "pattern":
-        values = None
+        row, col, values = read_body(mm, stream, source.label, body_budget(mm))
+    except _ARCHIVE_ERRORS as err:
+        raise MatrixFileError(source.label, f"cannot read archive: {err}") from None
     return Matrix(source.name, source.label, header.rows, header.cols, row, col, values, header)
 
 
-def load_source(source: Source) -> Matrix:
-    """Load ``source`` into a :class:`Matrix` (archive members straight from the stream)."""
+def load_source(source: Source, *, max_memory: float | None = None) -> Matrix:
+    """Load ``source`` into a :class:`Matrix` (archive members straight from the stream),
+    refusing it when its declared size needs more than the memory this process may use
+    (or ``max_memory`` bytes)."""
     if not source.member:
-        return load(source.path)
+        return load(source.path, max_memory=max_memory)
     with _member(source) as stream:
-        return _read_member(source, stream)
+        return _read_member(source, stream, max_memory)

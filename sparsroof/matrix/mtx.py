@@ -14,14 +14,26 @@ from __future__ import annotations
 
 import gzip
 import os
+import stat
+import zlib
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO, Union
+from typing import IO, TYPE_CHECKING, TextIO, Union
 
 import numpy as np
 
 from ..errors import MatrixFileError
+from . import limits
+from .mmbody import (
+    body_budget,
+    has_comment_lines,
+    needs_count,
+    parse_body,
+    plain_file_is_safe,
+    read_body,
+)
+from .mmheader import MAX_HEADER, MAX_LINE, MMHeader, read_mm_header
 
 if TYPE_CHECKING:
     from scipy.sparse import sparray, spmatrix
@@ -30,7 +42,9 @@ __all__ = ["Header", "Matrix", "MatrixLike", "as_matrix", "peek", "load", "estim
            "MATRIX_SUFFIXES"]
 
 MATRIX_SUFFIXES = (".mtx", ".mtx.gz", ".smtx")
-_INT32_MAX = 2**31 - 1
+_INT32_MAX = limits.INDEX32_MAX
+_INT64_MAX = 2**63 - 1
+_ARCHIVES = (".tar.gz", ".tgz", ".tar", ".zip")
 
 
 @dataclass(frozen=True)
@@ -129,23 +143,29 @@ def _name_of(path: Path) -> str:
 
 
 def _check_readable(path: Path) -> None:
-    if not path.exists():
-        raise MatrixFileError(path, "no such file")
-    if path.is_dir():
-        raise MatrixFileError(path, "is a directory, not a matrix file")
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        raise MatrixFileError(path, "no such file") from None
+    except OSError as err:
+        raise MatrixFileError(path, f"cannot read: {err.strerror or err}") from None
+    if stat.S_ISDIR(mode):
+        raise MatrixFileError(path, "is a directory, not a matrix file (to analyse every "
+                                    "matrix in it, use 'sparsroof batch')")
+    if not stat.S_ISREG(mode):
+        raise MatrixFileError(path, "is not a regular file (a pipe or a device); save the "
+                                    "matrix to a file first")
+    if path.name.lower().endswith(_ARCHIVES):
+        raise MatrixFileError(path, "is an archive; 'sparsroof batch' reads the matrices "
+                                    "inside archives")
     if not os.access(path, os.R_OK):
         raise MatrixFileError(path, "permission denied")
 
 
-def _fmm_problem(err: Exception) -> str:
-    """fast_matrix_market's message, lower-cased and with a hint where one helps."""
-    text = str(err).strip().rstrip(".")
-    text = text[0].lower() + text[1:] if text else "unreadable Matrix Market data"
-    if "index out of bounds" in text:
-        text += " (Matrix Market indices are 1-based and must lie within the size line)"
-    if "missing banner" in text:
-        text += " (the first line must start with %%MatrixMarket)"
-    return text
+def _open_binary(path: Path) -> IO[bytes]:
+    if path.name.endswith(".gz"):
+        return gzip.open(path, "rb")  # type: ignore[return-value]
+    return open(path, "rb")
 
 
 def _open_text(path: Path) -> TextIO:
@@ -155,40 +175,40 @@ def _open_text(path: Path) -> TextIO:
 
 
 def _smtx_size_line(path: Path, handle: TextIO) -> tuple[int, int, int]:
-    for lineno, line in enumerate(handle, start=1):
+    lineno, consumed = 0, 0
+    while True:
+        lineno += 1
+        line = handle.readline(MAX_LINE + 1)
+        consumed += len(line)
+        if not line:
+            raise MatrixFileError(path, "no .smtx size line")
+        if len(line) > MAX_LINE or consumed > MAX_HEADER:
+            raise MatrixFileError(path, f"line {lineno}: no .smtx size line in the first "
+                                        f"{MAX_HEADER >> 20} MiB")
         stripped = line.strip()
-        if not stripped or stripped.startswith("%"):
-            continue
-        parts = stripped.replace(",", " ").split()
-        try:
-            rows, cols, nnz = (int(p) for p in parts)
-        except ValueError:
-            raise MatrixFileError(
-                path, f"line {lineno}: expected the .smtx size line 'rows, cols, nnz', "
-                f"found {stripped[:40]!r}"
-            ) from None
-        if min(rows, cols, nnz) < 0:
-            raise MatrixFileError(path, f"line {lineno}: negative size in {stripped!r}")
-        return rows, cols, nnz
-    raise MatrixFileError(path, "empty file: no .smtx size line")
+        if stripped and not stripped.startswith("%"):
+            break
+    parts = stripped.replace(",", " ").split()
+    if len(parts) != 3 or not all(p.isascii() and p.isdigit() for p in parts):
+        raise MatrixFileError(path, f"line {lineno}: expected the .smtx size line "
+                                    f"'rows, cols, nnz' of non-negative integers, "
+                                    f"found {stripped[:40]!r}")
+    if any(len(p.lstrip("0")) > 19 for p in parts) or max(int(p) for p in parts) > _INT64_MAX:
+        raise MatrixFileError(path, f"line {lineno}: a size above 2^63 - 1 cannot be read")
+    rows, cols, nnz = (int(p) for p in parts)
+    return rows, cols, nnz
 
 
-def _mm_header(path: Path) -> Header:
-    import fast_matrix_market as fmm
+def _header_of(label: str, mm: MMHeader) -> Header:
+    return Header(label, mm.format, mm.field, mm.symmetry, mm.rows, mm.cols, mm.entries)
 
+
+def _mm_header(path: Path) -> MMHeader:
     try:
-        h = fmm.read_header(str(path))
-    except (ValueError, RuntimeError) as err:
-        raise MatrixFileError(path, _fmm_problem(err)) from None
-    except (OSError, EOFError) as err:
+        with _open_binary(path) as stream:
+            return read_mm_header(stream, str(path))
+    except (OSError, EOFError, zlib.error) as err:
         raise MatrixFileError(path, f"cannot read: {err}") from None
-    if h.object != "matrix":
-        raise MatrixFileError(
-            path, f"is a Matrix Market {h.object}, not a matrix (banner object must be 'matrix')"
-        )
-    rows, cols = (int(x) for x in h.shape)
-    entries = int(h.nnz) if h.format == "coordinate" else rows * cols
-    return Header(str(path), h.format, h.field, h.symmetry, rows, cols, entries)
 
 
 def peek(path: str | Path) -> Header:
@@ -208,71 +228,58 @@ def peek(path: str | Path) -> Header:
         with _open_text(path) as handle:
             rows, cols, nnz = _smtx_size_line(path, handle)
         return Header(str(path), "smtx", "pattern", "general", rows, cols, nnz)
-    return _mm_header(path)
+    return _header_of(str(path), _mm_header(path))
 
 
 def estimate_memory(header: Header) -> int:
-    """Bytes of memory a load of this file needs at its peak (a planning estimate).
-
-    Coordinates are kept as two index arrays and one float64 value array; the reader
-    briefly holds a second copy while expanding symmetric files.
-    """
-    index_bytes = 4 if max(header.rows, header.cols) <= _INT32_MAX else 8
-    per_entry = 2 * index_bytes + 8
-    return 2 * header.expanded_entries_max * per_entry + 8 * (header.rows + 1)
+    """Bytes of memory a load and analysis of this file need at their peak (a planning
+    estimate; see :func:`sparsroof.matrix.limits.estimate_memory`)."""
+    return limits.estimate_memory(header.rows, header.cols, header.expanded_entries_max)
 
 
-def _available_memory() -> int:
+def _check_fits(header: Header, max_memory: float | None) -> None:
+    problem = limits.check_fits(estimate_memory(header), max_memory)
+    if problem is not None:
+        raise MatrixFileError(header.path, f"too large to load: {problem} "
+                                           f"(--max-memory SIZE overrides the limit)")
+
+
+def _load_mm(path: Path, mm: MMHeader) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    label = str(path)
+    gz = path.name.endswith(".gz")
     try:
-        return int(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
-    except (ValueError, OSError, AttributeError):  # pragma: no cover - non-POSIX
-        return 2**62
-
-
-def _check_fits(header: Header) -> None:
-    need, have = estimate_memory(header), _available_memory()
-    if need > have:
-        raise MatrixFileError(
-            header.path,
-            f"too large to load: needs about {need / 2**30:.1f} GiB of memory, "
-            f"{have / 2**30:.1f} GiB available",
-        )
-
-
-def _load_mm(path: Path, header: Header) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    import fast_matrix_market as fmm
-
-    long = max(header.rows, header.cols) > _INT32_MAX
-    try:
-        if header.format == "array":
-            dense = fmm.read_array(str(path), long_type=long)
-            row, col = np.indices(dense.shape, dtype=np.int64 if long else np.int32)
-            values = dense.ravel(order="C")
-            return row.ravel(), col.ravel(), values
-        (values, (row, col)), _ = fmm.read_coo(str(path), long_type=long)
-    except (ValueError, RuntimeError) as err:
-        raise MatrixFileError(path, _fmm_problem(err)) from None
-    except (OSError, EOFError) as err:
+        if not gz and plain_file_is_safe(path, label) and mm.canonical \
+                and not needs_count(mm):
+            try:
+                return parse_body(label, mm, label)
+            except MatrixFileError:
+                if not has_comment_lines(path, mm.head_bytes):
+                    raise  # else: read again below, without the comment lines
+        with _open_binary(path) as stream:
+            stream.seek(mm.head_bytes)
+            return read_body(mm, stream, label, body_budget(mm) if gz else None)
+    except (OSError, EOFError, zlib.error) as err:
         raise MatrixFileError(path, f"cannot read: {err}") from None
-    return row, col, (None if header.field == "pattern" else values)
 
 
 def _parse_ints(path: Path, text: str, expected: int, what: str) -> np.ndarray:
     try:
         arr = np.array(text.split(), dtype=np.int64)
-    except ValueError:
-        raise MatrixFileError(path, f"{what} contain something that is not an integer") from None
+    except (ValueError, OverflowError):
+        raise MatrixFileError(path, f"{what} hold something that is not a 64-bit "
+                                    f"integer") from None
     if arr.size != expected:
         raise MatrixFileError(path, f"expected {expected} {what}, found {arr.size}")
     return arr
 
 
 def _load_smtx(path: Path, header: Header) -> tuple[np.ndarray, np.ndarray, None]:
+    rows, cols, nnz = header.rows, header.cols, header.entries
     with _open_text(path) as handle:
         _smtx_size_line(path, handle)
-        offsets_line = handle.readline()
-        columns_line = handle.readline()
-    rows, cols, nnz = header.rows, header.cols, header.entries
+        # a number takes at most 20 digits and a separator
+        offsets_line = handle.readline(24 * (rows + 1) + MAX_LINE)
+        columns_line = handle.readline(24 * nnz + MAX_LINE)
     offsets = _parse_ints(path, offsets_line, rows + 1, "row offsets")
     columns = _parse_ints(path, columns_line, nnz, "column indices")
     if offsets[0] != 0 or offsets[-1] != nnz or np.any(np.diff(offsets) < 0):
@@ -288,10 +295,12 @@ def _load_smtx(path: Path, header: Header) -> tuple[np.ndarray, np.ndarray, None
     return row, columns.astype(itype), None
 
 
-def load(path: str | Path) -> Matrix:
+def load(path: str | Path, *, max_memory: float | None = None) -> Matrix:
     """Read a matrix file into a :class:`Matrix`, expanding symmetric storage.
 
-    Raises :class:`MatrixFileError` naming the file and the problem.
+    Declared sizes are checked against the memory this process may use (or
+    ``max_memory`` bytes) before anything is allocated. Raises
+    :class:`MatrixFileError` naming the file and the problem.
 
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "tiny.mtx"
@@ -302,12 +311,16 @@ def load(path: str | Path) -> Matrix:
     ((3, 3), 3, 1)
     """
     path = Path(path)
-    header = peek(path)
-    _check_fits(header)
-    if header.format == "smtx":
+    _check_readable(path)
+    if path.name.endswith(".smtx"):
+        header = peek(path)
+        _check_fits(header, max_memory)
         row, col, values = _load_smtx(path, header)
     else:
-        row, col, values = _load_mm(path, header)
+        mm = _mm_header(path)
+        header = _header_of(str(path), mm)
+        _check_fits(header, max_memory)
+        row, col, values = _load_mm(path, mm)
     return Matrix(_name_of(path), str(path), header.rows, header.cols, row, col, values, header)
 
 

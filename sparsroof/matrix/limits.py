@@ -1,0 +1,134 @@
+"""How much memory a matrix needs, and how much this process may really use.
+
+A declared size is checked before anything is allocated: a two-line file that declares a
+billion rows must be refused, not answered with a 7 GiB array. The memory this process
+may use is the smallest of the machine's available memory (``MemAvailable``), the
+cgroup limit it runs under (``memory.max`` less ``memory.current``; containers, batch
+systems) and its own address-space limit (``ulimit -v``, less what is mapped already).
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+from pathlib import Path
+
+from ..units import si
+
+__all__ = ["INDEX32_MAX", "estimate_memory", "memory_headroom", "check_fits"]
+
+INDEX32_MAX = 2**31 - 1
+
+#: bytes per row and per column that loading and analysing a matrix hold at once (row
+#: and column length counts as int64, the band and diagonal masks, their histograms):
+#: a 10^7 x 1 or 1 x 10^7 matrix with one entry peaks about 23 bytes per line above a
+#: 2 x 2 one (``/usr/bin/time -f %M sparsroof analyze ... --storage all --model all``)
+_PER_LINE = 32
+
+
+def estimate_memory(rows: int, cols: int, entries: int) -> int:
+    """Bytes a load and analysis of a matrix with ``entries`` stored entries (after
+    symmetric expansion) need at their peak.
+
+    Coordinates are two index arrays and one float64 value array; the reader briefly
+    holds a second copy of them. Per row and per column the analysis keeps length counts
+    and masks, so a huge declared shape costs memory even with a single entry.
+
+    >>> estimate_memory(1000, 1000, 5000)    # 2 * 5000 * (4 + 4 + 8) + 32 * 2002
+    224064
+    """
+    index_bytes = 4 if max(rows, cols) <= INDEX32_MAX else 8
+    per_entry = 2 * index_bytes + 8
+    return 2 * entries * per_entry + _PER_LINE * (rows + 1 + cols + 1)
+
+
+def _first_number(path: Path, prefix: str = "") -> int | None:
+    try:
+        text = path.read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return None
+    for line in text.splitlines():
+        if line.startswith(prefix):
+            words = line[len(prefix):].split()
+            if words and words[0].isdigit():
+                return int(words[0]) * (1024 if line.endswith("kB") else 1)
+    return None
+
+
+def _cgroup_headroom() -> int | None:
+    """Bytes left under this process's cgroup memory limit (v2, else v1), None if none."""
+    try:
+        lines = Path("/proc/self/cgroup").read_text(encoding="ascii").splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        parts = line.split(":", 2)
+        if len(parts) != 3:
+            continue
+        if parts[0] == "0" and parts[1] == "":
+            base = Path("/sys/fs/cgroup") / parts[2].lstrip("/")
+            limit, used = base / "memory.max", base / "memory.current"
+        elif "memory" in parts[1].split(","):
+            base = Path("/sys/fs/cgroup/memory") / parts[2].lstrip("/")
+            limit, used = base / "memory.limit_in_bytes", base / "memory.usage_in_bytes"
+        else:
+            continue
+        cap, current = _first_number(limit), _first_number(used)
+        if cap is not None and cap < 2**60:
+            return max(cap - (current or 0), 0)
+    return None
+
+
+def _address_space_headroom() -> int | None:
+    """Bytes left under ``ulimit -v`` (RLIMIT_AS), None if unlimited."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if soft == resource.RLIM_INFINITY:
+        return None
+    mapped = _first_number(Path("/proc/self/status"), "VmSize:") or 0
+    return max(soft - mapped, 0)
+
+
+def _available() -> int | None:
+    found = _first_number(Path("/proc/meminfo"), "MemAvailable:")
+    if found is not None:
+        return found
+    try:
+        return int(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - non-POSIX
+        return None
+
+
+def memory_headroom() -> tuple[int, str]:
+    """Bytes this process may still allocate, and the name of the limit that sets it.
+
+    >>> have, why = memory_headroom()
+    >>> have >= 0 and why in ("available memory", "cgroup memory limit",
+    ...                       "address-space limit (ulimit -v)", "no known limit")
+    True
+    """
+    limits = [(n, why) for n, why in (
+        (_available(), "available memory"),
+        (_cgroup_headroom(), "cgroup memory limit"),
+        (_address_space_headroom(), "address-space limit (ulimit -v)"),
+    ) if n is not None]
+    return min(limits) if limits else (2**62, "no known limit")
+
+
+def check_fits(need: float, max_memory: float | None = None) -> str | None:
+    """None when ``need`` bytes fit, else the reason (for the caller's error message).
+
+    ``max_memory`` overrides the limits this process finds for itself.
+
+    >>> check_fits(10, max_memory=100) is None
+    True
+    >>> check_fits(2e9, max_memory=1e9)
+    'needs about 2 GB of memory, --max-memory allows 1 GB'
+    """
+    if max_memory is not None:
+        have, why = int(max_memory), "--max-memory allows"
+    else:
+        have, limit = memory_headroom()
+        why = f"the {limit} leaves"
+    if need <= have:
+        return None
+    return f"needs about {si(need, 'B')} of memory, {why} {si(have, 'B')}"
