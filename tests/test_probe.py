@@ -85,3 +85,36 @@ def test_compute_roof_is_the_derived_peak_not_a_slow_multiply(tmp_path: Path) ->
     fast = ProbeResult(host, "2025-01-01", 1e10, 2**20, 1, {"fp64": 4e11}, {"fp64": 4096})
     peak = yaml.safe_load(spec_yaml(fast, "h"))["peaks"]["simt"]["fp64"]
     assert (peak["value"], peak["kind"]) == ("400.00 GFLOP/s", "measured")
+
+
+def test_every_cache_level_gets_a_measured_roof_that_never_sits_below_a_slower_one(
+        tmp_path: Path) -> None:
+    from sparsroof.hardware.library import load_spec
+    from sparsroof.host.probe import CacheLevel, HostInfo
+
+    host = HostInfo("test CPU", cores=2, sockets=1, threads_per_core=1,
+                    caches=(CacheLevel(1, 48 * 2**10, 2), CacheLevel(2, 2**20, 2),
+                            CacheLevel(3, 32 * 2**20, 1)))
+    # a busy host measured L2 slower than L3: L2 takes L3's rate (a roof below a slower
+    # level's could be beaten by a real run); DRAM's triad is 20 GB/s
+    result = ProbeResult(host, "2025-01-01", 20e9, 2**27, 3, {"fp64": 5e9}, {"fp64": 512},
+                         {1: 300e9, 2: 90e9, 3: 100e9})
+    path = tmp_path / "h.yaml"
+    path.write_text(spec_yaml(result, "h"))
+    memory = yaml.safe_load(path.read_text())["memory"]
+    assert [(m["name"], m["bandwidth"]["value"]) for m in memory] == [
+        ("L1d", "300.00 GB/s"), ("L2", "100.00 GB/s"), ("L3", "100.00 GB/s"),
+        ("DRAM", "20.00 GB/s")]
+    assert "below a slower level's" in memory[1]["bandwidth"]["source"]
+    spec = load_spec(str(path))  # the written spec validates
+    assert [lvl.bandwidth.value for lvl in spec.memory if lvl.bandwidth] == [
+        300e9, 100e9, 100e9, 20e9]
+
+
+def test_measure_caches_reads_each_level(tmp_path: Path) -> None:
+    from sparsroof.host.probe import CacheLevel, HostInfo, measure_caches
+
+    host = HostInfo("test CPU", cores=1, sockets=1, threads_per_core=1,
+                    caches=(CacheLevel(1, 32 * 2**10, 1), CacheLevel(2, 512 * 2**10, 1)))
+    rates = measure_caches(host, quick=True)
+    assert set(rates) == {1, 2} and all(1e8 < r < 1e14 for r in rates.values())

@@ -101,8 +101,9 @@ def validate(paths: tuple[str, ...]) -> int:
 def probe(output_file: str | None, name: str | None, quick: bool, force: bool) -> int:
     """Measure this machine and write a spec for it, every figure marked as measured.
 
-    Memory bandwidth: a STREAM-style triad over arrays four times the last-level cache;
-    compute: fp64 and fp32 matrix multiply. Progress goes to stderr. Takes 10-30 s (a
+    Memory: a STREAM-style triad over arrays four times the last-level cache, and each
+    cache level's fastest triad or read on half its capacity; compute: the derived peak
+    (or a faster measured matrix multiply). Progress goes to stderr. Takes 10-30 s (a
     few seconds with --quick).
     """
     from ..host.probe import probe as run_probe

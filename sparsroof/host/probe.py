@@ -5,6 +5,10 @@
   numba and run on all cores. Bytes are counted as STREAM counts them: 3 × 8 bytes per
   element (two reads, one write; the write-allocate read is not counted). The best of
   several repetitions is kept, as STREAM does.
+- **Cache bandwidths**: each cache level's fastest rate, a triad or a read over half its
+  total capacity, on one core and on all cores (:mod:`sparsroof.host.memory_roofs`), so a
+  working set that fits a cache is bounded by that cache and not by main memory. A level
+  measured below a slower one (a busy host) takes the slower one's rate.
 - **Compute peak**: derived as cores × clock × FLOPs per cycle, with two vector FMA pipes
   per core as wide as the widest SIMD the CPU flags list (AVX-512: 8 fp64 lanes, AVX: 4,
   SSE2: 2), so 4 × lanes FLOPs per cycle. A roof must be an upper bound: a numpy matrix
@@ -74,6 +78,24 @@ class ProbeResult:
     triad_repetitions: int
     gemm_flops: dict[str, float] = field(default_factory=dict)   # precision -> FLOP/s
     gemm_n: dict[str, int] = field(default_factory=dict)
+    cache_bytes_per_s: dict[int, float] = field(default_factory=dict)  # level -> fastest rate
+
+
+def measure_caches(host: HostInfo, quick: bool = False,
+                   progress: Progress = lambda _: None) -> dict[int, float]:
+    """The fastest rate (bytes/s) a triad or a read reaches in each cache level, on a
+    working set of half the level's total capacity, on one core and on all of them (see
+    :func:`sparsroof.host.memory_roofs.measure_level`)."""
+    from .memory_roofs import measure_level
+
+    rates = {}
+    for c in host.caches:
+        size = c.total_bytes / 2
+        progress(f"memory: L{c.level} on {size / 2**10:,.0f} KiB")
+        rates[c.level] = max(measure_level(size, max(1, host.cores),
+                                           calls=2 if quick else 5).values())
+        progress(f"memory: L{c.level} {rates[c.level] / 1e9:.1f} GB/s")
+    return rates
 
 
 def _size(text: str) -> int:
@@ -208,13 +230,15 @@ def _triad_size(host: HostInfo, quick: bool) -> int:
 
 
 def probe(quick: bool = False, progress: Progress = lambda _: None) -> ProbeResult:
-    """Measure this machine: triad bandwidth and fp64/fp32 matrix-multiply rates."""
+    """Measure this machine: triad bandwidth of main memory and of each cache level, and
+    fp64/fp32 matrix-multiply rates."""
     host = host_info()
     progress(f"host: {host.model}, {host.cores} cores, {host.sockets} socket(s)")
     size, reps = _triad_size(host, quick), (3 if quick else 10)
     progress(f"memory: triad over 3 arrays of {size / 2**20:.0f} MiB, best of {reps}")
     bandwidth = measure_triad(size, reps)
     progress(f"memory: {bandwidth / 1e9:.1f} GB/s")
+    caches = measure_caches(host, quick, progress)
     flops, sizes = {}, {}
     for precision, dtype in (("fp64", "float64"), ("fp32", "float32")):
         n = 512 if quick else _gemm_size(dtype)
@@ -222,7 +246,8 @@ def probe(quick: bool = False, progress: Progress = lambda _: None) -> ProbeResu
         flops[precision] = measure_gemm(n, dtype, 2 if quick else 3)
         sizes[precision] = n
         progress(f"compute: {precision} {flops[precision] / 1e9:.1f} GFLOP/s")
-    return ProbeResult(host, _dt.date.today().isoformat(), bandwidth, size, reps, flops, sizes)
+    return ProbeResult(host, _dt.date.today().isoformat(), bandwidth, size, reps, flops, sizes,
+                       caches)
 
 
 def _bytes_text(n: int) -> str:
@@ -237,16 +262,32 @@ def _bytes_text(n: int) -> str:
     return f"{n} B"
 
 
-def _cache_entries(host: HostInfo, measured: str) -> list[dict[str, Any]]:
+def _cache_entries(result: ProbeResult, measured: str) -> list[dict[str, Any]]:
+    """Each cache level with its capacity and its measured bandwidth. A level measured
+    slower than a level behind it (a busy host) takes that level's rate, and says so: a
+    roof cannot sit below a slower level's, which a real run could then beat."""
     entries = []
-    for c in host.caches:
+    host, floor = result.host, result.triad_bytes_per_s
+    for c in sorted(host.caches, key=lambda c: -c.level):  # slowest first
         name = "L1d" if c.level == 1 else f"L{c.level}"
         source = (f"read from {_SYS_CPU}/cpu*/cache by {measured}: {_bytes_text(c.size_bytes)}"
                   f" x {c.instances} instance{'s' if c.instances > 1 else ''}")
-        entries.append({"name": name,
-                        "capacity": {"value": _bytes_text(c.total_bytes), "source": source},
-                        "instances": {"value": c.instances, "source": source}})
-    return entries
+        entry: dict[str, Any] = {
+            "name": name, "capacity": {"value": _bytes_text(c.total_bytes), "source": source},
+            "instances": {"value": c.instances, "source": source}}
+        rate = result.cache_bytes_per_s.get(c.level)
+        if rate is not None:
+            how = (f"measured by {measured}: the fastest fp64 triad or read on half its "
+                   "capacity, one core and all cores")
+            if rate < floor:
+                how += (f"; measured {rate / 1e9:.2f} GB/s, below a slower level's, so "
+                        "that level's rate")
+                rate = floor
+            entry["bandwidth"] = {"value": f"{rate / 1e9:.2f} GB/s", "kind": "measured",
+                                  "source": how}
+            floor = rate
+        entries.append(entry)
+    return entries[::-1]
 
 
 def _peak_entry(result: ProbeResult, precision: str, by: str) -> dict[str, Any]:
@@ -288,7 +329,7 @@ def spec_yaml(result: ProbeResult, name: str) -> str:
     doc = {
         "name": name, "device": host.model, "kind": "cpu",
         "peaks": {"simt": peaks},
-        "memory": [*_cache_entries(host, by), dram],
+        "memory": [*_cache_entries(result, by), dram],
         "parallelism": {"cores": {"value": host.cores, "source": cpuinfo},
                         "sockets": {"value": host.sockets, "source": cpuinfo},
                         "threads_per_core": {"value": host.threads_per_core,
