@@ -241,7 +241,8 @@ def test_spy_overlays(tmp_path: Path) -> None:
     ax = spy_figure(m, block=16, band=8).axes[0]
     assert len(by_gid(ax, "grid").get_segments()) == 3  # columns 16, 32, 48
     bands = [a for a in ax.get_lines() if a.get_gid() == "band"]
-    assert sorted(tuple(b.get_ydata()) for b in bands) == [(-8, 56), (8, 72)]
+    # one entry per cell: guides 1.5 cells outside j = i ± 8, clear of those diagonals
+    assert sorted(tuple(b.get_ydata()) for b in bands) == [(-9.5, 54.5), (9.5, 73.5)]
 
 
 def test_spy_of_a_real_matrix(corpus: Path, tmp_path: Path) -> None:

@@ -37,6 +37,9 @@ class MatrixPoint:
     peak_flops: float
     bandwidth: float
     bound: str
+    device: str = ""
+    memory_level: str = ""  # of the roof that bounded the row
+    unit: str = ""  # compute unit of that roof
 
     @property
     def roof_fraction(self) -> float:
@@ -67,7 +70,9 @@ def roof_points(store: Store) -> list[MatrixPoint]:
     rows = store.query(
         "SELECT m.name, m.path, m.member, COALESCE(m.class, ?), r.spec, r.kernel, r.width,"
         " r.storage, r.model, r.intensity, r.attainable_flops, r.peak_flops, r.bandwidth,"
-        " r.bound, MAX(r.attainable_flops / r.peak_flops) FROM results r"
+        " r.bound, COALESCE(r.device, ''), COALESCE(json_extract(r.record, '$.memory_level'),"
+        " ''), COALESCE(json_extract(r.record, '$.bound_unit'), ''),"
+        " MAX(r.attainable_flops / r.peak_flops) FROM results r"
         " JOIN matrices m ON m.id = r.matrix_id WHERE r.peak_flops > 0"
         " GROUP BY r.matrix_id, r.spec_hash", (UNCLASSIFIED,))
     return [MatrixPoint(*row[:-1]) for row in rows]

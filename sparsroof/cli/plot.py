@@ -13,6 +13,7 @@ from ..plot import (
     measured_spec,
     parse_size,
     plot_points,
+    plot_ridgeline_results,
     read_measured,
     read_results,
     read_sparsity_points,
@@ -55,6 +56,9 @@ def command() -> None:
       sparsroof compare measured.csv --hw v100-sxm2 -O json > judged.json
       sparsroof plot roofline --measured judged.json -o measured.png
       sparsroof plot sparsity-roofline points.csv -o sparsity.svg
+      sparsroof analyze data/lap2d_64.mtx --hw clx-ridgeline --dtype fp32 \\
+          --kernel spmm --d 16 --ranks 1,2,4,8,16 --output json > ranks.json
+      sparsroof plot ridgeline ranks.json -o ridge.png
     """
 
 
@@ -126,3 +130,17 @@ def sparsity_roofline(points: str, out: str, title: str | None, accuracy_label: 
                                    accuracy_label=accuracy_label,
                                    size=size_of(size) or (7.0, 5.0), dpi=dpi)
     echo_written(save(fig, out))
+
+
+@command.command("ridgeline")
+@click.argument("results", metavar="RESULTS.json")
+@_OUT
+@SIZE_OPTION
+@DPI_OPTION
+def ridgeline(results: str, out: str, size: str | None, dpi: int) -> None:
+    """Ridgeline (memory vs arithmetic intensity) of saved distributed results.
+
+    RESULTS is the output of 'sparsroof analyze --ranks ... --output json'; the first
+    matrix with distributed results is drawn, one marker per rank count P.
+    """
+    echo_written(plot_ridgeline_results(results, out, size=size_of(size), dpi=dpi))

@@ -98,9 +98,14 @@ def command(store_path: str, plot_path: str | None, top: int, output: str) -> in
         summary = summarise(store, top=top)
         failures = store.failures()
         if plot_path:
-            from ..plot.aggregate import plot_aggregate
+            from ..plot.aggregate import plot_aggregate, unplottable
 
-            plot_aggregate(roof_points(store), plot_path)
+            points = roof_points(store)
+            plot_aggregate(points, plot_path)
+            hidden = unplottable(points)
+            if hidden:
+                click.echo(f"sparsroof: {len(hidden)} matrix(es) with no work are not on the "
+                           f"figure: {', '.join(hidden)}", err=True)
     if output == "json":
         emit(_json(summary, failures))
     else:

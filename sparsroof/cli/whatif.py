@@ -115,7 +115,8 @@ def _plot(results: list[ModelResult], path: str, title: str) -> None:
     from ..plot import SparsityPoint, figure_format, save, sparsity_roofline_figure
 
     figure_format(path)  # a bad suffix fails before any drawing
-    known = [SparsityPoint(r.pattern, r.sparsity, r.speedup, r.accuracy) for r in results
+    known = [SparsityPoint(r.pattern, r.sparsity, r.speedup, r.accuracy, r.model)
+             for r in results
              if r.accuracy is not None]
     if not known:
         raise OptionError("--plot: the accuracy file matches none of the patterns and levels")

@@ -17,7 +17,7 @@ from ..errors import FigureError
 from ..hardware.library import load_spec
 from ..hardware.spec import HwSpec
 from .measured import MeasuredPoint, measured_points, measured_spec, read_measured
-from .points import RoofPoint, read_results, roof_points
+from .points import RoofPoint, read_distributed, read_results, roof_points
 from .ridge import RidgePoint, ridge_region, ridgeline, ridgeline_figure
 from .roof import roofline_figure
 from .sparsity import SparsityPoint, read_sparsity_points, sparsity_roofline_figure
@@ -39,6 +39,7 @@ __all__ = [
     "plot_points",
     "plot_analyses",
     "plot_measured",
+    "plot_ridgeline_results",
     "read_measured",
     "read_results",
     "read_sparsity_points",
@@ -110,11 +111,26 @@ def plot_analyses(analyses: Sequence[Any], spec: HwSpec, path: str | Path, *,
 def ridge_points(analysis: Any) -> list[RidgePoint]:
     """The ridgeline points of an analysis's distributed results (``--ranks``) at its
     first width; rank counts that move nothing over the network have no place there."""
-    if not analysis.distributed:
+    return _ridge_points(analysis.distributed)
+
+
+def _ridge_points(distributed: Sequence[Any]) -> list[RidgePoint]:
+    if not distributed:
         return []
-    width = analysis.distributed[0].width
+    width = distributed[0].width
     return [RidgePoint(rb.ranks, rb.arithmetic_intensity, rb.memory_intensity, rb.bound)
-            for rb in analysis.distributed if rb.width == width and rb.bytes_network > 0]
+            for rb in distributed if rb.width == width and rb.bytes_network > 0]
+
+
+def plot_ridgeline_results(results: str | Path, path: str | Path, *,
+                           size: tuple[float, float] | None = None, dpi: int = 150) -> Path:
+    """Draw the ridgeline of the first matrix with distributed results in a saved analyze
+    JSON document (``analyze --ranks ... --output json``) and write ``path``."""
+    figure_format(path)
+    found = read_distributed(results)
+    if not found:
+        raise FigureError(f"{results}: no distributed results (analyze with --ranks)")
+    return _draw_ridgeline(*found[0], path, size=size, dpi=dpi)
 
 
 def _plot_ridgeline(analyses: Sequence[Any], path: str | Path, *,
@@ -124,11 +140,16 @@ def _plot_ridgeline(analyses: Sequence[Any], path: str | Path, *,
     if not with_ranks:
         raise FigureError(f"{path}: a ridgeline needs distributed results (use --ranks)")
     a = with_ranks[0]
-    points = ridge_points(a)
+    return _draw_ridgeline(a.matrix.name, a.spec, a.distributed, path, size=size, dpi=dpi)
+
+
+def _draw_ridgeline(name: str, spec: str, distributed: Sequence[Any], path: str | Path, *,
+                    size: tuple[float, float] | None, dpi: int) -> Path:
+    points = _ridge_points(distributed)
     if not points:
         raise FigureError(f"{path}: no rank count moves data over the network (use P > 1)")
-    first = a.distributed[0]
-    title = f"{a.matrix.name}, SpMM d={first.width} on {a.spec}: P = " + ", ".join(
+    first = distributed[0]
+    title = f"{name}, SpMM d={first.width} on {spec}: P = " + ", ".join(
         str(p.ranks) for p in points)
     return ridgeline(points, first.peak_flops, first.bandwidth, first.network, title, path,
                      size=size or (7.0, 5.5), dpi=dpi)

@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
 from ..errors import FigureError
+from ..model.ridgeline import RankBound
 from ..userfile import read_text
 
-__all__ = ["RoofPoint", "roof_points", "read_results", "OPTIMISTIC", "PESSIMISTIC"]
+__all__ = ["RoofPoint", "roof_points", "read_results", "read_distributed", "OPTIMISTIC",
+           "PESSIMISTIC"]
 
 #: the B-reuse models that bracket every other: perfect reuse and none
 OPTIMISTIC = "compulsory"
@@ -107,6 +109,36 @@ def read_results(path: str | Path) -> tuple[list[RoofPoint], str | None]:
         raise FigureError(f"{source}: no results to plot")
     specs = {str(m.get("spec")) for m in doc["matrices"] if m.get("spec")}
     return points, (specs.pop() if len(specs) == 1 else None)
+
+
+def read_distributed(path: str | Path) -> list[tuple[str, str, list[RankBound]]]:
+    """(matrix name, spec, rank bounds) of every matrix of an analyze JSON document that
+    holds distributed results (``analyze --ranks``), in the order of the document."""
+    source = str(path)
+    text = read_text(path, lambda problem: FigureError(f"{source}: {problem}"))
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise FigureError(f"{source}: line {err.lineno}: not valid JSON: {err.msg}") from None
+    matrices = doc.get("matrices") if isinstance(doc, dict) else None
+    if not isinstance(matrices, list):
+        raise FigureError(f"{source}: expected the JSON of 'sparsroof analyze --output json' "
+                          "(no 'matrices' list)")
+    names = {f.name for f in fields(RankBound)}
+    found = []
+    for i, m in enumerate(matrices):
+        rows = m.get("distributed") if isinstance(m, dict) else None
+        if not rows:
+            continue
+        where = f"matrices[{i}]"
+        name = str(_field(source, where, _field(source, where, m, "matrix"), "name"))
+        try:
+            bounds = [RankBound(**{k: v for k, v in r.items() if k in names}) for r in rows]
+        except (TypeError, AttributeError):
+            raise FigureError(f"{source}: {where}.distributed: expected the rank bounds "
+                              "of 'sparsroof analyze --ranks'") from None
+        found.append((name, str(m.get("spec", "")), bounds))
+    return found
 
 
 def common(points: Sequence[RoofPoint], attr: str, source: str = "results") -> str:

@@ -24,14 +24,15 @@ from .gaps import draw_gaps, gap_handles, gap_summary
 from .labels import callout_labels, place_labels
 from .measured import MeasuredPoint
 from .points import OPTIMISTIC, PESSIMISTIC, RoofPoint, common
-from .style import MARKERS, PALETTE, log_axis, new_figure
+from .style import MARKERS, PALETTE, fill_of, log_axis, new_figure
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
     from matplotlib.lines import Line2D
 
-__all__ = ["roofline_figure", "drawable", "series", "matrix_colors", "model_markers", "decades"]
+__all__ = ["roofline_figure", "drawable", "series", "matrix_colors", "matrix_fills",
+           "matrix_handle", "model_markers", "decades"]
 
 _ROOF: dict[str, Any] = {"color": "black", "lw": 1.8, "zorder": 2}
 _CEILING: dict[str, Any] = {"color": "0.45", "lw": 0.9, "ls": (0, (5, 3)), "zorder": 1}
@@ -66,6 +67,21 @@ def matrix_colors(points: Sequence[RoofPoint]) -> dict[str, str]:
     return {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(names)}
 
 
+def matrix_fills(points: Sequence[RoofPoint]) -> dict[str, tuple[str, str]]:
+    """(face, edge) colours per matrix: the colour cycles with the palette and the fill
+    with each cycle (:func:`~sparsroof.plot.style.fill_of`), so that twenty matrices never
+    share both."""
+    return {name: fill_of(i, color) for i, (name, color) in
+            enumerate(matrix_colors(points).items())}
+
+
+def matrix_handle(face: str, edge: str, label: str) -> Any:
+    """A legend entry for one matrix: a circle in its colour and fill."""
+    from matplotlib.lines import Line2D
+
+    return Line2D([], [], ls="", marker="o", ms=7, mfc=face, mec=edge, mew=1.2, label=label)
+
+
 def model_markers(points: Sequence[RoofPoint]) -> dict[tuple[str, str], str]:
     """One marker per (storage, model): up/down triangles for the two bracketing models of
     the first storage, other shapes for the rest (two formats never share a shape)."""
@@ -88,6 +104,16 @@ def short(name: str, limit: int = 30) -> str:
         return name
     tail = limit // 2 - 1
     return f"{name[:limit - tail - 1]}…{name[-tail:]}"
+
+
+def _widths(widths: Sequence[int]) -> str:
+    """The widths drawn, as a legend says them (the middle elided past six).
+
+    >>> _widths([1, 4, 16, 64]), _widths([1, 2, 4, 8, 16, 32, 64, 128])
+    ('1, 4, 16, 64', '1, 2, 4, …, 64, 128')
+    """
+    shown = [str(w) for w in widths]
+    return ", ".join(shown if len(shown) <= 6 else [*shown[:3], "…", *shown[-2:]])
 
 
 def _ceilings(spec: HwSpec, precision: str) -> tuple[list[tuple[str, float]],
@@ -167,6 +193,7 @@ def _draw_band(ax: Axes, group: dict[str, list[RoofPoint]], color: str, gid: str
 def _draw_points(ax: Axes, points: Sequence[RoofPoint]) -> list[tuple[str, RoofPoint]]:
     """Markers, trajectories and bands; returns (matrix, anchor point) for labels."""
     colors, markers = matrix_colors(points), model_markers(points)
+    fills = matrix_fills(points)
     groups = series(points)
     bands: dict[tuple[str, str], dict[str, list[RoofPoint]]] = {}
     for (matrix, storage, model), group in groups.items():
@@ -177,8 +204,9 @@ def _draw_points(ax: Axes, points: Sequence[RoofPoint]) -> list[tuple[str, RoofP
         if len(group) > 1:
             ax.plot(xs, ys, color=color, lw=0.9, alpha=0.8, zorder=2.5,
                     gid=f"trajectory|{matrix}|{storage}|{model}")
-        ax.scatter(xs, ys, marker=markers[(storage, model)], s=28, color=color,
-                   edgecolors="white", linewidths=0.5, zorder=3,
+        face, edge = fills[matrix]
+        ax.scatter(xs, ys, marker=markers[(storage, model)], s=28, facecolors=face,
+                   edgecolors=edge, linewidths=0.5 if edge == "white" else 0.9, zorder=3,
                    gid=f"points|{matrix}|{storage}|{model}")
     for (matrix, storage), by_model in bands.items():
         _draw_band(ax, by_model, colors[matrix], f"band|{matrix}|{storage}",
@@ -189,6 +217,30 @@ def _draw_points(ax: Axes, points: Sequence[RoofPoint]) -> list[tuple[str, RoofP
         best = max(mine, key=lambda p: (p.model == OPTIMISTIC, p.width, p.intensity))
         anchors.append((matrix, best))
     return anchors
+
+
+def _draw_launch(ax: Axes, points: Sequence[RoofPoint], launch: float, top: float) -> int:
+    """The launch-overhead ceiling of each kernel on the classic roofline, after
+    *Time-Based Roofline for Deep Learning Performance Analysis*: no kernel runs faster
+    than its launch, so it attains at most F / t_launch. That rate depends on the work F,
+    not on the intensity, so each (matrix, width) gets a short horizontal tick in its
+    colour across its points, drawn where it is below the top compute peak (where it can
+    bind). Returns how many were drawn."""
+    colors = matrix_colors(points)
+    kernels: dict[tuple[str, int], list[RoofPoint]] = {}
+    for p in points:
+        kernels.setdefault((p.matrix, p.width), []).append(p)
+    drawn = 0
+    for (matrix, width), mine in kernels.items():
+        ceiling = mine[0].flops_useful / launch
+        if not 0 < ceiling < top:
+            continue
+        lo = min(p.intensity for p in mine) / 1.6
+        hi = max(p.intensity for p in mine) * 1.6
+        ax.plot([lo, hi], [ceiling, ceiling], color=colors[matrix], lw=1.0, alpha=0.8,
+                ls=(0, (1, 1.5)), zorder=2.2, gid=f"launch|{matrix}|{width}")
+        drawn += 1
+    return drawn
 
 
 def _legends(ax: Axes, points: Sequence[RoofPoint], numbered: bool,
@@ -203,14 +255,14 @@ def _legends(ax: Axes, points: Sequence[RoofPoint], numbered: bool,
     models = {p.model for p in points}
     if {OPTIMISTIC, PESSIMISTIC} <= models:
         handles.append(Patch(color="0.35", alpha=0.25, label=f"{OPTIMISTIC}–{PESSIMISTIC} band"))
-    if len({p.width for p in points}) > 1:
-        handles.append(Line2D([], [], color="0.35", lw=0.9, label="d = 1, 2, … joined"))
+    widths = sorted({p.width for p in points})
+    if len(widths) > 1:
+        handles.append(Line2D([], [], color="0.35", lw=0.9, label=f"d = {_widths(widths)} joined"))
     handles += extra
     format_legend = ax.legend(handles=handles, loc="lower right", fontsize=7.5, framealpha=0.9,
                               title="format · B reuse", title_fontsize=7.5)
-    colors = matrix_colors(points)
-    entries = [Patch(color=c, label=f"{i}  {short(name)}" if numbered else short(name))
-               for i, (name, c) in enumerate(colors.items(), start=1)]
+    entries = [matrix_handle(face, edge, f"{i}  {short(name)}" if numbered else short(name))
+               for i, (name, (face, edge)) in enumerate(matrix_fills(points).items(), 1)]
     if numbered:
         ncol = math.ceil(len(entries) / 26)
         ax.legend(handles=entries, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7,
@@ -266,12 +318,19 @@ def roofline_figure(points: Sequence[RoofPoint], spec: HwSpec, *, title: str | N
     ax.set_title(title or f"Roofline: {spec.device}, {precision} ({kernel})", fontsize=10)
     _draw_ceilings(ax, peaks, levels, roof, precision)
     anchors = _draw_points(ax, points)
+    launch = spec.launch_overhead.value if spec.launch_overhead else None
+    extra = list(gap_handles(shown_runs)) if shown_runs else []
+    if launch and _draw_launch(ax, points, launch, peaks[-1][1]):
+        from matplotlib.lines import Line2D
+
+        extra.append(Line2D([], [], color="0.35", lw=1.0, ls=(0, (1, 1.5)),
+                            label=f"launch ceiling F / {si(launch, 's')}"))
     if shown_runs:
         draw_gaps(ax, shown_runs, matrix_colors(points),
                   lambda m: (m.bound.intensity, m.bound.attainable_flops),
                   lambda m: (m.bound.intensity, m.measured_flops), "roofline")
         ax.set_title(f"{ax.get_title()}\n{gap_summary(shown_runs)}", fontsize=9.5)
-    _legends(ax, points, numbered, gap_handles(shown_runs) if shown_runs else [])
+    _legends(ax, points, numbered, extra)
     _label(ax, points, anchors, numbered)
     if hidden:
         ax.text(0.01, 0.01, f"{hidden} result(s) with no work not shown", fontsize=7,

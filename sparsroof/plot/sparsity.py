@@ -3,7 +3,9 @@
 After *The Sparsity Roofline: Understanding the Hardware Limits of Sparse Neural
 Networks* (Shinn et al.), §3: one line per sparsity pattern through its sparsity levels,
 accuracy on the y axis and the speedup of the sparse over the dense model at SoL on the
-x axis (Σ dense SoL / Σ sparse SoL over the layers). Points are read from CSV or JSON.
+x axis (Σ dense SoL / Σ sparse SoL over the layers). Points are read from CSV or JSON;
+an optional ``model`` column (as ``whatif --points`` writes) keeps the networks apart: one
+line per (model, pattern), the pattern by colour and the model by line style.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ if TYPE_CHECKING:
 __all__ = ["SparsityPoint", "read_sparsity_points", "sparsity_roofline_figure"]
 
 _FIELDS = ("pattern", "sparsity", "speedup", "accuracy")
+#: one line style per model (network) when the points hold several
+_LINE_STYLES: tuple[Any, ...] = ("-", (0, (5, 2)), (0, (1, 1.5)), (0, (5, 2, 1, 2)))
 
 
 @dataclass(frozen=True)
@@ -36,6 +40,7 @@ class SparsityPoint:
     sparsity: float
     speedup: float
     accuracy: float
+    model: str = ""
 
 
 def _point(source: str, where: str, raw: dict[str, Any]) -> SparsityPoint:
@@ -53,7 +58,8 @@ def _point(source: str, where: str, raw: dict[str, Any]) -> SparsityPoint:
                           "[0, 1] (write 0.5 for 50 %)")
     if not (speedup > 0 and math.isfinite(speedup) and math.isfinite(accuracy)):
         raise FigureError(f"{source}: {where}: speedup must be positive and finite")
-    return SparsityPoint(str(raw["pattern"]), sparsity, speedup, accuracy)
+    return SparsityPoint(str(raw["pattern"]), sparsity, speedup, accuracy,
+                         str(raw.get("model") or ""))
 
 
 def read_sparsity_points(path: str | Path) -> list[SparsityPoint]:
@@ -81,9 +87,10 @@ def read_sparsity_points(path: str | Path) -> list[SparsityPoint]:
 def sparsity_roofline_figure(points: Sequence[SparsityPoint], *, title: str | None = None,
                              accuracy_label: str = "accuracy",
                              size: tuple[float, float] = (7.0, 5.0), dpi: int = 150) -> Figure:
-    """One line per pattern in order of sparsity, each level marked and labelled.
+    """One line per (model, pattern) in order of sparsity, each level marked.
 
-    Line data are exactly (``speedup``, ``accuracy``) of each pattern's points.
+    Line data are exactly (``speedup``, ``accuracy``) of each line's points; a pattern
+    keeps its colour across models and a model its line style across patterns.
     """
     if not points:
         raise FigureError("sparsity roofline: no points")
@@ -91,16 +98,17 @@ def sparsity_roofline_figure(points: Sequence[SparsityPoint], *, title: str | No
     ax = fig.add_subplot()
     fig.subplots_adjust(left=0.12, right=0.78, bottom=0.11, top=0.9)
     patterns = list(dict.fromkeys(p.pattern for p in points))
+    models = list(dict.fromkeys(p.model for p in points))
     levels = sorted({p.sparsity for p in points})
     marker_of = {s: MARKERS[i % len(MARKERS)] for i, s in enumerate(levels)}
-    for i, pattern in enumerate(patterns):
-        mine = sorted((p for p in points if p.pattern == pattern), key=lambda p: p.sparsity)
-        color = PALETTE[i % len(PALETTE)]
-        ax.plot([p.speedup for p in mine], [p.accuracy for p in mine], color=color, lw=1.4,
-                label=pattern, zorder=2, gid=f"pattern|{pattern}")
-        for p in mine:
-            ax.plot([p.speedup], [p.accuracy], ls="", marker=marker_of[p.sparsity], ms=6,
-                    color=color, mec="white", mew=0.6, zorder=3)
+    style_of = {m: _LINE_STYLES[i % len(_LINE_STYLES)] for i, m in enumerate(models)}
+    for model in models:
+        for i, pattern in enumerate(patterns):
+            mine = sorted((p for p in points if p.pattern == pattern and p.model == model),
+                          key=lambda p: p.sparsity)
+            if mine:
+                _line(ax, mine, PALETTE[i % len(PALETTE)], style_of[model], marker_of,
+                      label=pattern if model == models[0] else None)
     ax.axvline(1.0, color="0.4", lw=0.9, ls=(0, (4, 3)), zorder=1)
     ax.annotate("dense", (1.0, 1.0), xycoords=("data", "axes fraction"), xytext=(3, -3),
                 textcoords="offset points", fontsize=7.5, color="0.3", va="top")
@@ -108,15 +116,34 @@ def sparsity_roofline_figure(points: Sequence[SparsityPoint], *, title: str | No
     ax.set_ylabel(accuracy_label)
     ax.grid(True, color="0.92", lw=0.6, zorder=0)
     ax.set_title(title or "Sparsity roofline", fontsize=10)
-    _legends(ax, levels, marker_of)
+    _legends(ax, levels, marker_of, style_of if len(models) > 1 else {})
     return fig
 
 
-def _legends(ax: Any, levels: list[float], marker_of: dict[float, str]) -> None:
+def _line(ax: Any, mine: list[SparsityPoint], color: str, ls: Any,
+          marker_of: dict[float, str], label: str | None) -> None:
+    model, pattern = mine[0].model, mine[0].pattern
+    gid = f"pattern|{model}|{pattern}" if model else f"pattern|{pattern}"
+    ax.plot([p.speedup for p in mine], [p.accuracy for p in mine], color=color, lw=1.4,
+            ls=ls, label=label, zorder=2, gid=gid)
+    for p in mine:
+        ax.plot([p.speedup], [p.accuracy], ls="", marker=marker_of[p.sparsity], ms=6,
+                color=color, mec="white", mew=0.6, zorder=3)
+
+
+def _legends(ax: Any, levels: list[float], marker_of: dict[float, str],
+             style_of: dict[str, Any]) -> None:
     from matplotlib.lines import Line2D
 
     patterns = ax.legend(title="pattern", loc="upper left", bbox_to_anchor=(1.02, 1.0),
                          fontsize=7.5, title_fontsize=7.5, frameon=False, borderaxespad=0.0)
+    if style_of:
+        models = ax.legend(handles=[Line2D([], [], color="0.35", ls=ls, lw=1.4, label=m)
+                                    for m, ls in style_of.items()],
+                           title="model", loc="center left", bbox_to_anchor=(1.02, 0.5),
+                           fontsize=7.5, title_fontsize=7.5, frameon=False,
+                           borderaxespad=0.0)
+        ax.add_artist(models)
     handles = [Line2D([], [], ls="", marker=marker_of[s], color="0.35",
                       label=f"{100 * s:.4g} %") for s in levels]
     ax.legend(handles=handles, title="sparsity", loc="lower left", bbox_to_anchor=(1.02, 0.0),

@@ -84,12 +84,15 @@ def _grid(ax: Axes, matrix: Matrix, block: int) -> str:
                                    else "")
 
 
-def _band(ax: Axes, matrix: Matrix, width: int) -> str:
+def _band(ax: Axes, matrix: Matrix, width: int, cell: float) -> str:
+    """Guides just outside the band: the cells of diagonal j − i = W span
+    W − cell < x − y < W + cell, so lines at |x − y| = W + 1.5 cell leave them in view."""
     n = max(matrix.rows, matrix.cols)
     style: dict[str, Any] = {"color": "#D55E00", "lw": 0.9, "ls": (0, (4, 2)), "zorder": 2}
-    for sign in (1, -1):  # the lines j = i ± width
-        ax.plot([0, n], [-sign * width, n - sign * width], gid="band", **style)
-    return f"band |i − j| ≤ {width}"
+    edge = width + 1.5 * cell
+    for sign in (1, -1):  # the lines j = i ± edge
+        ax.plot([0, n], [-sign * edge, n - sign * edge], gid="band", **style)
+    return f"band |i − j| ≤ {width} (guides just outside)"
 
 
 def spy_figure(matrix: Matrix, *, bins: int = 512, block: int | None = None,
@@ -115,7 +118,7 @@ def spy_figure(matrix: Matrix, *, bins: int = 512, block: int | None = None,
     if block:
         notes.append(_grid(ax, matrix, block))
     if band is not None:
-        notes.append(_band(ax, matrix, band))
+        notes.append(_band(ax, matrix, band, max(d.cell_rows, d.cell_cols)))
     ax.set_xlim(0, matrix.cols)
     ax.set_ylim(matrix.rows, 0)
     ax.set_xlabel("column")

@@ -26,6 +26,8 @@ __all__ = [
     "figure_format",
     "save",
     "log_axis",
+    "FONT_RC",
+    "fill_of",
 ]
 
 #: Okabe & Ito's colour-blind-safe palette (black kept for the roofs), yellow last:
@@ -36,7 +38,9 @@ MARKERS = ("o", "s", "D", "^", "v", "P", "X", "*", "h")
 #: file name suffix -> matplotlib format
 FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
 DEFAULT_DPI = 150
-
+#: fonts embedded as TrueType (Type 42) in PDF/PS and text kept as text in SVG, as
+#: journals ask (no Type 3 fonts, editable labels)
+FONT_RC: dict[str, Any] = {"pdf.fonttype": 42, "ps.fonttype": 42, "svg.fonttype": "none"}
 
 
 def parse_size(text: str) -> tuple[float, float]:
@@ -86,6 +90,7 @@ def save(fig: Figure, path: str | Path) -> Path:
     fmt = figure_format(path)
     if not path.parent.is_dir():
         raise FigureError(f"{path}: directory {str(path.parent)!r} does not exist")
+    import matplotlib
     from matplotlib.legend import Legend
 
     # a second legend added with add_artist is not in the tight box unless named here;
@@ -95,8 +100,9 @@ def save(fig: Figure, path: str | Path) -> Path:
               if isinstance(a, Legend) and a not in extra]
     metadata = {"Creator": "sparsroof"} if fmt != "png" else {"Software": "sparsroof"}
     try:
-        fig.savefig(path, format=fmt, dpi=fig.dpi, bbox_inches="tight",
-                    bbox_extra_artists=extra, metadata=metadata)
+        with matplotlib.rc_context(FONT_RC):  # type: ignore[arg-type]
+            fig.savefig(path, format=fmt, dpi=fig.dpi, bbox_inches="tight",
+                        bbox_extra_artists=extra, metadata=metadata)
     except OSError as err:
         raise FigureError(f"{path}: cannot write: {err.strerror or err}") from None
     return path
@@ -118,3 +124,15 @@ def _tick(value: float, unit: str, si: Any) -> str:
     if value <= 0:
         return ""
     return f"{value:g}" if not unit else str(si(value, unit))
+
+
+def fill_of(index: int, color: str) -> tuple[str, str]:
+    """(face, edge) colours of the ``index``-th series drawn in ``color``: past the palette
+    the fill changes (filled, hollow, filled with a black edge), so that up to three times
+    as many series as colours never share both colour and look.
+
+    >>> fill_of(0, "#0072B2"), fill_of(7, "#0072B2"), fill_of(14, "#0072B2")
+    (('#0072B2', 'white'), ('white', '#0072B2'), ('#0072B2', 'black'))
+    """
+    cycle = (index // len(PALETTE)) % 3
+    return ((color, "white"), ("white", color), (color, "black"))[cycle]

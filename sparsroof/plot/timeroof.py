@@ -19,9 +19,19 @@ from ..errors import FigureError
 from ..hardware.spec import HwSpec
 from ..units import si
 from .gaps import draw_gaps, gap_handles, gap_summary
+from .labels import place_labels
 from .measured import MeasuredPoint
-from .points import RoofPoint, common
-from .roof import decades, drawable, matrix_colors, model_markers, series, short
+from .points import OPTIMISTIC, RoofPoint, common
+from .roof import (
+    decades,
+    drawable,
+    matrix_colors,
+    matrix_fills,
+    matrix_handle,
+    model_markers,
+    series,
+    short,
+)
 from .style import log_axis, new_figure
 
 if TYPE_CHECKING:
@@ -36,14 +46,30 @@ _LAUNCH: dict[str, Any] = {"facecolor": "#E69F00", "alpha": 0.15, "edgecolor": "
 
 def _scatter(ax: Axes, points: Sequence[RoofPoint], x: str, y: str, tag: str) -> None:
     colors, markers = matrix_colors(points), model_markers(points)
+    fills = matrix_fills(points)
     for (matrix, storage, model), group in series(points).items():
         xs = [getattr(p, x) for p in group]
         ys = [getattr(p, y) for p in group]
         if len(group) > 1:
             ax.plot(xs, ys, color=colors[matrix], lw=0.8, alpha=0.8, zorder=2.5)
-        ax.scatter(xs, ys, marker=markers[(storage, model)], s=26, color=colors[matrix],
-                   edgecolors="white", linewidths=0.5, zorder=3,
+        face, edge = fills[matrix]
+        ax.scatter(xs, ys, marker=markers[(storage, model)], s=26, facecolors=face,
+                   edgecolors=edge, linewidths=0.5 if edge == "white" else 0.9, zorder=3,
                    gid=f"{tag}|{matrix}|{storage}|{model}")
+    if len(colors) > 1:
+        _numbers(ax, points, x, y)
+
+
+def _numbers(ax: Axes, points: Sequence[RoofPoint], x: str, y: str) -> None:
+    """Each matrix's number (as in the legend) beside its widest optimistic point, where
+    it collides with no other label or marker."""
+    ax.apply_aspect()  # labels are placed in pixels: the box must be final
+    colors = matrix_colors(points)
+    anchors = [max((p for p in points if p.matrix == name),
+                   key=lambda p: (p.model == OPTIMISTIC, p.width)) for name in colors]
+    place_labels(ax, [getattr(a, x) for a in anchors], [getattr(a, y) for a in anchors],
+                 [str(i) for i in range(1, len(anchors) + 1)], list(colors.values()),
+                 avoid=[(getattr(p, x), getattr(p, y)) for p in points])
 
 
 def _square(values: Sequence[float], extra: Sequence[float]) -> tuple[float, float]:
@@ -140,8 +166,10 @@ def _legend(ax: Axes, points: Sequence[RoofPoint], extra: Sequence[Line2D] = ())
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
-    handles: list[Line2D | Patch] = [Patch(color=c, label=short(name))
-                                     for name, c in matrix_colors(points).items()]
+    numbered = len(matrix_colors(points)) > 1
+    handles: list[Line2D | Patch] = [
+        matrix_handle(face, edge, f"{i}  {short(name)}" if numbered else short(name))
+        for i, (name, (face, edge)) in enumerate(matrix_fills(points).items(), 1)]
     handles += [Line2D([], [], ls="", marker=m, color="0.35", label=f"{storage} · {model}")
                 for (storage, model), m in model_markers(points).items()]
     handles += extra
