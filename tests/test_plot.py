@@ -328,3 +328,12 @@ def test_ridgeline_of_analyze_ranks(tmp_path: Path) -> None:
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_roofline_without_a_compute_roof_is_a_one_line_error(tmp_path: Path) -> None:
+    """clx-ridgeline gives fp32 peaks only: an fp64 analysis has no compute roof to draw."""
+    out = subprocess.run([sys.executable, "-m", "sparsroof", "analyze", "data/lap2d_64.mtx",
+                          "--hw", "clx-ridgeline", "--plot", str(tmp_path / "r.png")],
+                         capture_output=True, text=True, cwd=Path(__file__).parent.parent)
+    assert out.returncode == 1 and "Traceback" not in out.stderr
+    assert "has no fp64 peak" in out.stderr and "--dtype fp32" in out.stderr

@@ -297,6 +297,11 @@ def roofline_figure(points: Sequence[RoofPoint], spec: HwSpec, *, title: str | N
     first = points[0]
     roof = (first.unit, first.peak_flops, first.memory_level, first.bandwidth)
     if not peaks:
+        if first.peak_flops <= 0:
+            have = sorted({prec for _, prec in spec.peaks})
+            raise FigureError(f"{spec.name} has no {precision} peak, so a roofline has no "
+                              f"compute roof to draw; plot a precision it has "
+                              f"({', '.join(have)}), e.g. --dtype {have[0]}")
         peaks = [(first.unit, first.peak_flops)]
     n_matrices = len({p.matrix for p in points})
     numbered = n_matrices > _INSIDE_LEGEND_MAX
