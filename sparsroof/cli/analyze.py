@@ -29,6 +29,7 @@ from .common import (
     echo_error,
     emit,
     table_console,
+    warn_flagged,
 )
 from .plot import echo_written
 
@@ -107,6 +108,7 @@ def command(matrices: tuple[str, ...], hw: str, kernel: str, widths: tuple[str, 
     calibrated = [load_calibrated(s, calibration_file) for s in specs]  # measured cache roofs
     specs = [s for s, _ in calibrated]
     cal = calibrated[0][1]
+    warn_flagged(cal, calibration_file)
     groups: list[list[Analysis]] = []
     errors: list[dict[str, str]] = []
     predicted: list[dict[str, Any]] = []

@@ -20,6 +20,7 @@ from .common import (
     comma_list,
     emit,
     table_console,
+    warn_flagged,
 )
 
 
@@ -63,6 +64,7 @@ def command(matrix: str, hw: str, kernel: str, widths: tuple[str, ...], dtype: s
     from ..host.calibrated import load_calibrated
 
     spec, cal = load_calibrated(spec, calibration_file)
+    warn_flagged(cal, calibration_file)
     m = load(matrix)
     s = measure(m)
     results = [r for width in d for r in bench(

@@ -13,7 +13,7 @@ from ..model.traffic import STORAGES
 from ..report.formats import formats_csv, formats_json, formats_report
 from ..structure.features import measure
 from ..structure.reorder import ORDERINGS, reorder
-from .common import HW_OPTION, OUTPUT_OPTION, emit, table_console
+from .common import HW_OPTION, OUTPUT_OPTION, emit, table_console, warn_flagged
 
 
 @click.command("formats")
@@ -43,6 +43,7 @@ def command(matrix: str, hw: str, calibration_file: str | None, max_block: int,
 
     spec = load_spec(hw)
     spec, cal = load_calibrated(spec, calibration_file)
+    warn_flagged(cal, calibration_file)
     m = load(matrix)
     if ordering:
         m = replace(reorder(m, ordering).matrix, name=f"{m.name} ({ordering} order)")
