@@ -383,3 +383,28 @@ def test_a_file_whose_roofs_fall_is_refused(tmp_path: Path, spec_file: Path) -> 
     save(Calibration("tiny-cpu", "test CPU", "fp64", levels, {"L2": 2e11}, {}), [], ok)
     spec, cal = load_calibrated(load_spec(spec_file), str(ok))
     assert cal is not None and spec.memory[0].bandwidth.value == 2e11  # type: ignore[union-attr]
+
+
+def test_calibrate_reports_steps_time_left_and_flags(
+        tmp_path: Path, spec_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sparsroof.cli.calibrate as command
+    import sparsroof.host.memory_roofs as memory_roofs
+
+    def fake_calibrate(spec, roofs, *, progress, **_):  # type: ignore[no-untyped-def]
+        for i in range(3):
+            progress(i, 2, f"m{i}")
+        levels = (("L2", 2.0**20), ("DRAM", None))
+        return Calibration("tiny-cpu", "test CPU", "fp64", levels, roofs, {},
+                           repaired=("L2 at 5 GB/s, below DRAM at 10 GB/s",)), []
+
+    monkeypatch.setattr(memory_roofs, "measure_roofs", lambda spec, say: {"DRAM": {"r": 1e10}})
+    monkeypatch.setattr(command, "calibrate", fake_calibrate)
+    out = tmp_path / "cal.json"
+    result = CliRunner().invoke(cli, ["calibrate", "--hw", str(spec_file), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "calibrate: [0/2] m0, time left unknown" in result.stderr
+    assert "calibrate: [1/2] m1, about " in result.stderr  # the pace of the first step
+    assert "calibrate: [2/2] m2, about 0 s left" in result.stderr
+    assert ("calibrate: FLAGGED: roof raised: L2 at 5 GB/s, below DRAM at 10 GB/s"
+            in result.stderr)
+    assert json.loads(out.read_text())["flagged"] is True
