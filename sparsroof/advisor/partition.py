@@ -16,6 +16,8 @@ of all cores), at least 32 rows, a multiple of 32 so that BSR blocks never strad
 
 Predicted time of a block in format f: ``const_f + max(u_f·bytes + v_f·rows + w_f·slots,
 z_f·slots)``, bytes being the format's A bytes (as in :mod:`sparsroof.model.storage`) plus y.
+HYB's ELL width is chosen per block, by the rule the paper takes for whole matrices
+(:func:`sparsroof.model.storage.hyb_width`), from the block's histogram of row lengths.
 From the SoL model: const = launch overhead, u = 1/bandwidth, v = s_v/bandwidth, z =
 2/peak. From a calibration: the fitted a, b_L, c, e, with the format's whole-matrix core
 costs (:mod:`sparsroof.host.core_cost`) spread over its slots. x is read by every partition
@@ -38,9 +40,9 @@ __all__ = ["DP_FORMATS", "CostModel", "Strips", "Block", "Advice", "FormatRow", 
            "strips", "format_rows", "prediction_models",
            "sol_models", "calibrated_models", "partition", "advise"]
 
-#: formats the partition considers (HYB's width rule needs whole-matrix histograms)
-DP_FORMATS = ("csr", "csc", "coo", "ell", "dia", "bsr")
-_KIND = {"csr": 0, "csc": 1, "coo": 2, "ell": 3, "dia": 4, "bsr": 5}
+#: formats the partition considers (HYB's ELL width is chosen per block)
+DP_FORMATS = ("csr", "csc", "coo", "ell", "hyb", "dia", "bsr")
+_KIND = {"csr": 0, "csc": 1, "coo": 2, "ell": 3, "dia": 4, "bsr": 5, "hyb": 6}
 
 
 @dataclass(frozen=True)
@@ -67,6 +69,9 @@ class Strips:
     blocks: np.ndarray  # non-empty b x b blocks per strip
     block: int
     cols: int
+    len_ptr: np.ndarray  # CSR-like lists of each strip's row lengths and how many rows
+    len_val: np.ndarray  # have each (HYB's width rule needs a block's row-length
+    len_cnt: np.ndarray  # histogram)
 
 
 @dataclass(frozen=True)
@@ -111,7 +116,8 @@ def strip_rows(spec: HwSpec, csr_bytes_per_row: float) -> int:
 
 
 def strips(m: Matrix, size: int, block: int = 4) -> Strips:
-    """Per-strip rows, entries, longest row, distinct diagonals and b x b blocks."""
+    """Per-strip rows, entries, longest row, distinct diagonals, b x b blocks and the
+    histogram of row lengths."""
     n = max(1, math.ceil(m.rows / size))
     row, col = m.row.astype(np.int64), m.col.astype(np.int64)  # keys below overflow int32
     lengths = np.bincount(row, minlength=m.rows) if m.rows else np.zeros(0, np.int64)
@@ -128,9 +134,13 @@ def strips(m: Matrix, size: int, block: int = 4) -> Strips:
     bkey = distinct((row // block) * (m.cols // block + 1) + col // block)
     bstrip = (bkey // (m.cols // block + 1)) * block // size
     blocks = np.bincount(bstrip, minlength=n)
+    top = int(lengths.max()) + 1 if lengths.size else 1
+    lkey, lcnt = np.unique(np.arange(m.rows) // size * top + lengths, return_counts=True)
+    len_ptr = np.searchsorted(lkey // top, np.arange(n + 1))
     return Strips(size, rows.astype(np.int64), nnz.astype(np.int64),
                   max_len.astype(np.int64), diag_ptr.astype(np.int64), diag_off,
-                  blocks.astype(np.int64), block, m.cols)
+                  blocks.astype(np.int64), block, m.cols, len_ptr.astype(np.int64),
+                  (lkey % top).astype(np.int64), lcnt.astype(np.int64))
 
 
 def sol_models(spec: HwSpec, bandwidth: float, precision: str, launches: int
@@ -179,8 +189,8 @@ def partition(st: Strips, models: dict[str, CostModel], s_v: int, s_i: int,
     kinds, coef = _params(models)
     n = st.rows.size
     best, cut, fmt, cost = dp(st.rows, st.nnz, st.max_len, st.diag_ptr, st.diag_off,
-                              st.blocks, st.block, st.cols, kinds, coef, s_v, s_i,
-                              max(1, max_block))
+                              st.blocks, st.block, st.cols, st.len_ptr, st.len_val,
+                              st.len_cnt, kinds, coef, s_v, s_i, max(1, max_block))
     out = []
     j = n
     while j > 0:
