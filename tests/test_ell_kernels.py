@@ -55,6 +55,13 @@ def test_products_match_scipy(dtype: type) -> None:
     assert 0 < padded(a, "hyb").width < padded(a, "ell").width
 
 
+def test_a_matrix_without_entries() -> None:
+    a = sp.csr_matrix((3, 4))
+    for storage in ("ell", "hyb"):
+        p = padded(a, storage)
+        assert p.width == 0 and spmv(p, np.ones(4))().tolist() == [0.0, 0.0, 0.0]
+
+
 def test_bench_runs_ell_and_hyb_and_says_when_it_cannot() -> None:
     r, c = _two_per_row_and_one_long()
     m = make_matrix(6000, 6000, r, c)

@@ -56,8 +56,10 @@ def padded(csr: Any, storage: str) -> Padded:
     width = int(lengths.max(initial=0))
     if storage == "hyb":
         width = hyb_width(np.bincount(lengths), rows)
-    last = np.where(lengths > 0, csr.indices[np.maximum(csr.indptr[1:] - 1, 0)], 0)
-    columns = np.repeat(last.astype(np.int32)[:, None], width, axis=1)
+    last = np.zeros(rows, np.int32)  # an empty row's padding reads x[0]
+    filled = lengths > 0
+    last[filled] = csr.indices[csr.indptr[1:][filled] - 1]
+    columns = np.repeat(last[:, None], width, axis=1)
     values = np.zeros((rows, width), dtype=csr.data.dtype)
     inside = pos < width
     columns[row[inside], pos[inside]] = csr.indices[inside]
