@@ -141,8 +141,8 @@ def test_a_calibrated_partition_pays_the_core_costs_too() -> None:
     spec = load_spec("epyc-7763")
     rows = format_rows(s, spec, cal.predict_matrix(m, s, ["csr"]))
     assert cal.counts(m).misses["L1"] > 0.5 * m.stored_entries  # the misses dominate
-    size, models, single, x_s = prediction_models(spec, s, rows, cal)
-    advice = advise(m, spec, models, single, size=size, x_seconds=x_s)
+    size, models, single, x_bytes = prediction_models(spec, s, rows, cal)
+    advice = advise(m, spec, models, single, size=size, x_bytes=x_bytes)
     assert advice.gain == pytest.approx(1.0, rel=1e-6)
 
 
@@ -193,3 +193,32 @@ def test_a_hyb_block_by_hand() -> None:
     one, apart = partition(st, pick, 8, 4, max_block=1)
     assert [f for _, _, f, _ in one] == ["coo", "ell"]
     assert apart == pytest.approx(216.16e-6, rel=1e-3)
+
+
+def test_one_calibrated_block_costs_what_the_whole_matrix_does() -> None:
+    # CSR's fit charges 1 ps per byte, DIA's 10 ps: x (4,096 columns, 32,768 bytes) costs
+    # 32.8 ns in CSR and 328 ns in DIA. A partition of one block in a format must cost the
+    # whole-matrix prediction in it, x included at that format's rate; charging x at CSR's
+    # rate made a one-block DIA partition look 295 ns faster than DIA itself
+    from sparsroof.advisor.partition import advise, format_rows, prediction_models
+    from sparsroof.hardware.library import load_spec
+    from sparsroof.host.calibration import Calibration, FormatFit
+    from sparsroof.matrix.mtx import load
+    from sparsroof.structure.features import measure
+
+    fits = {f: FormatFit({"constant": 1e-6, "rows": 1e-9, "slots": 1e-9, "bytes@DRAM": u},
+                         1, 0.0, 0.0) for f, u in (("csr", 1e-12), ("dia", 1e-11))}
+    cal = Calibration("t", "t", "fp64", (("L1", 1.0), ("DRAM", None)), {}, fits)
+    m = load("data/lap2d_64.mtx")
+    s = measure(m)
+    spec = load_spec("epyc-7763")
+    rows = format_rows(s, spec, cal.predict_matrix(m, s, ["csr", "dia"]))
+    size, models, single, x_bytes = prediction_models(spec, s, rows, cal)
+    assert x_bytes == 4096 * 8
+    st = strips(m, size)
+    assert st.rows.size == 1  # lap2d_64's 4,096 rows fit one strip: one block
+    for f in ("csr", "dia"):
+        _, total = partition(st, {f: models[f]}, 8, 4, x_per_row=x_bytes / m.rows)
+        assert total == pytest.approx(single[f], rel=1e-12)
+    advice = advise(m, spec, models, single, size=size, x_bytes=x_bytes)
+    assert advice.gain == 1.0  # one strip: the partition is the best single format

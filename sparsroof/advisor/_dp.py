@@ -1,6 +1,7 @@
 """Compiled dynamic program of :mod:`sparsroof.advisor.partition` (numba).
 
-Block sizes in bytes follow :mod:`sparsroof.model.storage` (A read once) plus y = rows·s_v:
+Block sizes in bytes follow :mod:`sparsroof.model.storage` (A read once) plus y = rows·s_v
+and the block's share of x, rows·x_per_row:
 CSR nnz·(s_v+s_i) + (rows+1)·s_i; CSC nnz·(s_v+s_i) + (k+1)·s_i; COO nnz·(s_v+2·s_i);
 ELL rows·K·(s_v+s_i); DIA n_diag·rows·s_v + n_diag·s_i; BSR n_b·b²·s_v + n_b·s_i +
 (ceil(rows/b)+1)·s_i; HYB rows·K_h·(s_v+s_i) + overflow·(s_v+2·s_i), with K_h the block's
@@ -41,9 +42,10 @@ def hyb_split(hist: Any, rows: float, nnz: float, kmax: float
 @njit(cache=True)
 def block_cost(kind: int, c: Any, rows: float, nnz: float, kmax: float, ndiag: float,
                nblocks: float, b: int, cols: int, s_v: int, s_i: int, hyb_k: float = 0.0,
-               overflow: float = 0.0) -> float:  # pragma: no cover
+               overflow: float = 0.0, x_per_row: float = 0.0) -> float:  # pragma: no cover
     """Predicted seconds of one block in format ``kind`` under cost row ``c``; ``hyb_k``
-    and ``overflow`` are HYB's ELL width and COO entries (:func:`hyb_split`)."""
+    and ``overflow`` are HYB's ELL width and COO entries (:func:`hyb_split`), and the
+    block reads ``x_per_row`` bytes of x per row (its share of x)."""
     if kind == 0:
         slots, a = nnz, nnz * (s_v + s_i) + (rows + 1) * s_i
     elif kind == 1:
@@ -62,7 +64,7 @@ def block_cost(kind: int, c: Any, rows: float, nnz: float, kmax: float, ndiag: f
     else:
         slots = nblocks * b * b
         a = slots * s_v + nblocks * s_i + ((rows + b - 1) // b + 1) * s_i
-    mem = c[1] * (a + rows * s_v) + c[2] * rows + c[3] * slots
+    mem = c[1] * (a + rows * (s_v + x_per_row)) + c[2] * rows + c[3] * slots
     return c[0] + max(mem, c[4] * slots)
 
 
@@ -90,7 +92,8 @@ def _add_diagonals(stamp: Any, diag_ptr: Any, diag_off: Any, i: int, shift: int,
 @njit(cache=True)
 def dp(rows: Any, nnz: Any, max_len: Any, diag_ptr: Any, diag_off: Any, blocks: Any, b: int,
        cols: int, len_ptr: Any, len_val: Any, len_cnt: Any, kinds: Any, coef: Any, s_v: int,
-       s_i: int, max_block: int) -> tuple[Any, Any, Any, Any]:  # pragma: no cover
+       s_i: int, max_block: int, x_per_row: float = 0.0
+       ) -> tuple[Any, Any, Any, Any]:  # pragma: no cover
     """best[j]: least time of strips [0, j); cut[j], fmt[j], cost[j]: its last block."""
     n = rows.size
     best = np.full(n + 1, np.inf)
@@ -126,7 +129,7 @@ def dp(rows: Any, nnz: Any, max_len: Any, diag_ptr: Any, diag_off: Any, blocks: 
                 if kinds[f] == 4 and not dia_alive:
                     continue
                 t = block_cost(kinds[f], coef[f], r, z, kmax, nd, nb, b, cols, s_v, s_i,
-                               hk, over)
+                               hk, over, x_per_row)
                 if kinds[f] == 4 and t >= best[j]:
                     dia_alive = False  # DIA only grows as the block grows: prune it
                 if best[i] + t < best[j]:

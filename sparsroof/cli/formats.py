@@ -49,8 +49,8 @@ def command(matrix: str, hw: str, calibration_file: str | None, max_block: int,
         m = replace(reorder(m, ordering).matrix, name=f"{m.name} ({ordering} order)")
     s = measure(m)
     rows = format_rows(s, spec, cal.predict_matrix(m, s, STORAGES) if cal else None)
-    size, models, single, x_s = prediction_models(spec, s, rows, cal)
-    advice = advise(m, spec, models, single, size=size, max_block=max_block, x_seconds=x_s)
+    size, models, single, x_bytes = prediction_models(spec, s, rows, cal)
+    advice = advise(m, spec, models, single, size=size, max_block=max_block, x_bytes=x_bytes)
     if output == "json":
         emit(formats_json(m.name, spec.name, rows, advice, cal is not None))
     elif output == "csv":
