@@ -43,6 +43,8 @@ def _block_seconds(m: Matrix, lo: int, hi: int, model: CostModel, fmt: str) -> f
         s = formats.coo(nnz, 8, 4)
     elif fmt == "ell":
         s = formats.ell(rows, int(lengths.max()), 8, 4)
+    elif fmt == "hyb":  # the block's own width, by the rule for whole matrices
+        s = formats.hyb(np.bincount(lengths), rows, 8, 4)
     elif fmt == "dia":
         s = formats.dia(np.unique(col - row).size, rows, 8, 4)
     else:
@@ -51,12 +53,22 @@ def _block_seconds(m: Matrix, lo: int, hi: int, model: CostModel, fmt: str) -> f
     return model.const + max(mem, model.z * s.executed_entries)
 
 
-@pytest.mark.parametrize("seed", [0, 1])
-def test_dp_equals_brute_force(seed: int) -> None:
-    m = _mixed(seed)
-    size = 32  # 8 strips: 2^7 = 128 partitions
+def _skewed(seed: int) -> Matrix:
+    """12,288 rows of 2 to 6 entries with a few long rows: blocks of at least 4,096 rows
+    give HYB an ELL part (K > 0), smaller ones leave it all COO."""
+    rng = np.random.default_rng(seed)
+    n = 12_288
+    lengths = rng.integers(2, 7, n) + (rng.random(n) < 0.01) * 40
+    row = np.repeat(np.arange(n), lengths)
+    return make_matrix(n, n, row, rng.integers(0, n, row.size))
+
+
+@pytest.mark.parametrize("matrix, size", [(_mixed(0), 32), (_mixed(1), 32),
+                                          (_skewed(2), 2048)])
+def test_dp_equals_brute_force(matrix: Matrix, size: int) -> None:
+    m = matrix  # 8 or 6 strips: 2^7 = 128 or 2^5 = 32 partitions
     model = CostModel(const=2e-6, u=1e-10, v=1e-9, w=5e-10, z=1e-10)
-    models = {f: model for f in ("csr", "csc", "coo", "ell", "dia", "bsr")}
+    models = {f: model for f in ("csr", "csc", "coo", "ell", "hyb", "dia", "bsr")}
     st = strips(m, size, block=4)
     n = st.rows.size
     best = np.inf
@@ -72,6 +84,11 @@ def test_dp_equals_brute_force(seed: int) -> None:
         assert first == last + 1
     # the blocks' own times add up to the total
     assert sum(p[3] for p in parts) == pytest.approx(total)
+    # HYB alone, block by block, against the formats module (its width chosen per block)
+    hyb = {"hyb": model}
+    for first, last, fmt, seconds in partition(st, hyb, 8, 4, max_block=n)[0]:
+        assert seconds == pytest.approx(_block_seconds(
+            m, first * size, min((last + 1) * size, m.rows), model, fmt), rel=1e-12)
 
 
 def test_bounded_blocks_never_beat_unbounded() -> None:
@@ -124,8 +141,8 @@ def test_a_calibrated_partition_pays_the_core_costs_too() -> None:
     spec = load_spec("epyc-7763")
     rows = format_rows(s, spec, cal.predict_matrix(m, s, ["csr"]))
     assert cal.counts(m).misses["L1"] > 0.5 * m.stored_entries  # the misses dominate
-    size, models, single, x_s = prediction_models(spec, s, rows, cal)
-    advice = advise(m, spec, models, single, size=size, x_seconds=x_s)
+    size, models, single, x_bytes = prediction_models(spec, s, rows, cal)
+    advice = advise(m, spec, models, single, size=size, x_bytes=x_bytes)
     assert advice.gain == pytest.approx(1.0, rel=1e-6)
 
 
@@ -146,3 +163,62 @@ def test_a_sol_block_is_charged_y_once_by_hand() -> None:
     first, last, fmt, seconds = parts[0]
     assert (first, last, fmt) == (0, 0, "dia")
     assert seconds == pytest.approx(1.036e-6, rel=1e-3)
+
+
+def test_a_hyb_block_by_hand() -> None:
+    """6,000 rows of 2 entries (the diagonal and the next column), row 0 with 10 more, in
+    strips of 3,000 rows, at 1 GB/s. As one block, at least max(4096, 6000/3) = 4,096
+    rows have 2 or more entries and only 1 has 3: HYB's ELL width is 2, and the 10 entries
+    beyond it are COO: A = 6000·2·(8+4) + 10·(8+4+4) = 144,160 bytes, y = 6000·8 = 48,000,
+    192.16 us. A strip alone has 3,000 < 4,096 rows: HYB of width 0 is all COO. Strip 0
+    is best in COO (6,010 entries: 96,160 + 24,000 bytes; its ELL pads every row to 12),
+    strip 1 in ELL of width 2 (3000·2·12 + 24,000 = 96,000 bytes): 216.16 us in all, more
+    than the one HYB block. COO for the whole matrix: 12,010·16 + 48,000 = 240,160 bytes;
+    ELL: 6000·12·12 + 48,000 = 912,000. So the partition keeps one HYB block, 192.16 us."""
+    from sparsroof.advisor.partition import sol_models
+    from sparsroof.hardware.library import load_spec
+
+    n = 6000
+    r = np.concatenate([np.arange(n), np.arange(n), np.zeros(10, int)])
+    c = np.concatenate([np.arange(n), (np.arange(n) + 1) % n, np.arange(2, 12)])
+    m = make_matrix(n, n, r, c)
+    models = sol_models(load_spec("epyc-7763"), 1e9, "fp64", 0)
+    pick = {f: models[f] for f in ("coo", "ell", "hyb")}
+    st = strips(m, 3000)
+    parts, total = partition(st, pick, 8, 4, max_block=2)
+    assert [(a, b, f) for a, b, f, _ in parts] == [(0, 1, "hyb")]
+    assert total == pytest.approx(192.16e-6, rel=1e-3)
+    # the whole-matrix HYB of the formats module stores the same bytes
+    assert formats.hyb(np.bincount(np.bincount(r, minlength=n)), n, 8, 4).bytes == 144_160
+    one, apart = partition(st, pick, 8, 4, max_block=1)
+    assert [f for _, _, f, _ in one] == ["coo", "ell"]
+    assert apart == pytest.approx(216.16e-6, rel=1e-3)
+
+
+def test_one_calibrated_block_costs_what_the_whole_matrix_does() -> None:
+    # CSR's fit charges 1 ps per byte, DIA's 10 ps: x (4,096 columns, 32,768 bytes) costs
+    # 32.8 ns in CSR and 328 ns in DIA. A partition of one block in a format must cost the
+    # whole-matrix prediction in it, x included at that format's rate; charging x at CSR's
+    # rate made a one-block DIA partition look 295 ns faster than DIA itself
+    from sparsroof.advisor.partition import advise, format_rows, prediction_models
+    from sparsroof.hardware.library import load_spec
+    from sparsroof.host.calibration import Calibration, FormatFit
+    from sparsroof.matrix.mtx import load
+    from sparsroof.structure.features import measure
+
+    fits = {f: FormatFit({"constant": 1e-6, "rows": 1e-9, "slots": 1e-9, "bytes@DRAM": u},
+                         1, 0.0, 0.0) for f, u in (("csr", 1e-12), ("dia", 1e-11))}
+    cal = Calibration("t", "t", "fp64", (("L1", 1.0), ("DRAM", None)), {}, fits)
+    m = load("data/lap2d_64.mtx")
+    s = measure(m)
+    spec = load_spec("epyc-7763")
+    rows = format_rows(s, spec, cal.predict_matrix(m, s, ["csr", "dia"]))
+    size, models, single, x_bytes = prediction_models(spec, s, rows, cal)
+    assert x_bytes == 4096 * 8
+    st = strips(m, size)
+    assert st.rows.size == 1  # lap2d_64's 4,096 rows fit one strip: one block
+    for f in ("csr", "dia"):
+        _, total = partition(st, {f: models[f]}, 8, 4, x_per_row=x_bytes / m.rows)
+        assert total == pytest.approx(single[f], rel=1e-12)
+    advice = advise(m, spec, models, single, size=size, x_bytes=x_bytes)
+    assert advice.gain == 1.0  # one strip: the partition is the best single format

@@ -295,3 +295,116 @@ def test_calibrate_refuses_before_timing_anything(tmp_path: Path, spec_file: Pat
     assert isinstance(result.exception, OptionError)  # exit code 2, one line, from main
     assert problem in str(result.exception)
     assert "memory roof" not in result.output  # nothing was measured
+
+
+def test_roofs_that_fall_down_the_hierarchy_are_raised_and_named() -> None:
+    from sparsroof.host.memory_roofs import monotone_roofs
+
+    # the busy host's figures: L3 measured 4.48 GB/s under DRAM's 5.72 GB/s; L2 at
+    # 90 GB/s is above both and stays. L3 is raised to DRAM's roof, and only L3 is named.
+    order = ["L1", "L2", "L3", "DRAM"]
+    roofs, notes = monotone_roofs({"L1": 80e9, "L2": 90e9, "L3": 4.48e9, "DRAM": 5.72e9},
+                                  order)
+    assert roofs == {"L1": 90e9, "L2": 90e9, "L3": 5.72e9, "DRAM": 5.72e9}
+    # L1 (80) is below L2 (90), the fastest of the slower levels, so it is raised to 90
+    assert notes == ("L1 at 80 GB/s, below L2 at 90 GB/s",
+                     "L3 at 4.48 GB/s, below DRAM at 5.72 GB/s")
+    # roofs that already fall from fast to slow come back unchanged, with no note
+    assert monotone_roofs({"L2": 90e9, "DRAM": 5.72e9}, order) == (
+        {"L2": 90e9, "DRAM": 5.72e9}, ())
+
+
+def _fake_runs(monkeypatch: pytest.MonkeyPatch, passes: list[float]) -> None:
+    """``calibrate`` times one CSR run per pass with the seconds of ``passes``."""
+    import sparsroof.host.calibration as cal_module
+    from sparsroof.host.bench import Measurement
+    from sparsroof.host.timing import Timing
+
+    times = iter(passes)
+
+    def fake_bench(m, s, spec, formats, dtype, **timing):  # type: ignore[no-untyped-def]
+        return [Measurement(m.name, "scipy", "csr", "spmv", 1, dtype, Timing((next(times),)),
+                            1.0, 1.0, 1.0, 1e-9, "DRAM", "memory")]
+
+    monkeypatch.setattr(cal_module, "bench", fake_bench)
+    monkeypatch.setattr(cal_module, "measure_branch_memory", lambda **_: 100.0)
+
+
+def test_a_calibration_with_a_falling_roof_is_repaired_and_flagged(
+        tmp_path: Path, spec_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from sparsroof.report.calibration import calibration_summary
+
+    # main memory measured at 60 GB/s, above the spec's L2 (50 GB/s): L2 takes 60 GB/s
+    _fake_runs(monkeypatch, [1e-4, 1.1e-4, 1e-4, 1.1e-4])
+    cal, samples = calibrate(load_spec(spec_file), {"DRAM": 60e9}, formats=["csr"],
+                             matrices=[("band", 1000, 8), ("band", 2000, 8)], rounds=2)
+    assert cal.roofs == {"L2": 60e9, "DRAM": 60e9}
+    assert cal.repaired == ("L2 at 50 GB/s, below DRAM at 60 GB/s",)
+    assert cal.flagged and not cal.noisy  # passes 10 % apart: within the 20 % tolerance
+    path = tmp_path / "cal.json"
+    save(cal, samples, path)
+    doc = json.loads(path.read_text())
+    assert doc["flagged"] is True and doc["noisy"] is False
+    assert doc["roofs_repaired"] == ["L2 at 50 GB/s, below DRAM at 60 GB/s"]
+    again = load(path)  # the repaired roofs no longer fall: the file loads, still flagged
+    assert again.repaired == cal.repaired and again.flagged
+    lines = calibration_summary(again, samples, 2)
+    assert "FLAGGED: roof raised: L2 at 50 GB/s, below DRAM at 60 GB/s" in lines[-1]
+
+
+def test_passes_that_disagree_mark_the_calibration_noisy(
+        spec_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # one of the two runs has passes 1e-4 and 2e-4 s apart (spread 100 % > 20 %): a half
+    # of the runs disturbed is over the tenth a calibration allows
+    _fake_runs(monkeypatch, [1e-4, 1e-4, 2e-4, 1e-4])
+    cal, _ = calibrate(load_spec(spec_file), {}, formats=["csr"],
+                       matrices=[("band", 1000, 8), ("band", 2000, 8)], rounds=2)
+    assert cal.noisy and cal.flagged and cal.repaired == ()
+
+
+def test_a_file_whose_roofs_fall_is_refused(tmp_path: Path, spec_file: Path) -> None:
+    from sparsroof.host.calibrated import load_calibrated
+
+    levels = (("L2", 2.0**20), ("DRAM", None))
+    path = tmp_path / "bad.json"
+    save(Calibration("tiny-cpu", "test CPU", "fp64", levels, {"L2": 4.48e9, "DRAM": 5.72e9},
+                     {}), [], path)
+    with pytest.raises(CalibrationError, match="impossible roofs: L2 at 4.48 GB/s, below "
+                                               "DRAM at 5.72 GB/s; run sparsroof calibrate"):
+        load(path)
+    # a sound file (main memory measured at 60 GB/s, no L2 roof) used with a spec whose
+    # L2 is published at 50 GB/s: beside each other, L2 falls below main memory
+    other = tmp_path / "other.json"
+    save(Calibration("other-cpu", "test CPU", "fp64", levels, {"DRAM": 60e9}, {}), [], other)
+    with pytest.raises(CalibrationError, match="impossible roofs with tiny-cpu: L2 at "
+                                               "50 GB/s, below DRAM at 60 GB/s"):
+        load_calibrated(load_spec(spec_file), str(other))
+    ok = tmp_path / "ok.json"  # an L2 roof of 200 GB/s over the spec's 50 is taken
+    save(Calibration("tiny-cpu", "test CPU", "fp64", levels, {"L2": 2e11}, {}), [], ok)
+    spec, cal = load_calibrated(load_spec(spec_file), str(ok))
+    assert cal is not None and spec.memory[0].bandwidth.value == 2e11  # type: ignore[union-attr]
+
+
+def test_calibrate_reports_steps_time_left_and_flags(
+        tmp_path: Path, spec_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sparsroof.cli.calibrate as command
+    import sparsroof.host.memory_roofs as memory_roofs
+
+    def fake_calibrate(spec, roofs, *, progress, **_):  # type: ignore[no-untyped-def]
+        for i in range(3):
+            progress(i, 2, f"m{i}")
+        levels = (("L2", 2.0**20), ("DRAM", None))
+        return Calibration("tiny-cpu", "test CPU", "fp64", levels, roofs, {},
+                           repaired=("L2 at 5 GB/s, below DRAM at 10 GB/s",)), []
+
+    monkeypatch.setattr(memory_roofs, "measure_roofs", lambda spec, say: {"DRAM": {"r": 1e10}})
+    monkeypatch.setattr(command, "calibrate", fake_calibrate)
+    out = tmp_path / "cal.json"
+    result = CliRunner().invoke(cli, ["calibrate", "--hw", str(spec_file), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "calibrate: [0/2] m0, time left unknown" in result.stderr
+    assert "calibrate: [1/2] m1, about " in result.stderr  # the pace of the first step
+    assert "calibrate: [2/2] m2, about 0 s left" in result.stderr
+    assert ("calibrate: FLAGGED: roof raised: L2 at 5 GB/s, below DRAM at 10 GB/s"
+            in result.stderr)
+    assert json.loads(out.read_text())["flagged"] is True

@@ -3,9 +3,9 @@ than its speed-of-light bound.
 
 This host's spec comes from the quick probe (triad bandwidth, cache capacities, the
 derived compute peak) with every cache level's bandwidth measured
-(:func:`sparsroof.host.memory_roofs.measure_roofs`). Each corpus matrix is run in CSR, COO
-and CSC, and one generated 5-point stencil of ~10M entries adds a working set several
-times the last-level cache (the corpus matrices all fit it). The tightness per memory level
+(:func:`sparsroof.host.memory_roofs.measure_roofs`). Each corpus matrix is run in CSR, COO,
+CSC, ELL and HYB, and one generated 5-point stencil of ~10M entries adds a working set
+several times the last-level cache (the corpus matrices all fit it). The tightness per memory level
 (median measured / bound) is printed; ``pytest tests/test_host_bench.py -s`` shows it.
 """
 
@@ -31,7 +31,7 @@ from sparsroof.structure.features import measure
 
 pytestmark = pytest.mark.slow
 
-FORMATS = ("csr", "coo", "csc")
+FORMATS = ("csr", "coo", "csc", "ell", "hyb")
 #: a 1400 x 1400 grid: 9.8M entries, a CSR working set of ~157 MB
 DRAM_GRID = 1400
 

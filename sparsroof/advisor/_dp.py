@@ -1,9 +1,12 @@
 """Compiled dynamic program of :mod:`sparsroof.advisor.partition` (numba).
 
-Block sizes in bytes follow :mod:`sparsroof.model.storage` (A read once) plus y = rows·s_v:
+Block sizes in bytes follow :mod:`sparsroof.model.storage` (A read once) plus y = rows·s_v
+and the block's share of x, rows·x_per_row:
 CSR nnz·(s_v+s_i) + (rows+1)·s_i; CSC nnz·(s_v+s_i) + (k+1)·s_i; COO nnz·(s_v+2·s_i);
 ELL rows·K·(s_v+s_i); DIA n_diag·rows·s_v + n_diag·s_i; BSR n_b·b²·s_v + n_b·s_i +
-(ceil(rows/b)+1)·s_i. Slots (executed entries) are nnz, nnz, nnz, rows·K, n_diag·rows, n_b·b².
+(ceil(rows/b)+1)·s_i; HYB rows·K_h·(s_v+s_i) + overflow·(s_v+2·s_i), with K_h the block's
+own ELL width by Bell & Garland's rule (:func:`hyb_split`). Slots (executed entries) are
+nnz, nnz, nnz, rows·K, n_diag·rows, n_b·b², rows·K_h + overflow.
 """
 
 from __future__ import annotations
@@ -13,13 +16,36 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-__all__ = ["dp", "block_cost"]
+__all__ = ["dp", "block_cost", "hyb_split"]
+
+
+@njit(cache=True)
+def hyb_split(hist: Any, rows: float, nnz: float, kmax: float
+              ) -> tuple[float, float]:  # pragma: no cover
+    """HYB's ELL width K and the entries beyond it (its COO part) for a block whose row
+    lengths have histogram ``hist`` (``hist[L]`` rows of length L): the largest K such
+    that at least max(4096, rows/3) rows have K or more entries, as
+    :func:`sparsroof.model.storage.hyb_width`. The scan stops at K, which is at most 3x
+    the block's mean row length.
+    """
+    need = max(4096.0, rows / 3)
+    k = 0
+    at_most = float(hist[0])  # rows with at most k entries
+    entries = 0.0  # entries in those rows
+    while k + 1 <= kmax and rows - at_most >= need:
+        k += 1
+        at_most += hist[k]
+        entries += k * hist[k]
+    return float(k), (nnz - entries) - k * (rows - at_most)
 
 
 @njit(cache=True)
 def block_cost(kind: int, c: Any, rows: float, nnz: float, kmax: float, ndiag: float,
-               nblocks: float, b: int, cols: int, s_v: int, s_i: int) -> float:  # pragma: no cover
-    """Predicted seconds of one block in format ``kind`` under cost row ``c``."""
+               nblocks: float, b: int, cols: int, s_v: int, s_i: int, hyb_k: float = 0.0,
+               overflow: float = 0.0, x_per_row: float = 0.0) -> float:  # pragma: no cover
+    """Predicted seconds of one block in format ``kind`` under cost row ``c``; ``hyb_k``
+    and ``overflow`` are HYB's ELL width and COO entries (:func:`hyb_split`), and the
+    block reads ``x_per_row`` bytes of x per row (its share of x)."""
     if kind == 0:
         slots, a = nnz, nnz * (s_v + s_i) + (rows + 1) * s_i
     elif kind == 1:
@@ -32,16 +58,41 @@ def block_cost(kind: int, c: Any, rows: float, nnz: float, kmax: float, ndiag: f
     elif kind == 4:
         slots = ndiag * rows
         a = slots * s_v + ndiag * s_i
+    elif kind == 6:
+        slots = rows * hyb_k + overflow
+        a = rows * hyb_k * (s_v + s_i) + overflow * (s_v + 2 * s_i)
     else:
         slots = nblocks * b * b
         a = slots * s_v + nblocks * s_i + ((rows + b - 1) // b + 1) * s_i
-    mem = c[1] * (a + rows * s_v) + c[2] * rows + c[3] * slots
+    mem = c[1] * (a + rows * (s_v + x_per_row)) + c[2] * rows + c[3] * slots
     return c[0] + max(mem, c[4] * slots)
 
 
 @njit(cache=True)
+def _add_lengths(hist: Any, len_ptr: Any, len_val: Any, len_cnt: Any, first: int, last: int,
+                 sign: int) -> None:  # pragma: no cover
+    """Add (``sign`` 1) or take away (-1) the row lengths of strips [first, last)."""
+    for p in range(len_ptr[first], len_ptr[last]):
+        hist[len_val[p]] += sign * len_cnt[p]
+
+
+@njit(cache=True)
+def _add_diagonals(stamp: Any, diag_ptr: Any, diag_off: Any, i: int, shift: int, j: int
+                   ) -> float:  # pragma: no cover
+    """The diagonals of strip ``i`` not yet stamped ``j``, stamping them."""
+    new = 0.0
+    for p in range(diag_ptr[i], diag_ptr[i + 1]):
+        o = diag_off[p] + shift
+        if stamp[o] != j:
+            stamp[o] = j
+            new += 1
+    return new
+
+
+@njit(cache=True)
 def dp(rows: Any, nnz: Any, max_len: Any, diag_ptr: Any, diag_off: Any, blocks: Any, b: int,
-       cols: int, kinds: Any, coef: Any, s_v: int, s_i: int, max_block: int
+       cols: int, len_ptr: Any, len_val: Any, len_cnt: Any, kinds: Any, coef: Any, s_v: int,
+       s_i: int, max_block: int, x_per_row: float = 0.0
        ) -> tuple[Any, Any, Any, Any]:  # pragma: no cover
     """best[j]: least time of strips [0, j); cut[j], fmt[j], cost[j]: its last block."""
     n = rows.size
@@ -53,6 +104,8 @@ def dp(rows: Any, nnz: Any, max_len: Any, diag_ptr: Any, diag_off: Any, blocks: 
     span = rows.sum() + cols + 2
     stamp = np.full(span, -1, np.int64)
     shift = rows.sum() + 1
+    with_hyb = (kinds == 6).any()
+    hist = np.zeros((max_len.max() if n else 0) + 1)  # row lengths of the growing block
     for j in range(1, n + 1):
         r = 0.0
         z = 0.0
@@ -65,16 +118,18 @@ def dp(rows: Any, nnz: Any, max_len: Any, diag_ptr: Any, diag_off: Any, blocks: 
             z += nnz[i]
             kmax = max(kmax, max_len[i])
             nb += blocks[i]
+            hk = 0.0
+            over = 0.0
+            if with_hyb:
+                _add_lengths(hist, len_ptr, len_val, len_cnt, i, i + 1, 1)
+                hk, over = hyb_split(hist, r, z, kmax)
             if dia_alive:
-                for p in range(diag_ptr[i], diag_ptr[i + 1]):
-                    o = diag_off[p] + shift
-                    if stamp[o] != j:
-                        stamp[o] = j
-                        nd += 1
+                nd += _add_diagonals(stamp, diag_ptr, diag_off, i, shift, j)
             for f in range(kinds.size):
                 if kinds[f] == 4 and not dia_alive:
                     continue
-                t = block_cost(kinds[f], coef[f], r, z, kmax, nd, nb, b, cols, s_v, s_i)
+                t = block_cost(kinds[f], coef[f], r, z, kmax, nd, nb, b, cols, s_v, s_i,
+                               hk, over, x_per_row)
                 if kinds[f] == 4 and t >= best[j]:
                     dia_alive = False  # DIA only grows as the block grows: prune it
                 if best[i] + t < best[j]:
@@ -82,4 +137,6 @@ def dp(rows: Any, nnz: Any, max_len: Any, diag_ptr: Any, diag_off: Any, blocks: 
                     cut[j] = i
                     fmt[j] = f
                     cost[j] = t
+        if with_hyb:  # empty the histogram for the next j
+            _add_lengths(hist, len_ptr, len_val, len_cnt, max(0, j - max_block), j, -1)
     return best, cut, fmt, cost

@@ -16,10 +16,15 @@ of all cores), at least 32 rows, a multiple of 32 so that BSR blocks never strad
 
 Predicted time of a block in format f: ``const_f + max(u_f·bytes + v_f·rows + w_f·slots,
 z_f·slots)``, bytes being the format's A bytes (as in :mod:`sparsroof.model.storage`) plus y.
+HYB's ELL width is chosen per block, by the rule the paper takes for whole matrices
+(:func:`sparsroof.model.storage.hyb_width`), from the block's histogram of row lengths.
 From the SoL model: const = launch overhead, u = 1/bandwidth, v = s_v/bandwidth, z =
 2/peak. From a calibration: the fitted a, b_L, c, e, with the format's whole-matrix core
-costs (:mod:`sparsroof.host.core_cost`) spread over its slots. x is read by every partition
-alike and is charged once for the whole matrix.
+costs (:mod:`sparsroof.host.core_cost`) spread over its slots. x is read once for the whole
+matrix; each block is charged its rows' share of x's bytes at its own format's u, so that
+a partition of one block costs what the whole matrix does in that format (a calibration
+fits a different u per format, and charging all of x at one format's rate would favour
+the others).
 """
 
 from __future__ import annotations
@@ -38,9 +43,9 @@ __all__ = ["DP_FORMATS", "CostModel", "Strips", "Block", "Advice", "FormatRow", 
            "strips", "format_rows", "prediction_models",
            "sol_models", "calibrated_models", "partition", "advise"]
 
-#: formats the partition considers (HYB's width rule needs whole-matrix histograms)
-DP_FORMATS = ("csr", "csc", "coo", "ell", "dia", "bsr")
-_KIND = {"csr": 0, "csc": 1, "coo": 2, "ell": 3, "dia": 4, "bsr": 5}
+#: formats the partition considers (HYB's ELL width is chosen per block)
+DP_FORMATS = ("csr", "csc", "coo", "ell", "hyb", "dia", "bsr")
+_KIND = {"csr": 0, "csc": 1, "coo": 2, "ell": 3, "dia": 4, "bsr": 5, "hyb": 6}
 
 
 @dataclass(frozen=True)
@@ -67,6 +72,9 @@ class Strips:
     blocks: np.ndarray  # non-empty b x b blocks per strip
     block: int
     cols: int
+    len_ptr: np.ndarray  # CSR-like lists of each strip's row lengths and how many rows
+    len_val: np.ndarray  # have each (HYB's width rule needs a block's row-length
+    len_cnt: np.ndarray  # histogram)
 
 
 @dataclass(frozen=True)
@@ -111,7 +119,8 @@ def strip_rows(spec: HwSpec, csr_bytes_per_row: float) -> int:
 
 
 def strips(m: Matrix, size: int, block: int = 4) -> Strips:
-    """Per-strip rows, entries, longest row, distinct diagonals and b x b blocks."""
+    """Per-strip rows, entries, longest row, distinct diagonals, b x b blocks and the
+    histogram of row lengths."""
     n = max(1, math.ceil(m.rows / size))
     row, col = m.row.astype(np.int64), m.col.astype(np.int64)  # keys below overflow int32
     lengths = np.bincount(row, minlength=m.rows) if m.rows else np.zeros(0, np.int64)
@@ -128,9 +137,13 @@ def strips(m: Matrix, size: int, block: int = 4) -> Strips:
     bkey = distinct((row // block) * (m.cols // block + 1) + col // block)
     bstrip = (bkey // (m.cols // block + 1)) * block // size
     blocks = np.bincount(bstrip, minlength=n)
+    top = int(lengths.max()) + 1 if lengths.size else 1
+    lkey, lcnt = np.unique(np.arange(m.rows) // size * top + lengths, return_counts=True)
+    len_ptr = np.searchsorted(lkey // top, np.arange(n + 1))
     return Strips(size, rows.astype(np.int64), nnz.astype(np.int64),
                   max_len.astype(np.int64), diag_ptr.astype(np.int64), diag_off,
-                  blocks.astype(np.int64), block, m.cols)
+                  blocks.astype(np.int64), block, m.cols, len_ptr.astype(np.int64),
+                  (lkey % top).astype(np.int64), lcnt.astype(np.int64))
 
 
 def sol_models(spec: HwSpec, bandwidth: float, precision: str, launches: int
@@ -170,17 +183,19 @@ def _params(models: dict[str, CostModel]) -> tuple[np.ndarray, np.ndarray]:
 
 
 def partition(st: Strips, models: dict[str, CostModel], s_v: int, s_i: int,
-              max_block: int = 64) -> tuple[list[tuple[int, int, str, float]], float]:
+              max_block: int = 64, x_per_row: float = 0.0
+              ) -> tuple[list[tuple[int, int, str, float]], float]:
     """Optimal partition into blocks of at most ``max_block`` strips: ([(first, last,
-    format, seconds)], total seconds)."""
+    format, seconds)], total seconds); each block reads ``x_per_row`` bytes of x per row."""
     from ._dp import dp
 
     names = list(models)
     kinds, coef = _params(models)
     n = st.rows.size
     best, cut, fmt, cost = dp(st.rows, st.nnz, st.max_len, st.diag_ptr, st.diag_off,
-                              st.blocks, st.block, st.cols, kinds, coef, s_v, s_i,
-                              max(1, max_block))
+                              st.blocks, st.block, st.cols, st.len_ptr, st.len_val,
+                              st.len_cnt, kinds, coef, s_v, s_i, max(1, max_block),
+                              x_per_row)
     out = []
     j = n
     while j > 0:
@@ -192,12 +207,12 @@ def partition(st: Strips, models: dict[str, CostModel], s_v: int, s_i: int,
 
 def advise(m: Matrix, spec: HwSpec, models: dict[str, CostModel], single: dict[str, float],
            *, size: int, s_v: int = 8, s_i: int = 4, block: int = 4,
-           max_block: int = 64, x_seconds: float = 0.0) -> Advice:
+           max_block: int = 64, x_bytes: float = 0.0) -> Advice:
     """Partition ``m`` and compare it with the best single format (``single``: seconds
-    per format for the whole matrix, x included). ``x_seconds`` is added to the partition."""
+    per format for the whole matrix, x included). The blocks share the ``x_bytes`` of x
+    by rows."""
     st = strips(m, size, block)
-    parts, total = partition(st, models, s_v, s_i, max_block)
-    total += x_seconds
+    parts, total = partition(st, models, s_v, s_i, max_block, x_bytes / max(m.rows, 1))
     best_single = min(single, key=lambda k: single[k])
     if single[best_single] <= total:
         n = st.rows.size
@@ -244,8 +259,8 @@ def format_rows(s: Any, spec: HwSpec, calibrated: dict[str, float] | None = None
 
 def prediction_models(spec: HwSpec, s: Any, rows: list[FormatRow], calibration: Any = None
                       ) -> tuple[int, dict[str, CostModel], dict[str, float], float]:
-    """(strip size, per-format block cost models, whole-matrix seconds per format, seconds
-    of reading x once) from the SoL model, or from ``calibration`` when given."""
+    """(strip size, per-format block cost models, whole-matrix seconds per format, bytes
+    of x read once) from the SoL model, or from ``calibration`` when given."""
     from ..model.bound import memory_level
 
     csr = next(r for r in rows if r.storage == "csr")
@@ -261,9 +276,9 @@ def prediction_models(spec: HwSpec, s: Any, rows: list[FormatRow], calibration: 
                 core[r.storage] = (r.calibrated_s - plain) / (r.flops_executed / 2)
         models = calibrated_models(calibration, calibration.level_of(csr.bytes_total), 4, core)
         single = {r.storage: r.calibrated_s for r in rows if r.calibrated_s is not None}
-        return size, models, single, models["csr"].u * x_bytes if "csr" in models else 0.0
+        return size, models, single, x_bytes
     level, _ = memory_level(spec, csr.bytes_total)
     bandwidth = (level.bandwidth or spec.dram.bandwidth).value
     launches = 1 if spec.kind == "gpu" and spec.launch_overhead else 0
     models = sol_models(spec, bandwidth, "fp64", launches)
-    return size, models, {r.storage: r.sol_s for r in rows}, x_bytes / bandwidth
+    return size, models, {r.storage: r.sol_s for r in rows}, x_bytes

@@ -31,6 +31,7 @@ from .common import (
     emit,
     memory_limit,
     table_console,
+    warn_flagged,
 )
 from .plot import echo_written
 
@@ -111,6 +112,7 @@ def command(matrices: tuple[str, ...], hw: str, kernel: str, widths: tuple[str, 
     calibrated = [load_calibrated(s, calibration_file) for s in specs]  # measured cache roofs
     specs = [s for s, _ in calibrated]
     cal = calibrated[0][1]
+    warn_flagged(cal, calibration_file)
     groups: list[list[Analysis]] = []
     errors: list[dict[str, str]] = []
     predicted: list[dict[str, Any]] = []

@@ -20,6 +20,7 @@ from .common import (
     comma_list,
     emit,
     table_console,
+    warn_flagged,
 )
 
 
@@ -36,7 +37,9 @@ from .common import (
 @click.option("--block", type=click.Choice(["2", "4", "8", "16", "32"]), default="4",
               show_default=True, help="BSR block size.")
 @click.option("--backend", type=click.Choice(["scipy", "cusparse"]), default="scipy",
-              show_default=True, help="scipy on the CPU, or cuSPARSE through CuPy on a GPU.")
+              show_default=True,
+              help="scipy on the CPU (ELL and HYB compiled with numba), or cuSPARSE through "
+                   "CuPy on a GPU.")
 @click.option("--calibration", "calibration_file", default=None, metavar="FILE",
               help="Take the memory roofs measured by 'sparsroof calibrate' for cache levels, "
                    "and show its predicted SpMV times beside the measured ones.")
@@ -63,6 +66,7 @@ def command(matrix: str, hw: str, kernel: str, widths: tuple[str, ...], dtype: s
     from ..host.calibrated import load_calibrated
 
     spec, cal = load_calibrated(spec, calibration_file)
+    warn_flagged(cal, calibration_file)
     m = load(matrix)
     s = measure(m)
     results = [r for width in d for r in bench(

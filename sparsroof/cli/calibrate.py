@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import click
 
 from ..errors import OptionError
@@ -23,7 +25,8 @@ from .common import check_writable
 def command(hw: str, output_file: str, dtype: str, rounds: int) -> int:
     """Measure this host's memory roofs, time every format's SpMV on a sweep of generated
     matrices (rows x entries per row x pattern), fit the time per format and save it.
-    Takes two to six minutes on two cores, longer on a busy host; progress goes to stderr.
+    Takes two to six minutes on two cores, longer on a busy host; the steps done and the
+    time left go to stderr.
 
     \b
     Example:
@@ -32,9 +35,10 @@ def command(hw: str, output_file: str, dtype: str, rounds: int) -> int:
       sparsroof formats data/lap2d_64.mtx --hw myhost.yaml --calibration calibration.json
     """
     from rich.console import Console
-    from rich.progress import Progress
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     from ..host.memory_roofs import measure_roofs, roof_rates, with_roofs
+    from ..report.progress import time_left
 
     spec = load_spec(hw)
     if spec.kind != "cpu":
@@ -43,8 +47,11 @@ def command(hw: str, output_file: str, dtype: str, rounds: int) -> int:
                           "myhost.yaml)")
     check_writable(output_file)
     console = Console(stderr=True)
-    with Progress(console=console, transient=False, disable=not console.is_terminal) as bar:
-        task = bar.add_task("memory roofs", total=None)
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TextColumn("{task.fields[left]}"))
+    with Progress(*columns, console=console, transient=False,
+                  disable=not console.is_terminal) as bar:
+        task = bar.add_task("memory roofs", total=None, left="")
 
         def say(msg: str) -> None:
             bar.update(task, description=msg)
@@ -53,11 +60,13 @@ def command(hw: str, output_file: str, dtype: str, rounds: int) -> int:
 
         rates = roof_rates(measure_roofs(spec, say))
         spec = with_roofs(spec, rates, "measured by sparsroof calibrate")
+        start = time.perf_counter()
 
         def step(i: int, n: int, name: str) -> None:
-            bar.update(task, total=n, completed=i, description=name)
+            left = time_left(time.perf_counter() - start, i, n)
+            bar.update(task, total=n, completed=i, description=name, left=left)
             if not console.is_terminal:
-                click.echo(f"calibrate: [{i}/{n}] {name}", err=True)
+                click.echo(f"calibrate: [{i}/{n}] {name}, {left}", err=True)
 
         cal, samples = calibrate(spec, rates, dtype=dtype, rounds=rounds, progress=step,
                                  min_time=0.02)

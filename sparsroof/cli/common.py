@@ -177,3 +177,12 @@ def table_console(wide: bool = False) -> Any:
     if wide:
         console.width = max(console.width, 250)
     return console
+
+
+def warn_flagged(cal: Any, calibration_file: str | None) -> None:
+    """Say on stderr why a calibration in use is flagged (nothing when it is not)."""
+    from ..report.calibration import calibration_flags
+
+    if cal is not None:
+        for line in calibration_flags(cal):
+            click.echo(f"sparsroof: warning: {calibration_file}: {line}", err=True)

@@ -13,7 +13,7 @@ from ..model.traffic import STORAGES
 from ..report.formats import formats_csv, formats_json, formats_report
 from ..structure.features import measure
 from ..structure.reorder import ORDERINGS, reorder
-from .common import HW_OPTION, OUTPUT_OPTION, emit, table_console
+from .common import HW_OPTION, OUTPUT_OPTION, emit, table_console, warn_flagged
 
 
 @click.command("formats")
@@ -43,13 +43,14 @@ def command(matrix: str, hw: str, calibration_file: str | None, max_block: int,
 
     spec = load_spec(hw)
     spec, cal = load_calibrated(spec, calibration_file)
+    warn_flagged(cal, calibration_file)
     m = load(matrix)
     if ordering:
         m = replace(reorder(m, ordering).matrix, name=f"{m.name} ({ordering} order)")
     s = measure(m)
     rows = format_rows(s, spec, cal.predict_matrix(m, s, STORAGES) if cal else None)
-    size, models, single, x_s = prediction_models(spec, s, rows, cal)
-    advice = advise(m, spec, models, single, size=size, max_block=max_block, x_seconds=x_s)
+    size, models, single, x_bytes = prediction_models(spec, s, rows, cal)
+    advice = advise(m, spec, models, single, size=size, max_block=max_block, x_bytes=x_bytes)
     if output == "json":
         emit(formats_json(m.name, spec.name, rows, advice, cal is not None))
     elif output == "csv":

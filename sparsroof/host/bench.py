@@ -1,8 +1,9 @@
 """Real SpMV/SpMM runs on this host, judged against the roofline bound.
 
-Each kernel is scipy's product in one storage format (CSR, CSC, COO, BSR, DIA), or
-cuSPARSE's through CuPy where a GPU is present, timed by :func:`sparsroof.host.timing.time_call`;
-the median is reported.
+Each kernel is scipy's product in one storage format (CSR, CSC, COO, BSR, DIA), a
+compiled ELL or HYB SpMV (:mod:`sparsroof.host.ell_kernels`), or cuSPARSE's through CuPy
+where a GPU is present, timed by :func:`sparsroof.host.timing.time_call`; the median is
+reported.
 
 Achieved rates use the model's own counts: achieved bandwidth = bytes / t and achieved
 FLOP/s = useful FLOPs / t, with bytes from :mod:`sparsroof.model.traffic` (format's A, the
@@ -37,9 +38,10 @@ __all__ = [
     "cusparse_available",
 ]
 
-#: storage formats with a real kernel here (scipy / cuSPARSE)
-KERNEL_FORMATS = ("csr", "csc", "coo", "bsr", "dia")
-#: DIA and BSR are skipped when their padded slots exceed this many times the stored entries
+#: storage formats with a real kernel here (scipy, compiled ELL and HYB / cuSPARSE)
+KERNEL_FORMATS = ("csr", "csc", "coo", "bsr", "dia", "ell", "hyb")
+#: DIA, BSR and ELL are skipped when their padded slots exceed this many times the
+#: stored entries
 FILL_LIMIT = 20.0
 _NUMPY_DTYPES = {"fp64": np.float64, "fp32": np.float32}
 
@@ -140,7 +142,12 @@ def kernel_traffic(s: Structure, storage: str, kernel: str, width: int,
     return t
 
 
-def _skip_reason(s: Structure, storage: str) -> str:
+def _skip_reason(s: Structure, storage: str, kernel: str = "spmv") -> str:
+    if storage in ("ell", "hyb") and kernel != "spmv":
+        return f"the {storage.upper()} kernel here multiplies one vector (spmv)"
+    if storage == "ell" and s.max_row_length * s.rows > FILL_LIMIT * max(s.stored_entries, 1):
+        return (f"ELL would pad {s.rows:,} rows to {s.max_row_length:,} entries, over "
+                f"{FILL_LIMIT:g}x the entries")
     if storage == "dia" and s.n_diagonals * s.rows > FILL_LIMIT * max(s.stored_entries, 1):
         return (f"DIA would store {s.n_diagonals:,} diagonals x {s.rows:,} rows, over "
                 f"{FILL_LIMIT:g}x the entries")
@@ -188,7 +195,7 @@ def bench(m: Matrix, s: Structure, spec: HwSpec, *, formats: Sequence[str] = KER
     out = []
     for fmt in formats:
         storage = _storage_name(fmt, block)
-        skipped = _skip_reason(s, storage)
+        skipped = _skip_reason(s, storage, kernel)
         run = None
         if not skipped:
             progress(f"{m.name}: {backend} {storage} {kernel} d={width}")
@@ -201,6 +208,12 @@ def _runner(m: Matrix, storage: str, width: int, dtype: str, backend: str,
             timing: dict[str, Any]) -> Callable[[], Timing]:
     if backend == "cusparse":
         return _cusparse_runner(m, storage, width, dtype, timing)
+    if storage in ("ell", "hyb"):
+        from .ell_kernels import padded, spmv
+
+        product = spmv(padded(scipy_matrix(m, "csr", dtype), storage),
+                       _operand(m.cols, 1, dtype))
+        return lambda: time_call(product, **timing)
     a = scipy_matrix(m, storage, dtype)
     x = _operand(a.shape[1], width, dtype)
     return lambda: time_call(lambda: a @ x, **timing)

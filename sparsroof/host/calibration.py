@@ -27,6 +27,14 @@ The two phases of *A Performance Modeling and Optimization Analysis Tool for SpM
   (5-fold cross-validation), and reports that error. The paper fits time against strips
   and entries per row on a GPU; on a CPU the same quantities enter through rows and slots.
 
+The calibration checks itself. Its roofs must not fall down the memory hierarchy (a
+cache measured below main memory on a busy host would give larger working sets faster
+bounds): such a level is raised to the slower level's roof and the calibration is flagged
+(:attr:`Calibration.repaired`), and a file whose roofs fall is refused on loading. When
+more than :data:`NOISY_SHARE` of the runs differ between passes by more than
+:data:`NOISE_TOLERANCE`, other work disturbed the host and the calibration is marked
+noisy (:attr:`Calibration.noisy`).
+
 The result is saved as JSON with ``schema_version`` and read back by :func:`load`.
 """
 
@@ -48,16 +56,21 @@ from ..matrix.mtx import Matrix
 from ..structure.features import Structure, measure
 from .bench import KERNEL_FORMATS, bench, kernel_traffic
 from .core_cost import CHAINS, CoreCounts, core_counts, measure_branch_memory
+from .memory_roofs import effective_roofs, monotone_roofs, with_roofs
 
 __all__ = [ "FormatFit", "Calibration", "Sample", "features", "fit",
            "held_out_error", "held_out_errors", "choose_fill", "calibrate", "save", "load",
-           "SCHEMA_VERSION", "FILLS"]
+           "SCHEMA_VERSION", "FILLS", "NOISE_TOLERANCE", "NOISY_SHARE", "checked_roofs"]
 
 SCHEMA_VERSION = SCHEMA_VERSIONS["calibration"]
 #: shares of a cache's capacity a working set may fill and still be served from it (other
 #: data and other programs use the cache too); a calibration keeps the one that best
 #: predicts its own runs held out of the fit
 FILLS = (1.0, 0.75, 0.5)
+#: a run whose slowest pass is more than this share slower than its fastest was disturbed
+NOISE_TOLERANCE = 0.2
+#: a calibration with more than this share of disturbed runs is marked noisy
+NOISY_SHARE = 0.1
 
 
 
@@ -136,6 +149,13 @@ class Calibration:
     branch_memory: float = 0.0  # mispredicted exits the branch predictor learns outright
     fill: float = 1.0  # share of a cache's capacity a working set may take and stay there
     held_out_error: float | None = None  # mean |relative error| on runs left out of the fit
+    repaired: tuple[str, ...] = ()  # roofs raised to a slower level's, one line each
+    noisy: bool = False  # passes over the sweep disagreed: a busy host
+
+    @property
+    def flagged(self) -> bool:
+        """Whether a roof was repaired or the runs were noisy."""
+        return bool(self.repaired) or self.noisy
 
     def level_of(self, footprint: float) -> str:
         """The fastest level whose capacity, times :attr:`fill`, holds ``footprint`` bytes
@@ -254,6 +274,17 @@ def choose_fill(samples: list[Sample], levels: tuple[tuple[str, float | None], .
     return best
 
 
+def checked_roofs(spec: HwSpec, roofs: dict[str, float]
+                  ) -> tuple[dict[str, float], tuple[str, ...]]:
+    """The measured ``roofs`` (bytes/s by level) with ``spec``'s published ones beneath
+    them, repaired so that no level is slower than a slower level
+    (:func:`~sparsroof.host.memory_roofs.monotone_roofs`), and the lines saying which
+    were raised. The result holds the measured levels and the raised ones."""
+    effective = effective_roofs(with_roofs(spec, roofs, "measured"))
+    repaired, notes = monotone_roofs(effective, [lvl.name for lvl in spec.memory])
+    return {n: r for n, r in repaired.items() if n in roofs or r != effective[n]}, notes
+
+
 def calibrate(spec: HwSpec, roofs: dict[str, float], *, dtype: str = "fp64",
               formats: Sequence[str] = KERNEL_FORMATS,
               matrices: list[tuple[str, int, int]] | None = None, rounds: int = 2,
@@ -262,10 +293,13 @@ def calibrate(spec: HwSpec, roofs: dict[str, float], *, dtype: str = "fp64",
     """Run the sweep on this host ``rounds`` times, fit every format, and return the
     calibration and the samples (each the fastest of its rounds). ``spec`` should carry
     the measured roofs (:func:`sparsroof.host.memory_roofs.with_roofs`) so that the runs are bounded
-    by the right level; ``timing`` goes to :func:`sparsroof.host.timing.time_call`."""
+    by the right level; roofs that fall down the hierarchy are repaired and flagged
+    (:func:`checked_roofs`). ``timing`` goes to :func:`sparsroof.host.timing.time_call`."""
     from .sweep import generate
     from .sweep import plan as sweep_plan
 
+    roofs, repaired = checked_roofs(spec, roofs)
+    spec = with_roofs(spec, roofs, "measured by sparsroof calibrate")
     levels = tuple((lvl.name, lvl.capacity_per_instance) for lvl in spec.memory)
     todo = matrices if matrices is not None else sweep_plan()
     steps = rounds * len(todo)
@@ -301,13 +335,15 @@ def calibrate(spec: HwSpec, roofs: dict[str, float], *, dtype: str = "fp64",
     progress(steps, steps, "fitting")
     measured = [dataclasses.replace(b, spread=max(passes[k]) / min(passes[k]) - 1)
                 for k, b in best.items()]
+    disturbed = sum(s.spread > NOISE_TOLERANCE for s in measured)
+    noisy = rounds > 1 and disturbed > NOISY_SHARE * len(measured)
     fill, error, samples = choose_fill(measured, levels, memory)
     names = [n for n, _ in levels]
     held = held_out_errors(samples, names, memory)
     fits = {k: dataclasses.replace(f, held_out_median=float(np.median(held[k])))
             if held.get(k) else f for k, f in fit(samples, names, memory).items()}
     return Calibration(spec.name, spec.device, dtype, levels, roofs, fits, memory, fill,
-                       error), samples
+                       error, repaired, noisy), samples
 
 
 def save(c: Calibration, samples: list[Sample], path: str | Path) -> None:
@@ -318,6 +354,8 @@ def save(c: Calibration, samples: list[Sample], path: str | Path) -> None:
         "spec": c.spec, "device": c.device, "dtype": c.dtype,
         "kernel": "spmv", "branch_memory_exits": c.branch_memory,
         "working_set_fill": c.fill, "held_out_error": c.held_out_error,
+        "flagged": c.flagged, "roofs_repaired": list(c.repaired), "noisy": c.noisy,
+        "noise_tolerance": NOISE_TOLERANCE,
         "levels": [{"name": n, "capacity_bytes": cap} for n, cap in c.levels],
         "roofs_bytes_per_s": c.roofs,
         "fits": {k: asdict(f) for k, f in c.fits.items()},
@@ -346,12 +384,19 @@ def load(path: str | Path) -> Calibration:
                              float(f["max_error"]), f.get("held_out_median"))
                 for k, f in doc["fits"].items()}
         levels = tuple((str(lv["name"]), lv["capacity_bytes"]) for lv in doc["levels"])
-        return Calibration(str(doc["spec"]), str(doc["device"]), str(doc["dtype"]), levels,
-                           {str(k): float(v) for k, v in doc["roofs_bytes_per_s"].items()},
-                           fits, float(doc["branch_memory_exits"]),
-                           float(doc["working_set_fill"]), doc.get("held_out_error"))
+        roofs = {str(k): float(v) for k, v in doc["roofs_bytes_per_s"].items()}
+        cal = Calibration(str(doc["spec"]), str(doc["device"]), str(doc["dtype"]), levels,
+                          roofs, fits, float(doc["branch_memory_exits"]),
+                          float(doc["working_set_fill"]), doc.get("held_out_error"),
+                          tuple(str(n) for n in doc.get("roofs_repaired", ())),
+                          bool(doc.get("noisy", False)))
     except KeyError as err:
         raise CalibrationError(path, f"malformed calibration: no {err.args[0]!r}; run "
                                "sparsroof calibrate again") from None
     except (TypeError, ValueError, AttributeError) as err:
         raise CalibrationError(path, f"malformed calibration ({err!r})") from None
+    _, falling = monotone_roofs(roofs, [n for n, _ in levels])
+    if falling:
+        raise CalibrationError(path, f"impossible roofs: {'; '.join(falling)}; run sparsroof "
+                               "calibrate again, on a quiet host")
+    return cal

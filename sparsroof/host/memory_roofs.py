@@ -12,19 +12,26 @@ share of the set) and on all cores:
 
 A roof must be the fastest rate seen, so each level's bandwidth is the largest of the
 four, and main memory's is the larger of the spec's figure and the measured rates.
+
+Roofs cannot fall down the hierarchy: a cache serves its data at least as fast as every
+slower level could. A busy host can measure a cache below main memory, which would give a
+larger working set a faster bound than a smaller one; :func:`monotone_roofs` finds such
+levels and raises each to the roof of the slower levels, saying which it raised.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
 from ..hardware.spec import HwSpec, Quantity
+from ..units import si
 from .timing import best_time, triads
 
-__all__ = ["measure_level", "measure_roofs", "roof_rates", "with_roofs"]
+__all__ = ["measure_level", "measure_roofs", "roof_rates", "with_roofs", "monotone_roofs",
+           "effective_roofs"]
 
 _TARGET_BYTES = 4e8  # bytes moved per timed call: a few ms at cache speeds
 
@@ -107,3 +114,37 @@ def with_roofs(spec: HwSpec, measured: dict[str, float], what: str) -> HwSpec:
             level = dataclasses.replace(level, bandwidth=q)
         levels.append(level)
     return dataclasses.replace(spec, memory=tuple(levels))
+
+
+def monotone_roofs(roofs: Mapping[str, float], order: Sequence[str]
+                   ) -> tuple[dict[str, float], tuple[str, ...]]:
+    """``roofs`` (bytes/s by level) with every level raised to at least the roof of each
+    slower level in ``order`` (fastest first), and one line per raised level saying what
+    it was below. Levels
+    missing from ``roofs`` are skipped; the roofs come back in ``order``.
+
+    >>> r, notes = monotone_roofs({"L2": 90e9, "L3": 4.48e9, "DRAM": 5.72e9},
+    ...                           ["L2", "L3", "DRAM"])
+    >>> r["L3"], notes
+    (5720000000.0, ('L3 at 4.48 GB/s, below DRAM at 5.72 GB/s',))
+    """
+    out: dict[str, float] = {}
+    notes: list[str] = []
+    floor: tuple[str, float] | None = None  # the fastest roof among the slower levels
+    for name in reversed(order):
+        if name not in roofs:
+            continue
+        rate = float(roofs[name])
+        if floor is not None and rate < floor[1]:
+            notes.append(f"{name} at {si(rate, 'B/s')}, below {floor[0]} at "
+                         f"{si(floor[1], 'B/s')}")
+            rate = floor[1]
+        else:
+            floor = (name, rate)
+        out[name] = rate
+    return {name: out[name] for name in order if name in out}, tuple(reversed(notes))
+
+
+def effective_roofs(spec: HwSpec) -> dict[str, float]:
+    """The bandwidth (bytes/s) of every level of ``spec`` that has one, fastest first."""
+    return {lvl.name: lvl.bandwidth.value for lvl in spec.memory if lvl.bandwidth is not None}

@@ -5,13 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..host.calibration import Calibration, Sample
+from ..host.calibration import NOISE_TOLERANCE, Calibration, Sample
 from ..units import si
 
-__all__ = ["NOISY", "predictions_text", "calibration_summary"]
-
-#: passes whose fastest runs differ by more than this are reported as disturbed
-NOISY = 0.2
+__all__ = ["predictions_text", "calibration_summary", "calibration_flags"]
 
 
 def predictions_text(preds: Sequence[dict[str, Any]]) -> str:
@@ -38,9 +35,18 @@ def calibration_summary(cal: Calibration, samples: Sequence[Sample], rounds: int
                 if fit.held_out_median is not None else "")
         lines.append(f"{name}: {fit.samples} runs, median error {100 * fit.median_error:.1f} %"
                      f"{held}, worst {100 * fit.max_error:.1f} %")
-    noisy = sum(s.spread > NOISY for s in samples)
-    if noisy and rounds > 1:
-        lines.append(f"{noisy} of {len(samples)} runs differed by more than {100 * NOISY:.0f} % "
-                     "between passes: other work disturbed this host; calibrate again when it "
-                     "is quiet, or with more --rounds")
+    disturbed = sum(s.spread > NOISE_TOLERANCE for s in samples)
+    if disturbed and rounds > 1:
+        lines.append(f"{disturbed} of {len(samples)} runs differed by more than "
+                     f"{100 * NOISE_TOLERANCE:.0f} % between passes")
+    return lines + calibration_flags(cal)
+
+
+def calibration_flags(cal: Calibration) -> list[str]:
+    """Why ``cal`` is flagged, one warning line each (none when it is not)."""
+    lines = [f"FLAGGED: roof raised: {note} (a busy host; bounds from this roof are those "
+             "of the slower level)" for note in cal.repaired]
+    if cal.noisy:
+        lines.append("FLAGGED: noisy: other work disturbed this host between passes; "
+                     "calibrate again when it is quiet, or with more --rounds")
     return lines

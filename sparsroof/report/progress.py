@@ -1,4 +1,5 @@
-"""Progress of a batch on stderr: matrices done, nonzeros per second, ETA and failures.
+"""Progress on stderr: a batch's matrices done, nonzeros per second, ETA and failures;
+the time left of a run of steps (:func:`time_left`).
 
 Shown only when stderr is a terminal; otherwise :class:`NoProgress` keeps quiet.
 """
@@ -8,7 +9,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-__all__ = ["NoProgress", "BatchProgress", "progress_for"]
+__all__ = ["NoProgress", "BatchProgress", "progress_for", "time_left"]
 
 
 class NoProgress:
@@ -69,3 +70,17 @@ def progress_for(total: int) -> NoProgress:
     if total and Console(stderr=True).is_terminal:
         return BatchProgress(total)
     return NoProgress()
+
+
+def time_left(elapsed: float, done: int, total: int) -> str:
+    """The time left to finish ``total`` steps when ``done`` took ``elapsed`` seconds, at
+    the mean pace so far (unknown before the first step is done).
+
+    >>> time_left(100.0, 20, 150), time_left(30.0, 10, 12), time_left(5.0, 0, 150)
+    ('about 10 min 50 s left', 'about 6 s left', 'time left unknown')
+    """
+    if done <= 0:
+        return "time left unknown"
+    left = round(elapsed / done * max(total - done, 0))
+    minutes, seconds = divmod(left, 60)
+    return f"about {minutes} min {seconds} s left" if minutes else f"about {seconds} s left"
