@@ -7,7 +7,15 @@ cache-aware model measured from the matrix is shown beside it.
 
 
 from .config import Config, OptionValue
-from .pipeline import CLASS_MODEL, analyze, analyze_structure, classify, needs_pattern
+from .pipeline import (
+    CLASS_MODEL,
+    analyze,
+    analyze_measured,
+    analyze_structure,
+    classify,
+    measure_for,
+    needs_pattern,
+)
 from .results import (
     FLOPS_CONVENTION,
     Analysis,
@@ -28,9 +36,11 @@ __all__ = [
     "Result",
     "Skipped",
     "analyze",
+    "analyze_measured",
     "analyze_structure",
     "classify",
     "document",
+    "measure_for",
     "needs_pattern",
     "records",
 ]

@@ -6,14 +6,13 @@ from typing import Any
 
 import click
 
-from ..analysis import Analysis, Config, analyze
+from ..analysis import Analysis, Config, analyze_measured, measure_for
 from ..errors import MatrixFileError, OptionError
 from ..hardware.library import load_spec
-from ..matrix.mtx import load
 from ..plot import KINDS, plot_analyses
 from ..report.analysis import not_computed, to_csv, to_json, to_ranks_table, to_table
-from ..report.calibration import predictions_text
 from .common import (
+    CACHE_OPTION,
     DTYPE_OPTION,
     INDEX_OPTION,
     KERNEL_OPTION,
@@ -28,7 +27,6 @@ from .common import (
     emit,
     table_console,
 )
-from .plot import echo_written
 
 
 @click.command("analyze")
@@ -61,6 +59,7 @@ from .plot import echo_written
 @click.option("--calibration", "calibration_file", default=None, metavar="FILE",
               help="Host calibration (sparsroof calibrate): bound with its measured cache "
                    "roofs, and also predict the measured SpMV time of each calibrated format.")
+@CACHE_OPTION
 @OUTPUT_OPTION
 @WIDE_OPTION
 @click.option("--plot", "plot_path", default=None, metavar="FILE",
@@ -73,7 +72,7 @@ def command(matrices: tuple[str, ...], hw: str, kernel: str, widths: tuple[str, 
             unit: str | None, precision: str | None, launches: int | None,
             ranks: tuple[str, ...], cache_roof: bool, reuse_factor: float, hub_fraction: float,
             block_size: str | None, output: str, wide: bool, plot_path: str | None,
-            plot_kind: str, calibration_file: str | None = None) -> int:
+            plot_kind: str, calibration_file: str | None = None, cache: bool = True) -> int:
     """Speed-of-light latency and roofline position of SpMV/SpMM for each MATRIX.
 
     MATRIX is a Matrix Market file (.mtx, .mtx.gz) or a DLMC .smtx file. Every good
@@ -97,27 +96,30 @@ def command(matrices: tuple[str, ...], hw: str, kernel: str, widths: tuple[str, 
         unit=unit, precision=precision, launches=launches, ranks=ranks, cache_roof=cache_roof,
         reuse_factor=reuse_factor, hub_fraction=hub_fraction,
         block_size=int(block_size) if block_size else None)
-    from ..host.calibrated import load_calibrated, prediction
+    cal = None
+    if calibration_file:
+        from ..host.calibrated import load_calibrated, prediction
 
-    calibrated = [load_calibrated(s, calibration_file) for s in specs]  # measured cache roofs
-    specs = [s for s, _ in calibrated]
-    cal = calibrated[0][1]
+        specs[0], cal = load_calibrated(specs[0], calibration_file)  # measured cache roofs
     groups: list[list[Analysis]] = []
     errors: list[dict[str, str]] = []
     predicted: list[dict[str, Any]] = []
     for path in matrices:
         try:
-            m = load(path)
-            groups.append([analyze(m, s, config) for s in specs])
+            m = measure_for(path, config, cache=cache, need_matrix=cal is not None)
+            groups.append([analyze_measured(m, s, config) for s in specs])
         except MatrixFileError as err:
             echo_error(str(err))
             errors.append({"path": err.path, "error": err.problem})
             continue
         if cal is not None:
-            predicted.append(prediction(cal, str(calibration_file), m, groups[-1][0]))
+            assert m.matrix is not None
+            predicted.append(prediction(cal, str(calibration_file), m.matrix, groups[-1][0]))
     render(groups, errors, output, predicted if cal is not None else None, wide=wide)
     analyses = [a for group in groups for a in group]
     if plot_path and analyses:
+        from .plot import echo_written
+
         echo_written(plot_analyses(analyses, specs[0], plot_path, kind=plot_kind))
     return 1 if errors else 0
 
@@ -153,4 +155,6 @@ def render(groups: list[list[Analysis]], errors: list[dict[str, str]], output: s
                 if a.distributed:
                     console.print(to_ranks_table(a))
         if calibrated is not None:
+            from ..report.calibration import predictions_text
+
             emit(predictions_text(calibrated))

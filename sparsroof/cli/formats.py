@@ -6,11 +6,10 @@ import click
 
 from ..advisor.partition import advise, format_rows, prediction_models
 from ..hardware.library import load_spec
-from ..matrix.mtx import load
 from ..model.traffic import STORAGES
 from ..report.formats import formats_csv, formats_json, formats_report
-from ..structure.features import measure
-from .common import HW_OPTION, OUTPUT_OPTION, emit, table_console
+from ..structure.cache import measured
+from .common import CACHE_OPTION, HW_OPTION, OUTPUT_OPTION, emit, table_console
 
 
 @click.command("formats")
@@ -22,8 +21,9 @@ from .common import HW_OPTION, OUTPUT_OPTION, emit, table_console
 @click.option("--max-block", type=click.IntRange(min=1), default=64, show_default=True,
               help="Longest block of strips the partition considers.")
 @OUTPUT_OPTION
+@CACHE_OPTION
 def command(matrix: str, hw: str, calibration_file: str | None, max_block: int,
-            output: str) -> int:
+            output: str, cache: bool = True) -> int:
     """Storage formats of MATRIX for SpMV: bytes, FLOPs, predicted time, the best one, and
     the partition of the rows into blocks of strips, each in its best format.
 
@@ -36,8 +36,9 @@ def command(matrix: str, hw: str, calibration_file: str | None, max_block: int,
 
     spec = load_spec(hw)
     spec, cal = load_calibrated(spec, calibration_file)
-    m = load(matrix)
-    s = measure(m)
+    found = measured(matrix, cache=cache, need_matrix=True)
+    m, s = found.matrix, found.structure
+    assert m is not None
     rows = format_rows(s, spec, cal.predict_matrix(m, s, STORAGES) if cal else None)
     size, models, single, x_s = prediction_models(spec, s, rows, cal)
     advice = advise(m, spec, models, single, size=size, max_block=max_block, x_seconds=x_s)

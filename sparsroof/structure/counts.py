@@ -33,7 +33,7 @@ MAX_COUNT = 33
 ROUTES = ("numpy", "compiled", "native", "numba")
 #: the version of the passes this module expects of the native build (a stale build of an
 #: older version is not used)
-_NATIVE_VERSION = 1
+_NATIVE_VERSION = 2
 #: below this many entries the native sweeps run one after the other, not on two threads
 _THREADED = 1 << 16
 
