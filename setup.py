@@ -1,10 +1,13 @@
-"""The C build of the structure passes; everything else is in pyproject.toml.
+"""The C builds of the structure passes and of the format advisor's dynamic program;
+everything else is in pyproject.toml.
 
-The extension is optional: where it cannot be built (no C compiler), the package
-installs without it and the same passes run through numba.
+The extensions are optional: where they cannot be built (no C compiler), the package
+installs without them and the same code runs through numba.
 """
 
 from setuptools import Extension, setup
 
-setup(ext_modules=[Extension("sparsroof.structure._native", ["sparsroof/structure/_native.c"],
-                             optional=True)])
+setup(ext_modules=[
+    Extension("sparsroof.structure._native", ["sparsroof/structure/_native.c"], optional=True),
+    Extension("sparsroof.advisor._native", ["sparsroof/advisor/_native.c"], optional=True),
+])

@@ -7,11 +7,11 @@ import itertools
 import numpy as np
 import pytest
 
-from sparsroof.advisor.partition import CostModel, partition, strips
+from sparsroof.advisor.partition import CostModel, native, partition, strips
 from sparsroof.matrix.mtx import Matrix
 from sparsroof.model import storage as formats
 
-from .conftest import make_matrix
+from .conftest import DATA, make_matrix
 
 
 def _mixed(seed: int) -> Matrix:
@@ -72,6 +72,47 @@ def test_dp_equals_brute_force(seed: int) -> None:
         assert first == last + 1
     # the blocks' own times add up to the total
     assert sum(p[3] for p in parts) == pytest.approx(total)
+
+
+@pytest.mark.skipif(native() is None, reason="the C build of the dynamic program is missing")
+@pytest.mark.parametrize("seed, size, max_block", [(0, 32, 64), (1, 32, 3), (2, 8, 64),
+                                                   (3, 64, 1), (4, 16, 5)])
+def test_routes_give_the_same_partition_to_the_bit(seed: int, size: int,
+                                                   max_block: int) -> None:
+    from sparsroof.advisor.partition import sol_models
+    from sparsroof.hardware.library import load_spec
+
+    m = _mixed(seed)
+    st = strips(m, size, block=4)
+    rng = np.random.default_rng(seed)
+    # SoL models of two specs, and cost rows of every term at random scales
+    for models in (sol_models(load_spec("a100"), 1.5e12, "fp64", 1),
+                   sol_models(load_spec("epyc-7763"), 2e11, "fp64", 0),
+                   {f: CostModel(*(rng.random(5) * [1e-9, 1e-10, 1e-9, 1e-9, 1e-10]))
+                    for f in ("csr", "csc", "coo", "ell", "dia", "bsr")}):
+        native_route = partition(st, models, 8, 4, max_block, route="native")
+        numba_route = partition(st, models, 8, 4, max_block, route="numba")
+        assert native_route == numba_route  # floats compared exactly
+
+
+@pytest.mark.skipif(native() is None, reason="the C build of the dynamic program is missing")
+def test_routes_agree_on_the_bundled_matrices() -> None:
+    from sparsroof.advisor.partition import advise, format_rows, prediction_models
+    from sparsroof.hardware.library import load_spec
+    from sparsroof.matrix.mtx import load
+    from sparsroof.structure.features import measure
+
+    for path in sorted(DATA.glob("*.mtx")):
+        m = load(path)
+        s = measure(m)
+        for name in ("a100", "epyc-7763"):
+            spec = load_spec(name)
+            rows = format_rows(s, spec)
+            size, models, single, _ = prediction_models(spec, s, rows)
+            st = strips(m, max(8, size // 64), block=4)
+            assert (partition(st, models, 8, 4, route="native")
+                    == partition(st, models, 8, 4, route="numba"))
+            assert advise(m, spec, models, single, size=size).blocks
 
 
 def test_bounded_blocks_never_beat_unbounded() -> None:

@@ -1,4 +1,5 @@
-"""Compiled dynamic program of :mod:`sparsroof.advisor.partition` (numba).
+"""Compiled dynamic program of :mod:`sparsroof.advisor.partition` (numba): the route
+where the C build (``_native.c``, the same program operation for operation) is missing.
 
 Block sizes in bytes follow :mod:`sparsroof.model.storage` (A read once) plus y = rows·s_v:
 CSR nnz·(s_v+s_i) + (rows+1)·s_i; CSC nnz·(s_v+s_i) + (k+1)·s_i; COO nnz·(s_v+2·s_i);

@@ -6,9 +6,10 @@ a predicted time E[i, j] in each format, and the dynamic program
 
     T[j] = min over i <= j of T[i - 1] + min_f E_f[i, j],   T[0] = 0
 
-finds the partition with the least total. Blocks are at most ``max_block`` strips long
-(the paper's recurrence is quadratic in the strip count); the single format for the whole
-matrix is always a candidate, so the answer is never worse than the best single format.
+finds the partition with the least total (compiled in C, ``_native.c``; numba where that
+was not built). Blocks are at most ``max_block`` strips long (the paper's recurrence is
+quadratic in the strip count); the single format for the whole matrix is always a
+candidate, so the answer is never worse than the best single format.
 
 Strip size S: on GPUs the paper's S_CSR = SMs x warps per SM (one warp per row, one full
 wave of the device). On CPUs: the rows whose CSR data fill the second-largest cache (L2
@@ -26,6 +27,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -34,9 +37,9 @@ from ..arrays import distinct
 from ..hardware.spec import HwSpec
 from ..matrix.mtx import Matrix
 
-__all__ = ["DP_FORMATS", "CostModel", "Strips", "Block", "Advice", "FormatRow", "strip_rows",
-           "strips", "format_rows", "prediction_models",
-           "sol_models", "calibrated_models", "partition", "advise"]
+__all__ = ["DP_FORMATS", "ROUTES", "CostModel", "Strips", "Block", "Advice", "FormatRow",
+           "strip_rows", "strips", "format_rows", "prediction_models", "sol_models",
+           "calibrated_models", "native", "partition", "advise"]
 
 #: formats the partition considers (HYB's width rule needs whole-matrix histograms)
 DP_FORMATS = ("csr", "csc", "coo", "ell", "dia", "bsr")
@@ -169,18 +172,54 @@ def _params(models: dict[str, CostModel]) -> tuple[np.ndarray, np.ndarray]:
     return kinds, coef
 
 
+#: the routes of the dynamic program: the C build, or numba where it was not built
+ROUTES = ("native", "numba")
+#: the version of the program this module expects of the C build (a stale one is not used)
+_NATIVE_VERSION = 1
+
+
+@lru_cache(maxsize=1)
+def native() -> ModuleType | None:
+    """The ahead-of-time build of the dynamic program, or None where missing or stale."""
+    try:
+        from . import _native  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    module: ModuleType = _native
+    return module if getattr(module, "KERNEL_VERSION", None) == _NATIVE_VERSION else None
+
+
+def _program(st: Strips, kinds: np.ndarray, coef: np.ndarray, s_v: int, s_i: int,
+             max_block: int, route: str | None) -> tuple[np.ndarray, ...]:
+    """(best, cut, fmt, cost) of the dynamic program (see the module docstring), by the C
+    build where there is one (``route`` forces one of :data:`ROUTES`)."""
+    k = native()
+    if (route or ("native" if k is not None else "numba")) == "numba":
+        from ._dp import dp
+
+        return tuple(dp(st.rows, st.nnz, st.max_len, st.diag_ptr, st.diag_off, st.blocks,
+                        st.block, st.cols, kinds, coef, s_v, s_i, max_block))
+    if k is None:
+        raise RuntimeError("the format advisor's dynamic program was not built in C here")
+    n = st.rows.size
+    best, cost = np.empty(n + 1), np.empty(n + 1)
+    cut, fmt = np.empty(n + 1, np.int64), np.empty(n + 1, np.int64)
+    k.dp(*(np.ascontiguousarray(a, np.int64) for a in (st.rows, st.nnz, st.max_len,
+                                                       st.diag_ptr, st.diag_off, st.blocks)),
+         st.block, st.cols, np.ascontiguousarray(kinds, np.int64),
+         np.ascontiguousarray(coef, np.float64), s_v, s_i, max_block, best, cut, fmt, cost)
+    return best, cut, fmt, cost
+
+
 def partition(st: Strips, models: dict[str, CostModel], s_v: int, s_i: int,
-              max_block: int = 64) -> tuple[list[tuple[int, int, str, float]], float]:
+              max_block: int = 64, route: str | None = None
+              ) -> tuple[list[tuple[int, int, str, float]], float]:
     """Optimal partition into blocks of at most ``max_block`` strips: ([(first, last,
     format, seconds)], total seconds)."""
-    from ._dp import dp
-
     names = list(models)
     kinds, coef = _params(models)
     n = st.rows.size
-    best, cut, fmt, cost = dp(st.rows, st.nnz, st.max_len, st.diag_ptr, st.diag_off,
-                              st.blocks, st.block, st.cols, kinds, coef, s_v, s_i,
-                              max(1, max_block))
+    best, cut, fmt, cost = _program(st, kinds, coef, s_v, s_i, max(1, max_block), route)
     out = []
     j = n
     while j > 0:
