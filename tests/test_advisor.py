@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
-from sparsroof.advisor.partition import CostModel, native, partition, strips
+from sparsroof.advisor.partition import CostModel, Strips, native, partition, strips
 from sparsroof.matrix.mtx import Matrix
 from sparsroof.model import storage as formats
 
@@ -95,6 +95,34 @@ def test_routes_give_the_same_partition_to_the_bit(seed: int, size: int,
         assert native_route == numba_route  # floats compared exactly
 
 
+def _same_strips(a: Strips, b: Strips) -> None:
+    for name in ("size", "block", "cols"):
+        assert getattr(a, name) == getattr(b, name)
+    for name in ("rows", "nnz", "max_len", "diag_ptr", "blocks"):
+        x, y = getattr(a, name), getattr(b, name)
+        assert x.dtype == y.dtype == np.int64 and np.array_equal(x, y), name
+    for lo, hi in itertools.pairwise(a.diag_ptr):  # each strip's diagonals, in any order
+        assert sorted(a.diag_off[lo:hi]) == sorted(b.diag_off[lo:hi])
+
+
+@pytest.mark.skipif(native() is None, reason="the C build of the advisor is missing")
+@pytest.mark.parametrize("size, block", [(1, 2), (3, 4), (8, 4), (32, 4), (50, 8), (1000, 4)])
+def test_strip_routes_agree(size: int, block: int) -> None:
+    rng = np.random.default_rng(size)
+    shuffled = _mixed(1)
+    order = rng.permutation(shuffled.stored_entries)  # entries out of row order
+    shuffled = make_matrix(shuffled.rows, shuffled.cols, shuffled.row[order],
+                           shuffled.col[order])
+    wide = make_matrix(40, 7000, rng.integers(0, 40, 900), rng.integers(0, 7000, 900))
+    for m in (_mixed(0), shuffled, wide, make_matrix(5, 5, [], []),
+              make_matrix(0, 3, [], [])):
+        _same_strips(strips(m, size, block, route="native"),
+                     strips(m, size, block, route="numba"))
+    unordered = Matrix("u", "", 4, 4, np.array([3, 0, 2, 0]), np.array([0, 1, 3, 0]), None,
+                       _mixed(0).header)
+    _same_strips(strips(unordered, 2, 2, route="native"), strips(unordered, 2, 2, route="numba"))
+
+
 @pytest.mark.skipif(native() is None, reason="the C build of the dynamic program is missing")
 def test_routes_agree_on_the_bundled_matrices() -> None:
     from sparsroof.advisor.partition import advise, format_rows, prediction_models
@@ -110,6 +138,7 @@ def test_routes_agree_on_the_bundled_matrices() -> None:
             rows = format_rows(s, spec)
             size, models, single, _ = prediction_models(spec, s, rows)
             st = strips(m, max(8, size // 64), block=4)
+            _same_strips(st, strips(m, max(8, size // 64), block=4, route="numba"))
             assert (partition(st, models, 8, 4, route="native")
                     == partition(st, models, 8, 4, route="numba"))
             assert advise(m, spec, models, single, size=size).blocks

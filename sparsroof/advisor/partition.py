@@ -113,8 +113,48 @@ def strip_rows(spec: HwSpec, csr_bytes_per_row: float) -> int:
     return max(32, rows // 32 * 32)
 
 
-def strips(m: Matrix, size: int, block: int = 4) -> Strips:
-    """Per-strip rows, entries, longest row, distinct diagonals and b x b blocks."""
+#: the routes of the strip counts and the dynamic program: the C build, or numpy and numba
+#: where it was not built
+ROUTES = ("native", "numba")
+#: the version of the passes this module expects of the C build (a stale one is not used)
+_NATIVE_VERSION = 2
+
+
+@lru_cache(maxsize=1)
+def native() -> ModuleType | None:
+    """The ahead-of-time build of the advisor's passes, or None where missing or stale."""
+    try:
+        from . import _native  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    module: ModuleType = _native
+    return module if getattr(module, "KERNEL_VERSION", None) == _NATIVE_VERSION else None
+
+
+def strips(m: Matrix, size: int, block: int = 4, route: str | None = None) -> Strips:
+    """Per-strip rows, entries, longest row, distinct diagonals (in no set order within a
+    strip) and b x b blocks, by the C build where there is one (``route`` "numba" takes
+    the numpy route of an installation without it)."""
+    k = native()
+    if (route or ("native" if k is not None else "numba")) == "numba":
+        return _numpy_strips(m, size, block)
+    if k is None:
+        raise RuntimeError("the format advisor's passes were not built in C here")
+    n = max(1, math.ceil(m.rows / size))
+    starts = np.arange(n, dtype=np.int64) * size
+    nnz, max_len, blocks = (np.zeros(n, np.int64) for _ in range(3))
+    diag_ptr = np.zeros(n + 1, np.int64)
+    diag_off = np.empty(m.stored_entries, np.int64)  # pages never written stay unallocated
+    same = m.row.dtype == m.col.dtype and m.row.dtype in (np.int32, np.int64)
+    itype = m.row.dtype if same else np.dtype(np.int64)
+    k.strips(np.ascontiguousarray(m.row, itype), np.ascontiguousarray(m.col, itype), m.rows,
+             m.cols, size, block, nnz, max_len, diag_ptr, diag_off, blocks)
+    return Strips(size, np.minimum(starts + size, m.rows) - starts, nnz, max_len, diag_ptr,
+                  diag_off[: diag_ptr[-1]], blocks, block, m.cols)
+
+
+def _numpy_strips(m: Matrix, size: int, block: int) -> Strips:
+    """:func:`strips` by whole-array passes (two sorts of 64-bit keys of every entry)."""
     n = max(1, math.ceil(m.rows / size))
     row, col = m.row.astype(np.int64), m.col.astype(np.int64)  # keys below overflow int32
     lengths = np.bincount(row, minlength=m.rows) if m.rows else np.zeros(0, np.int64)
@@ -170,23 +210,6 @@ def _params(models: dict[str, CostModel]) -> tuple[np.ndarray, np.ndarray]:
     kinds = np.array([_KIND[f] for f in models], dtype=np.int64)
     coef = np.array([[c.const, c.u, c.v, c.w, c.z] for c in models.values()], dtype=float)
     return kinds, coef
-
-
-#: the routes of the dynamic program: the C build, or numba where it was not built
-ROUTES = ("native", "numba")
-#: the version of the program this module expects of the C build (a stale one is not used)
-_NATIVE_VERSION = 1
-
-
-@lru_cache(maxsize=1)
-def native() -> ModuleType | None:
-    """The ahead-of-time build of the dynamic program, or None where missing or stale."""
-    try:
-        from . import _native  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    module: ModuleType = _native
-    return module if getattr(module, "KERNEL_VERSION", None) == _NATIVE_VERSION else None
 
 
 def _program(st: Strips, kinds: np.ndarray, coef: np.ndarray, s_v: int, s_i: int,
