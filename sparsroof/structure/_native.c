@@ -249,6 +249,17 @@ static void panels_finish(Panels *p, int64_t rows, int64_t *tot, int64_t *mx) {
     }
 }
 
+/* entries ahead whose column record is fetched early: a random pattern's records miss
+ * every cache, and the sweep's own dependencies would otherwise wait for each in turn */
+#ifndef PREFETCH
+#define PREFETCH 32
+#endif
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH_W(a) __builtin_prefetch((a), 1, 0)
+#else
+#define PREFETCH_W(a) ((void)(a))
+#endif
+
 /* state: 2 int32 (or int64) per column: the last row that touched it (-1: none) and its
  * entries so far */
 INLINE void panels_impl(const int64_t *indptr, const void *colidx, int wide, int64_t rows,
@@ -259,9 +270,14 @@ INLINE void panels_impl(const int64_t *indptr, const void *colidx, int wide, int
     int nlev = pan->nlev;
     int64_t *acc = pan->acc;
     int64_t bw = 0, near = 0, ndiag = 0, lower = 0, upper = 0, ondiag = 0, t0 = 0, m0 = 0;
+    int64_t last = indptr[rows] - PREFETCH;
     for (int64_t i = 0; i < rows; i++) {
         int64_t beg = indptr[i], end = indptr[i + 1], repeated = 0;
         for (int64_t idx = beg; idx < end; idx++) {
+            if (idx < last) {  /* the column record of an entry a few ahead: hide its miss */
+                int64_t ahead = at(colidx, wide, idx + PREFETCH);
+                PREFETCH_W(swide ? (void *)(st64 + 2 * ahead) : (void *)(st32 + 2 * ahead));
+            }
             int64_t j = at(colidx, wide, idx);
             int64_t d = j - i, ad = d < 0 ? -d : d;
             bw = ad > bw ? ad : bw;
