@@ -33,7 +33,7 @@ static inline int bit_length(uint64_t x) { int n = 0; while (x) { x >>= 1; n++; 
 #endif
 
 /* bumped whenever a pass changes: the Python side refuses a stale build */
-#define KERNEL_VERSION 2
+#define KERNEL_VERSION 3
 
 typedef struct {
     Py_buffer view;
@@ -204,7 +204,7 @@ static PyObject *sort_rows(PyObject *self, PyObject *args) {
 /* ---- the panel sweep -------------------------------------------------------------- */
 
 typedef struct {
-    int64_t bw, near, ndiag, lower, upper, ondiag;
+    int64_t bw, near, ndiag, lower, upper, ondiag, cells;
 } Scalars;
 
 /* Distinct columns per panel, from the bit lengths b = bit_length(p XOR i) of the entries
@@ -263,13 +263,14 @@ static void panels_finish(Panels *p, int64_t rows, int64_t *tot, int64_t *mx) {
 /* state: 2 int32 (or int64) per column: the last row that touched it (-1: none) and its
  * entries so far */
 INLINE void panels_impl(const int64_t *indptr, const void *colidx, int wide, int64_t rows,
-                        int64_t halfwidth, void *state, int swide, uint64_t *diag,
-                        Panels *pan, int64_t *tot, int64_t *mx, Scalars *s) {
+                        int64_t cols, int64_t halfwidth, void *state, int swide,
+                        uint64_t *diag, Panels *pan, int64_t *tot, int64_t *mx, Scalars *s) {
     int32_t *st32 = state;
     int64_t *st64 = state;
     int nlev = pan->nlev;
     int64_t *acc = pan->acc;
     int64_t bw = 0, near = 0, ndiag = 0, lower = 0, upper = 0, ondiag = 0, t0 = 0, m0 = 0;
+    int64_t cells = 0;
     int64_t last = indptr[rows] - PREFETCH;
     for (int64_t i = 0; i < rows; i++) {
         int64_t beg = indptr[i], end = indptr[i + 1], repeated = 0;
@@ -285,7 +286,11 @@ INLINE void panels_impl(const int64_t *indptr, const void *colidx, int wide, int
             ondiag += d == 0;
             uint64_t bit = (uint64_t)(d + rows - 1);
             uint64_t word = diag[bit >> 6], mask = UINT64_C(1) << (bit & 63);
-            ndiag += (word & mask) == 0;
+            int64_t fresh = (word & mask) == 0;
+            /* the cells of diagonal d: min(rows, cols - d) above, min(rows + d, cols) below */
+            int64_t span = d >= 0 ? cols - d : rows + d, side = d >= 0 ? rows : cols;
+            ndiag += fresh;
+            cells += fresh * (span < side ? span : side);
             diag[bit >> 6] = word | mask;
             int64_t p;
             if (swide) {
@@ -319,7 +324,7 @@ INLINE void panels_impl(const int64_t *indptr, const void *colidx, int wide, int
     tot[0] = t0;
     mx[0] = m0;
     s->bw = bw, s->near = near, s->ndiag = ndiag;
-    s->lower = lower, s->upper = upper, s->ondiag = ondiag;
+    s->lower = lower, s->upper = upper, s->ondiag = ondiag, s->cells = cells;
 }
 
 /* sweep_panels(indptr, colidx, halfwidth, state, diag, scalars, tot, mx) */
@@ -339,7 +344,7 @@ static PyObject *sweep_panels(PyObject *self, PyObject *args) {
     }
     int64_t rows = N(b[0]) - 1;
     int nlev = (int)N(b[5]);
-    if (N(b[6]) != nlev || N(b[4]) != 6 || nlev < 1 || nlev > 64 || rows < 1 ||
+    if (N(b[6]) != nlev || N(b[4]) != 7 || nlev < 1 || nlev > 64 || rows < 1 ||
         (rows - 1) >> (nlev - 1) != 0) {
         release(b, 7);
         PyErr_SetString(PyExc_ValueError, "sweep_panels: output sizes do not match");
@@ -352,26 +357,27 @@ static PyObject *sweep_panels(PyObject *self, PyObject *args) {
     }
     Scalars s = {0};
     int wide = WIDE(b[1]), swide = WIDE(b[2]);
+    int64_t cols = N(b[2]) / 2;
     int64_t *tot = b[5].view.buf, *mx = b[6].view.buf;
     Py_BEGIN_ALLOW_THREADS
     if (wide && swide)
-        panels_impl(b[0].view.buf, b[1].view.buf, 1, rows, halfwidth, b[2].view.buf, 1,
+        panels_impl(b[0].view.buf, b[1].view.buf, 1, rows, cols, halfwidth, b[2].view.buf, 1,
                     b[3].view.buf, &pan, tot, mx, &s);
     else if (wide)
-        panels_impl(b[0].view.buf, b[1].view.buf, 1, rows, halfwidth, b[2].view.buf, 0,
+        panels_impl(b[0].view.buf, b[1].view.buf, 1, rows, cols, halfwidth, b[2].view.buf, 0,
                     b[3].view.buf, &pan, tot, mx, &s);
     else if (swide)
-        panels_impl(b[0].view.buf, b[1].view.buf, 0, rows, halfwidth, b[2].view.buf, 1,
+        panels_impl(b[0].view.buf, b[1].view.buf, 0, rows, cols, halfwidth, b[2].view.buf, 1,
                     b[3].view.buf, &pan, tot, mx, &s);
     else
-        panels_impl(b[0].view.buf, b[1].view.buf, 0, rows, halfwidth, b[2].view.buf, 0,
+        panels_impl(b[0].view.buf, b[1].view.buf, 0, rows, cols, halfwidth, b[2].view.buf, 0,
                     b[3].view.buf, &pan, tot, mx, &s);
     panels_finish(&pan, rows, tot, mx);
     Py_END_ALLOW_THREADS
     free(pan.acc);
     int64_t *out = b[4].view.buf;
     out[0] = s.bw, out[1] = s.near, out[2] = s.ndiag;
-    out[3] = s.lower, out[4] = s.upper, out[5] = s.ondiag;
+    out[3] = s.lower, out[4] = s.upper, out[5] = s.ondiag, out[6] = s.cells;
     release(b, 7);
     Py_RETURN_NONE;
 }
