@@ -6,5 +6,6 @@ installs without it and the same passes run through numba.
 
 from setuptools import Extension, setup
 
-setup(ext_modules=[Extension("sparsroof.structure._native", ["sparsroof/structure/_native.c"],
-                             optional=True)])
+setup(ext_modules=[
+    Extension("sparsroof.structure._native", ["sparsroof/structure/_native.c"], optional=True),
+])

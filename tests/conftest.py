@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -12,6 +13,13 @@ from sparsroof.matrix.mtx import Matrix
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT.parent / "shared" / "corpus"
 DATA = ROOT / "data"
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _structure_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The structure cache of the tests (and of the commands they run) lives in a temporary
+    folder, never in the user's own."""
+    os.environ["SPARSROOF_CACHE_DIR"] = str(tmp_path_factory.mktemp("cache"))
 
 
 @pytest.fixture

@@ -9,8 +9,10 @@ from .config import Config, OptionValue
 from .pipeline import (
     CLASS_MODEL,
     analyze,
+    analyze_measured,
     analyze_structure,
     classify,
+    measure_for,
     needs_pattern,
     with_reorderings,
 )
@@ -38,9 +40,11 @@ __all__ = [
     "Result",
     "Skipped",
     "analyze",
+    "analyze_measured",
     "analyze_structure",
     "classify",
     "document",
+    "measure_for",
     "needs_pattern",
     "records",
     "with_reorderings",

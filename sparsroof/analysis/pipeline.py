@@ -15,7 +15,7 @@ from pathlib import Path
 from ..errors import OptionError
 from ..hardware.library import load_spec
 from ..hardware.spec import HwSpec
-from ..matrix.mtx import Matrix, MatrixLike, as_matrix
+from ..matrix.mtx import Matrix, MatrixLike
 from ..model.bound import auto_unit, bound, resolve_unit
 from ..model.ridgeline import RankBound, distributed_bounds
 from ..model.traffic import (
@@ -28,16 +28,17 @@ from ..model.traffic import (
     traffic,
     unavailable,
 )
+from ..structure.cache import Measured, measured
 from ..structure.classify import Verdict
 from ..structure.classify import classify as classify_structure
-from ..structure.features import Structure, measure
+from ..structure.features import Structure
 from ..structure.reorder import reorder
 from .config import Config, OptionValue
 from .reordering import compare
 from .results import Analysis, MatrixInfo, Reordering, Result, Skipped
 
-__all__ = ["CLASS_MODEL", "analyze", "analyze_structure", "classify", "needs_pattern",
-           "with_reorderings"]
+__all__ = ["CLASS_MODEL", "analyze", "analyze_measured", "analyze_structure", "classify",
+           "measure_for", "needs_pattern", "with_reorderings"]
 
 #: structure class -> the B model the sparsity-aware SpMM paper gives for it
 CLASS_MODEL = {
@@ -211,7 +212,8 @@ def needs_pattern(config: Config) -> bool:
 
 
 def analyze(matrix: MatrixLike, hw: str | Path | HwSpec = "a100",
-            config: Config | None = None, **options: OptionValue) -> Analysis:
+            config: Config | None = None, *, cache: bool = True,
+            **options: OptionValue) -> Analysis:
     """Measure and classify ``matrix``, then model it on the spec ``hw``.
 
     ``matrix`` is a path to a matrix file, a scipy sparse matrix or array (any format),
@@ -220,7 +222,9 @@ def analyze(matrix: MatrixLike, hw: str | Path | HwSpec = "a100",
     (``kernel``, ``d``, ``dtype``, ``index``, ``storage``, ``model``, ``unit``, ...; see
     :meth:`Config.from_options`), or one ``config``. Times are in seconds, traffic in
     bytes, rates in FLOP/s and bytes/s. The pattern features and the class are measured
-    only when a chosen model or format needs them (the class is None otherwise).
+    only when a chosen model or format needs them (the class is None otherwise). A
+    file's structure is kept in the structure cache (:mod:`sparsroof.structure.cache`)
+    and read from it the next time; ``cache`` False neither reads nor writes it.
 
     >>> import scipy.sparse as sp
     >>> a = analyze(sp.random(50, 50, density=0.1, format="csr", random_state=0), hw="a100",
@@ -232,19 +236,34 @@ def analyze(matrix: MatrixLike, hw: str | Path | HwSpec = "a100",
         raise OptionError("give either a Config or options, not both")
     config = config or Config.from_options(**options)
     spec = hw if isinstance(hw, HwSpec) else load_spec(hw)
-    m = as_matrix(matrix)
-    full = needs_pattern(config)
-    s = measure(m, pattern=full)
+    return analyze_measured(measure_for(matrix, config, cache=cache), spec, config)
+
+
+def measure_for(matrix: MatrixLike, config: Config, *, cache: bool = True,
+                need_matrix: bool = False, max_memory: float | None = None) -> Measured:
+    """What ``config`` needs measured of ``matrix`` (the pattern features or the counts
+    only), from the structure cache where it holds them; the matrix is kept where
+    ``need_matrix`` or the distributed bounds ask for it."""
+    return measured(matrix, needs_pattern(config), cache=cache,
+                    need_matrix=need_matrix or bool(config.ranks) or bool(config.reorder),
+                    max_memory=max_memory)
+
+
+def analyze_measured(m: Measured, spec: HwSpec, config: Config) -> Analysis:
+    """:func:`analyze` of a measured matrix (see :func:`measure_for`) on one spec."""
+    s = m.structure
     info = MatrixInfo(
-        name=m.name, path=m.path, rows=m.rows, cols=m.cols,
+        name=m.name, path=m.path, rows=s.rows, cols=s.cols,
         stored_entries=s.stored_entries, numeric_nonzeros=s.numeric_nonzeros,
         density=s.density, field=m.header.field, symmetry=m.header.symmetry,
     )
-    result = analyze_structure(info, s, spec, config, _classify(s) if full else None)
-    ranks = _distributed(m, spec, config)
-    result = Analysis(result.matrix, result.spec, result.device, result.structure,
-                      result.verdict, result.results, ranks, result.skipped)
-    return replace(result, reorderings=_reorderings(m, spec, config, result))
+    verdict = _classify(s) if needs_pattern(config) else None
+    result = analyze_structure(info, s, spec, config, verdict)
+    if not (config.ranks or config.reorder):
+        return result
+    assert m.matrix is not None, "measure_for keeps the matrix for ranks and reorderings"
+    result = replace(result, distributed=_distributed(m.matrix, spec, config))
+    return replace(result, reorderings=_reorderings(m.matrix, spec, config, result))
 
 
 def _check_reorder(spec: HwSpec) -> None:
@@ -283,12 +302,13 @@ def with_reorderings(original: Analysis, reordered: Sequence[Reordering], spec: 
     return replace(original, reorderings=compare(original, found))
 
 
-def classify(matrix: MatrixLike) -> Verdict:
+def classify(matrix: MatrixLike, *, cache: bool = True) -> Verdict:
     """The structure class of ``matrix`` (a path, scipy matrix, array or :class:`Matrix`),
-    with its confidence, parameters and the features that decided it.
+    with its confidence, parameters and the features that decided it; a file's structure
+    comes from the structure cache where it is there (``cache`` False: not).
 
     >>> import numpy as np
     >>> classify(np.eye(64)).label
     'banded'
     """
-    return classify_structure(measure(as_matrix(matrix)))
+    return classify_structure(measured(matrix, cache=cache).structure)

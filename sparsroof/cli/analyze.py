@@ -6,15 +6,14 @@ from typing import Any
 
 import click
 
-from ..analysis import Analysis, Config, analyze
+from ..analysis import Analysis, Config, analyze_measured, measure_for
 from ..errors import MatrixFileError, OptionError
 from ..hardware.library import load_spec
-from ..matrix.mtx import load
 from ..plot import KINDS, plot_analyses
 from ..report.analysis import not_computed, to_csv, to_json, to_ranks_table, to_table
-from ..report.calibration import predictions_text
 from ..report.reorder import to_reorder_table
 from .common import (
+    CACHE_OPTION,
     DTYPE_OPTION,
     INDEX_OPTION,
     KERNEL_OPTION,
@@ -33,7 +32,6 @@ from .common import (
     table_console,
     warn_flagged,
 )
-from .plot import echo_written
 
 
 @click.command("analyze")
@@ -68,6 +66,7 @@ from .plot import echo_written
                    "roofs, and also predict the measured SpMV time of each calibrated format.")
 @REORDER_OPTION
 @MAX_MEMORY_OPTION
+@CACHE_OPTION
 @OUTPUT_OPTION
 @WIDE_OPTION
 @click.option("--plot", "plot_path", default=None, metavar="FILE",
@@ -81,7 +80,8 @@ def command(matrices: tuple[str, ...], hw: str, kernel: str, widths: tuple[str, 
             ranks: tuple[str, ...], cache_roof: bool, reuse_factor: float, hub_fraction: float,
             block_size: str | None, output: str, wide: bool, plot_path: str | None,
             plot_kind: str, calibration_file: str | None = None,
-            reorder: tuple[str, ...] = (), max_memory: str | None = None) -> int:
+            reorder: tuple[str, ...] = (), max_memory: str | None = None,
+            cache: bool = True) -> int:
     """Speed-of-light latency and roofline position of SpMV/SpMM for each MATRIX.
 
     MATRIX is a Matrix Market file (.mtx, .mtx.gz) or a DLMC .smtx file. Every good
@@ -118,8 +118,9 @@ def command(matrices: tuple[str, ...], hw: str, kernel: str, widths: tuple[str, 
     predicted: list[dict[str, Any]] = []
     for path in matrices:
         try:
-            m = load(path, max_memory=limit)
-            groups.append([analyze(m, s, config) for s in specs])
+            m = measure_for(path, config, cache=cache, need_matrix=cal is not None,
+                            max_memory=limit)
+            groups.append([analyze_measured(m, s, config) for s in specs])
         except MatrixFileError as err:
             echo_error(str(err))
             errors.append({"path": err.path, "error": err.problem})
@@ -130,10 +131,13 @@ def command(matrices: tuple[str, ...], hw: str, kernel: str, widths: tuple[str, 
             errors.append({"path": path, "error": problem})
             continue
         if cal is not None:
-            predicted.append(prediction(cal, str(calibration_file), m, groups[-1][0]))
+            assert m.matrix is not None
+            predicted.append(prediction(cal, str(calibration_file), m.matrix, groups[-1][0]))
     render(groups, errors, output, predicted if cal is not None else None, wide=wide)
     analyses = [a for group in groups for a in group]
     if plot_path and analyses:
+        from .plot import echo_written
+
         echo_written(plot_analyses(analyses, specs[0], plot_path, kind=plot_kind))
     return 1 if errors else 0
 
@@ -171,4 +175,6 @@ def render(groups: list[list[Analysis]], errors: list[dict[str, str]], output: s
                 if a.reorderings:
                     console.print(to_reorder_table(a))
         if calibrated is not None:
+            from ..report.calibration import predictions_text
+
             emit(predictions_text(calibrated))

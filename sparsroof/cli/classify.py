@@ -8,10 +8,10 @@ import click
 
 from .._version import envelope
 from ..errors import MatrixFileError
-from ..matrix.mtx import load
+from ..structure.cache import measured
 from ..structure.classify import Verdict, classify
-from ..structure.features import Structure, measure
-from .common import echo_error, emit, table_console
+from ..structure.features import Structure
+from .common import CACHE_OPTION, echo_error, emit, table_console
 
 OUTPUTS = ("table", "json")
 
@@ -48,7 +48,8 @@ def _short(x: object) -> str:
 @click.argument("matrices", nargs=-1, required=True, metavar="MATRIX...")
 @click.option("--output", "-O", "output", type=click.Choice(OUTPUTS), default="table",
               show_default=True, help="Result format on stdout.")
-def command(matrices: tuple[str, ...], output: str) -> int:
+@CACHE_OPTION
+def command(matrices: tuple[str, ...], output: str, cache: bool = True) -> int:
     """Structure class of each MATRIX, with its confidence and the deciding features.
 
     Classes: banded, block, scale-free, random, nm, block-pruned, unstructured-pruned,
@@ -64,13 +65,12 @@ def command(matrices: tuple[str, ...], output: str) -> int:
     errors: list[dict[str, str]] = []
     for path in matrices:
         try:
-            m = load(path)
+            m = measured(path, cache=cache)
         except MatrixFileError as err:
             echo_error(str(err))
             errors.append({"path": err.path, "error": err.problem})
             continue
-        s = measure(m)
-        results.append((m.name, m.path, s, classify(s)))
+        results.append((m.name, m.path, m.structure, classify(m.structure)))
     if output == "json":
         emit(_json(results, errors))
     elif results:  # no empty table when every file failed

@@ -102,6 +102,11 @@ REORDER_OPTION = click.option(
          f"time and the runs that pay for it.",
 )
 
+CACHE_OPTION = click.option(
+    "--cache/--no-cache", "cache", default=True, show_default=True,
+    help="Reuse the structure measured in an earlier run of the same file content, and keep "
+         "this run's (see docs/performance.md).",
+)
 WIDE_OPTION = click.option(
     "--wide", is_flag=True,
     help="Table output: every column (the default columns fit 100 terminal columns).",

@@ -8,12 +8,12 @@ import click
 
 from ..advisor.partition import advise, format_rows, prediction_models
 from ..hardware.library import load_spec
-from ..matrix.mtx import load
 from ..model.traffic import STORAGES
 from ..report.formats import formats_csv, formats_json, formats_report
+from ..structure.cache import measured
 from ..structure.features import measure
 from ..structure.reorder import ORDERINGS, reorder
-from .common import HW_OPTION, OUTPUT_OPTION, emit, table_console, warn_flagged
+from .common import CACHE_OPTION, HW_OPTION, OUTPUT_OPTION, emit, table_console, warn_flagged
 
 
 @click.command("formats")
@@ -28,8 +28,9 @@ from .common import HW_OPTION, OUTPUT_OPTION, emit, table_console, warn_flagged
               help="Advise on the matrix reordered by this ordering (a band can make DIA "
                    "or ELL win).")
 @OUTPUT_OPTION
+@CACHE_OPTION
 def command(matrix: str, hw: str, calibration_file: str | None, max_block: int,
-            output: str, ordering: str | None = None) -> int:
+            output: str, ordering: str | None = None, cache: bool = True) -> int:
     """Storage formats of MATRIX for SpMV: bytes, FLOPs, predicted time, the best one, and
     the partition of the rows into blocks of strips, each in its best format.
 
@@ -44,10 +45,12 @@ def command(matrix: str, hw: str, calibration_file: str | None, max_block: int,
     spec = load_spec(hw)
     spec, cal = load_calibrated(spec, calibration_file)
     warn_flagged(cal, calibration_file)
-    m = load(matrix)
+    found = measured(matrix, cache=cache, need_matrix=True)
+    m, s = found.matrix, found.structure
+    assert m is not None
     if ordering:
         m = replace(reorder(m, ordering).matrix, name=f"{m.name} ({ordering} order)")
-    s = measure(m)
+        s = measure(m)
     rows = format_rows(s, spec, cal.predict_matrix(m, s, STORAGES) if cal else None)
     size, models, single, x_bytes = prediction_models(spec, s, rows, cal)
     advice = advise(m, spec, models, single, size=size, max_block=max_block, x_bytes=x_bytes)

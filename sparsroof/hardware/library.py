@@ -83,12 +83,17 @@ def _read_yaml(text: str, origin: str) -> Any:
         raise SpecError(origin, f"{where}malformed YAML: {problem}") from None
 
 
-@functools.lru_cache(maxsize=1)
-def _aliases() -> dict[str, str]:
+@functools.cache
+def _aliases(mentioning: str = "") -> dict[str, str]:
+    """Alias -> bundled name, from the specs whose text holds ``mentioning`` (every spec
+    by default): an alias is written in its spec's text, so a name is looked up without
+    parsing the specs that cannot hold it."""
     table = {}
     for name, resource in _bundled_files().items():
-        data = _read_yaml(resource.read_text(encoding="utf-8"), f"{name}.yaml (bundled)")
-        for alias in (data or {}).get("aliases") or ():
+        text = resource.read_text(encoding="utf-8")
+        if mentioning not in text:
+            continue
+        for alias in (_read_yaml(text, f"{name}.yaml (bundled)") or {}).get("aliases") or ():
             table[str(alias)] = name
     return table
 
@@ -110,9 +115,9 @@ def read_spec_file(name_or_path: str | Path) -> tuple[Any, str]:
         content = read_text(path, lambda problem: SpecError(text, problem))
         return _read_yaml(content, text), text
     files = _bundled_files()
-    aliases = _aliases()
-    name = aliases.get(text, text)
+    name = _aliases(text).get(text, text)
     if name not in files:
+        aliases = _aliases()
         known = sorted(files) + sorted(aliases)
         close = difflib.get_close_matches(text, known, n=1, cutoff=0.6)
         hint = f"; did you mean {close[0]!r}?" if close else f" (bundled: {', '.join(known)})"

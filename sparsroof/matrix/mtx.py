@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from scipy.sparse import sparray, spmatrix
 
 __all__ = ["Header", "Matrix", "MatrixLike", "as_matrix", "peek", "load", "estimate_memory",
-           "MATRIX_SUFFIXES"]
+           "name_of", "MATRIX_SUFFIXES"]
 
 MATRIX_SUFFIXES = (".mtx", ".mtx.gz", ".smtx")
 _INT32_MAX = limits.INDEX32_MAX
@@ -134,7 +134,12 @@ class Matrix:
                    values, header)
 
 
-def _name_of(path: Path) -> str:
+def name_of(path: Path) -> str:
+    """The matrix's name: the file name without its suffix.
+
+    >>> name_of(Path("data/lap2d_64.mtx.gz"))
+    'lap2d_64'
+    """
     name = path.name
     for suffix in (".mtx.gz", ".smtx", ".mtx", ".gz"):
         if name.endswith(suffix):
@@ -321,7 +326,7 @@ def load(path: str | Path, *, max_memory: float | None = None) -> Matrix:
         header = _header_of(str(path), mm)
         _check_fits(header, max_memory)
         row, col, values = _load_mm(path, mm)
-    return Matrix(_name_of(path), str(path), header.rows, header.cols, row, col, values, header)
+    return Matrix(name_of(path), str(path), header.rows, header.cols, row, col, values, header)
 
 
 #: what the Python API takes as a matrix: a path to a file, a scipy sparse matrix or

@@ -10,20 +10,50 @@ writes it as PNG, SVG or PDF by the file's suffix.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from importlib import import_module
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import FigureError
-from ..hardware.library import load_spec
-from ..hardware.spec import HwSpec
-from .measured import MeasuredPoint, measured_points, measured_spec, read_measured
-from .points import RoofPoint, read_distributed, read_results, roof_points
-from .ridge import RidgePoint, ridge_region, ridgeline, ridgeline_figure
-from .roof import roofline_figure
-from .sparsity import SparsityPoint, read_sparsity_points, sparsity_roofline_figure
-from .spy import density, spy_figure
-from .style import figure_format, parse_size, save
-from .timeroof import time_roofline_figure
+
+if TYPE_CHECKING:
+    from ..hardware.spec import HwSpec
+    from .measured import MeasuredPoint, measured_points, measured_spec, read_measured
+    from .points import RoofPoint, read_distributed, read_results, roof_points
+    from .ridge import RidgePoint, ridge_region, ridgeline, ridgeline_figure
+    from .roof import roofline_figure
+    from .sparsity import SparsityPoint, read_sparsity_points, sparsity_roofline_figure
+    from .spy import density, spy_figure
+    from .style import figure_format, parse_size, save
+    from .timeroof import time_roofline_figure
+
+#: public name -> the module that defines it, imported on first use: a command that may
+#: draw (analyze --plot) pays for the figure modules only when it does
+_HOMES = {
+    **dict.fromkeys(["MeasuredPoint", "measured_points", "measured_spec", "read_measured"],
+                    "measured"),
+    **dict.fromkeys(["RoofPoint", "read_distributed", "read_results", "roof_points"], "points"),
+    **dict.fromkeys(["RidgePoint", "ridge_region", "ridgeline", "ridgeline_figure"], "ridge"),
+    "roofline_figure": "roof",
+    **dict.fromkeys(["SparsityPoint", "read_sparsity_points", "sparsity_roofline_figure"],
+                    "sparsity"),
+    **dict.fromkeys(["density", "spy_figure"], "spy"),
+    **dict.fromkeys(["figure_format", "parse_size", "save"], "style"),
+    "time_roofline_figure": "timeroof",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f".{_HOMES[name]}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_HOMES})
+
 
 __all__ = [
     "KINDS",
@@ -31,6 +61,7 @@ __all__ = [
     "RidgePoint",
     "RoofPoint",
     "SparsityPoint",
+    "read_distributed",
     "density",
     "figure_format",
     "measured_points",
@@ -64,6 +95,10 @@ def plot_points(points: Sequence[RoofPoint], spec: HwSpec, path: str | Path, *,
                 dpi: int = 150, measured: Sequence[MeasuredPoint] = ()) -> Path:
     """Draw ``points`` (and ``measured`` runs beside their bound) as a roofline or
     time-based roofline and write ``path``."""
+    from .roof import roofline_figure
+    from .style import figure_format, save
+    from .timeroof import time_roofline_figure
+
     figure_format(path)  # a bad suffix fails before any drawing
     others = sorted({m.spec for m in measured} - {spec.name})
     if others:
@@ -87,6 +122,9 @@ def plot_measured(measured: Sequence[MeasuredPoint], path: str | Path, *,
     the one spec the runs were bounded on) and write ``path``."""
     if not measured:
         raise FigureError(f"{path}: no measured runs to plot")
+    from ..hardware.library import load_spec
+    from .measured import measured_spec
+
     spec = spec or measured_spec(measured)
     if isinstance(spec, str):
         spec = load_spec(spec)
@@ -102,6 +140,8 @@ def plot_analyses(analyses: Sequence[Any], spec: HwSpec, path: str | Path, *,
     that has them, at its first width."""
     if kind == "ridgeline":
         return _plot_ridgeline(analyses, path, size=size, dpi=dpi)
+    from .points import roof_points
+
     points = roof_points(analyses)
     if not points:
         raise FigureError(f"{path}: no results to plot")
@@ -115,6 +155,8 @@ def ridge_points(analysis: Any) -> list[RidgePoint]:
 
 
 def _ridge_points(distributed: Sequence[Any]) -> list[RidgePoint]:
+    from .ridge import RidgePoint
+
     if not distributed:
         return []
     width = distributed[0].width
@@ -126,6 +168,9 @@ def plot_ridgeline_results(results: str | Path, path: str | Path, *,
                            size: tuple[float, float] | None = None, dpi: int = 150) -> Path:
     """Draw the ridgeline of the first matrix with distributed results in a saved analyze
     JSON document (``analyze --ranks ... --output json``) and write ``path``."""
+    from .points import read_distributed
+    from .style import figure_format
+
     figure_format(path)
     found = read_distributed(results)
     if not found:
@@ -135,6 +180,8 @@ def plot_ridgeline_results(results: str | Path, path: str | Path, *,
 
 def _plot_ridgeline(analyses: Sequence[Any], path: str | Path, *,
                     size: tuple[float, float] | None, dpi: int) -> Path:
+    from .style import figure_format
+
     figure_format(path)
     with_ranks = [a for a in analyses if a.distributed]
     if not with_ranks:
@@ -145,6 +192,8 @@ def _plot_ridgeline(analyses: Sequence[Any], path: str | Path, *,
 
 def _draw_ridgeline(name: str, spec: str, distributed: Sequence[Any], path: str | Path, *,
                     size: tuple[float, float] | None, dpi: int) -> Path:
+    from .ridge import ridgeline
+
     points = _ridge_points(distributed)
     if not points:
         raise FigureError(f"{path}: no rank count moves data over the network (use P > 1)")

@@ -12,6 +12,10 @@
  * count-leading-zeros instruction and sets the diagonal bitmap without a branch: a
  * random pattern's entries make every branch on their data unpredictable. Its panel
  * counts cost O(1) per entry and O(rows) in all (see Panels), not O(levels) per row.
+ *
+ * hash64 is XXH64 (Yann Collet's xxHash, 64-bit), the content fingerprint of the
+ * structure cache (sparsroof.structure.cache): a file is hashed at memory speed, a small
+ * fraction of the time its parse takes.
  */
 
 #define PY_SSIZE_T_CLEAN
@@ -29,7 +33,7 @@ static inline int bit_length(uint64_t x) { int n = 0; while (x) { x >>= 1; n++; 
 #endif
 
 /* bumped whenever a pass changes: the Python side refuses a stale build */
-#define KERNEL_VERSION 1
+#define KERNEL_VERSION 3
 
 typedef struct {
     Py_buffer view;
@@ -200,7 +204,7 @@ static PyObject *sort_rows(PyObject *self, PyObject *args) {
 /* ---- the panel sweep -------------------------------------------------------------- */
 
 typedef struct {
-    int64_t bw, near, ndiag, lower, upper, ondiag;
+    int64_t bw, near, ndiag, lower, upper, ondiag, cells;
 } Scalars;
 
 /* Distinct columns per panel, from the bit lengths b = bit_length(p XOR i) of the entries
@@ -245,19 +249,36 @@ static void panels_finish(Panels *p, int64_t rows, int64_t *tot, int64_t *mx) {
     }
 }
 
+/* entries ahead whose column record is fetched early: a random pattern's records miss
+ * every cache, and the sweep's own dependencies would otherwise wait for each in turn */
+#ifndef PREFETCH
+#define PREFETCH 32
+#endif
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH_W(a) __builtin_prefetch((a), 1, 0)
+#else
+#define PREFETCH_W(a) ((void)(a))
+#endif
+
 /* state: 2 int32 (or int64) per column: the last row that touched it (-1: none) and its
  * entries so far */
 INLINE void panels_impl(const int64_t *indptr, const void *colidx, int wide, int64_t rows,
-                        int64_t halfwidth, void *state, int swide, uint64_t *diag,
-                        Panels *pan, int64_t *tot, int64_t *mx, Scalars *s) {
+                        int64_t cols, int64_t halfwidth, void *state, int swide,
+                        uint64_t *diag, Panels *pan, int64_t *tot, int64_t *mx, Scalars *s) {
     int32_t *st32 = state;
     int64_t *st64 = state;
     int nlev = pan->nlev;
     int64_t *acc = pan->acc;
     int64_t bw = 0, near = 0, ndiag = 0, lower = 0, upper = 0, ondiag = 0, t0 = 0, m0 = 0;
+    int64_t cells = 0;
+    int64_t last = indptr[rows] - PREFETCH;
     for (int64_t i = 0; i < rows; i++) {
         int64_t beg = indptr[i], end = indptr[i + 1], repeated = 0;
         for (int64_t idx = beg; idx < end; idx++) {
+            if (idx < last) {  /* the column record of an entry a few ahead: hide its miss */
+                int64_t ahead = at(colidx, wide, idx + PREFETCH);
+                PREFETCH_W(swide ? (void *)(st64 + 2 * ahead) : (void *)(st32 + 2 * ahead));
+            }
             int64_t j = at(colidx, wide, idx);
             int64_t d = j - i, ad = d < 0 ? -d : d;
             bw = ad > bw ? ad : bw;
@@ -265,7 +286,11 @@ INLINE void panels_impl(const int64_t *indptr, const void *colidx, int wide, int
             ondiag += d == 0;
             uint64_t bit = (uint64_t)(d + rows - 1);
             uint64_t word = diag[bit >> 6], mask = UINT64_C(1) << (bit & 63);
-            ndiag += (word & mask) == 0;
+            int64_t fresh = (word & mask) == 0;
+            /* the cells of diagonal d: min(rows, cols - d) above, min(rows + d, cols) below */
+            int64_t span = d >= 0 ? cols - d : rows + d, side = d >= 0 ? rows : cols;
+            ndiag += fresh;
+            cells += fresh * (span < side ? span : side);
             diag[bit >> 6] = word | mask;
             int64_t p;
             if (swide) {
@@ -299,7 +324,7 @@ INLINE void panels_impl(const int64_t *indptr, const void *colidx, int wide, int
     tot[0] = t0;
     mx[0] = m0;
     s->bw = bw, s->near = near, s->ndiag = ndiag;
-    s->lower = lower, s->upper = upper, s->ondiag = ondiag;
+    s->lower = lower, s->upper = upper, s->ondiag = ondiag, s->cells = cells;
 }
 
 /* sweep_panels(indptr, colidx, halfwidth, state, diag, scalars, tot, mx) */
@@ -319,7 +344,7 @@ static PyObject *sweep_panels(PyObject *self, PyObject *args) {
     }
     int64_t rows = N(b[0]) - 1;
     int nlev = (int)N(b[5]);
-    if (N(b[6]) != nlev || N(b[4]) != 6 || nlev < 1 || nlev > 64 || rows < 1 ||
+    if (N(b[6]) != nlev || N(b[4]) != 7 || nlev < 1 || nlev > 64 || rows < 1 ||
         (rows - 1) >> (nlev - 1) != 0) {
         release(b, 7);
         PyErr_SetString(PyExc_ValueError, "sweep_panels: output sizes do not match");
@@ -332,26 +357,27 @@ static PyObject *sweep_panels(PyObject *self, PyObject *args) {
     }
     Scalars s = {0};
     int wide = WIDE(b[1]), swide = WIDE(b[2]);
+    int64_t cols = N(b[2]) / 2;
     int64_t *tot = b[5].view.buf, *mx = b[6].view.buf;
     Py_BEGIN_ALLOW_THREADS
     if (wide && swide)
-        panels_impl(b[0].view.buf, b[1].view.buf, 1, rows, halfwidth, b[2].view.buf, 1,
+        panels_impl(b[0].view.buf, b[1].view.buf, 1, rows, cols, halfwidth, b[2].view.buf, 1,
                     b[3].view.buf, &pan, tot, mx, &s);
     else if (wide)
-        panels_impl(b[0].view.buf, b[1].view.buf, 1, rows, halfwidth, b[2].view.buf, 0,
+        panels_impl(b[0].view.buf, b[1].view.buf, 1, rows, cols, halfwidth, b[2].view.buf, 0,
                     b[3].view.buf, &pan, tot, mx, &s);
     else if (swide)
-        panels_impl(b[0].view.buf, b[1].view.buf, 0, rows, halfwidth, b[2].view.buf, 1,
+        panels_impl(b[0].view.buf, b[1].view.buf, 0, rows, cols, halfwidth, b[2].view.buf, 1,
                     b[3].view.buf, &pan, tot, mx, &s);
     else
-        panels_impl(b[0].view.buf, b[1].view.buf, 0, rows, halfwidth, b[2].view.buf, 0,
+        panels_impl(b[0].view.buf, b[1].view.buf, 0, rows, cols, halfwidth, b[2].view.buf, 0,
                     b[3].view.buf, &pan, tot, mx, &s);
     panels_finish(&pan, rows, tot, mx);
     Py_END_ALLOW_THREADS
     free(pan.acc);
     int64_t *out = b[4].view.buf;
     out[0] = s.bw, out[1] = s.near, out[2] = s.ndiag;
-    out[3] = s.lower, out[4] = s.upper, out[5] = s.ondiag;
+    out[3] = s.lower, out[4] = s.upper, out[5] = s.ondiag, out[6] = s.cells;
     release(b, 7);
     Py_RETURN_NONE;
 }
@@ -484,6 +510,82 @@ static PyObject *mirrored(PyObject *self, PyObject *args) {
     return Py_BuildValue("(LL)", (long long)checked, (long long)hits);
 }
 
+/* ---- XXH64: the file fingerprint of the structure cache --------------------------- */
+
+#define XP1 0x9E3779B185EBCA87ULL
+#define XP2 0xC2B2AE3D27D4EB4FULL
+#define XP3 0x165667B19E3779F9ULL
+#define XP4 0x85EBCA77C2B2AE63ULL
+#define XP5 0x27D4EB2F165667C5ULL
+
+INLINE uint64_t rotl64(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+
+/* little-endian loads, whatever the host's byte order */
+INLINE uint64_t load64(const uint8_t *p) {
+    uint64_t v = 0;
+    for (int k = 7; k >= 0; k--) v = (v << 8) | p[k];
+    return v;
+}
+
+INLINE uint32_t load32(const uint8_t *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+INLINE uint64_t xx_round(uint64_t acc, uint64_t input) {
+    acc += input * XP2;
+    return rotl64(acc, 31) * XP1;
+}
+
+INLINE uint64_t xx_merge(uint64_t acc, uint64_t v) {
+    acc ^= xx_round(0, v);
+    return acc * XP1 + XP4;
+}
+
+static uint64_t xxh64(const uint8_t *p, size_t len, uint64_t seed) {
+    const uint8_t *end = p + len;
+    uint64_t h;
+    if (len >= 32) {
+        const uint8_t *limit = end - 32;
+        uint64_t v1 = seed + XP1 + XP2, v2 = seed + XP2, v3 = seed, v4 = seed - XP1;
+        do {
+            v1 = xx_round(v1, load64(p));
+            v2 = xx_round(v2, load64(p + 8));
+            v3 = xx_round(v3, load64(p + 16));
+            v4 = xx_round(v4, load64(p + 24));
+            p += 32;
+        } while (p <= limit);
+        h = rotl64(v1, 1) + rotl64(v2, 7) + rotl64(v3, 12) + rotl64(v4, 18);
+        h = xx_merge(xx_merge(xx_merge(xx_merge(h, v1), v2), v3), v4);
+    } else {
+        h = seed + XP5;
+    }
+    h += (uint64_t)len;
+    for (; p + 8 <= end; p += 8) h = rotl64(h ^ xx_round(0, load64(p)), 27) * XP1 + XP4;
+    if (p + 4 <= end) {
+        h = rotl64(h ^ (uint64_t)load32(p) * XP1, 23) * XP2 + XP3;
+        p += 4;
+    }
+    for (; p < end; p++) h = rotl64(h ^ (uint64_t)*p * XP5, 11) * XP1;
+    h ^= h >> 33;
+    h *= XP2;
+    h ^= h >> 29;
+    h *= XP3;
+    return h ^ (h >> 32);
+}
+
+/* hash64(buffer, seed=0) -> XXH64 of the buffer's bytes */
+static PyObject *hash64(PyObject *self, PyObject *args) {
+    Py_buffer view;
+    unsigned long long seed = 0;
+    if (!PyArg_ParseTuple(args, "y*|K", &view, &seed)) return NULL;
+    uint64_t h;
+    Py_BEGIN_ALLOW_THREADS
+    h = xxh64((const uint8_t *)view.buf, (size_t)view.len, (uint64_t)seed);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&view);
+    return PyLong_FromUnsignedLongLong((unsigned long long)h);
+}
+
 static PyMethodDef methods[] = {
     {"count_rows", count_rows, METH_VARARGS,
      "count_rows(row, col, cols, indptr) -> (in row order, every row's columns sorted)"},
@@ -495,6 +597,7 @@ static PyMethodDef methods[] = {
     {"sweep_groups", sweep_groups, METH_VARARGS,
      "sweep_groups(indptr, colidx, cols, max_count, blocks, hist)"},
     {"mirrored", mirrored, METH_VARARGS, "mirrored(indptr, colidx, stride) -> (checked, hits)"},
+    {"hash64", hash64, METH_VARARGS, "hash64(buffer, seed=0) -> XXH64 of the buffer's bytes"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -33,7 +33,7 @@ MAX_COUNT = 33
 ROUTES = ("numpy", "compiled", "native", "numba")
 #: the version of the passes this module expects of the native build (a stale build of an
 #: older version is not used)
-_NATIVE_VERSION = 1
+_NATIVE_VERSION = 3
 #: below this many entries the native sweeps run one after the other, not on two threads
 _THREADED = 1 << 16
 
@@ -43,8 +43,9 @@ class Counts:
     """Raw counts of one pattern (see the module docstring of :mod:`sparsroof.structure.features`).
 
     scalars = (bandwidth, entries near the diagonal, diagonals, lower envelope, upper
-    envelope, entries on the main diagonal); ``panel_total[k]`` and ``panel_max[k]`` for
-    panels of 2^k rows; ``blocks[t]`` for b = 2^(t+1); ``nm_hist[t, c]`` = groups of
+    envelope, entries on the main diagonal, cells of the occupied diagonals);
+    ``panel_total[k]`` and ``panel_max[k]`` for panels of 2^k rows; ``blocks[t]`` for
+    b = 2^(t+1); ``nm_hist[t, c]`` = groups of
     2^(t+1) columns in a row holding c entries; ``diag`` marks the occupied diagonals
     (offset j - i at index j - i + rows - 1); ``mirror`` = (entries checked, mirrored);
     ``row_lengths`` the entries of each row, ``col_lengths`` of each column.
@@ -108,7 +109,7 @@ def _native_counts(k: Any, row: np.ndarray, col: np.ndarray, rows: int, cols: in
     row, col = _index_pair(row, col)
     indptr, colidx = _grouped(k, row, col, rows, cols)
     nlev = _levels(rows)
-    scalars, tot, mx = np.zeros(6, np.int64), np.zeros(nlev, np.int64), np.zeros(nlev, np.int64)
+    scalars, tot, mx = np.zeros(7, np.int64), np.zeros(nlev, np.int64), np.zeros(nlev, np.int64)
     nblocks = np.zeros(len(GROUP_SHIFTS), np.int64)
     hist = np.zeros((len(GROUP_SHIFTS), MAX_COUNT + 1), np.int64)
     # per column: the last row that touched it, and its length
@@ -154,12 +155,22 @@ def _numba_counts(row: np.ndarray, col: np.ndarray, rows: int, cols: int,
     nblocks, hist = found
     diag = np.unpackbits(diag_bits.view(np.uint8), bitorder="little")[: rows + cols - 1]
     diag = diag.astype(np.bool_)
+    scalars = np.append(scalars, _diagonal_cells(diag, rows, cols))
     mirror = None
     if rows == cols:
         checked, hits = k.mirrored(indptr, colidx, max(1, colidx.size // SYMMETRY_SAMPLE))
         mirror = (int(checked), int(hits))
     return Counts(scalars, tot, mx, nblocks, hist, diag, mirror, np.diff(indptr),
                   np.bincount(col, minlength=cols))
+
+
+def _diagonal_cells(diag: np.ndarray, rows: int, cols: int) -> int:
+    """Cells of the occupied diagonals (``diag`` marks offset j - i at j - i + rows - 1):
+    min(rows, cols - d) on and above the main diagonal, min(rows + d, cols) below."""
+    offsets = np.flatnonzero(diag) - (rows - 1)
+    lengths = np.where(offsets >= 0, np.minimum(rows, cols - offsets),
+                       np.minimum(rows + offsets, cols))
+    return int(lengths.sum())
 
 
 def _runs(sorted_keys: np.ndarray) -> np.ndarray:
@@ -216,7 +227,8 @@ def _numpy(row: np.ndarray, col: np.ndarray, rows: int, cols: int, halfwidth: in
     lower = np.maximum(np.arange(rows) - first_col, 0)[first_col < cols].sum()
     upper = np.maximum(np.arange(cols) - first_row, 0)[first_row < rows].sum()
     scalars = np.array([ad.max(), np.count_nonzero(ad <= halfwidth), np.count_nonzero(diag),
-                        lower, upper, np.count_nonzero(d == 0)], np.int64)
+                        lower, upper, np.count_nonzero(d == 0),
+                        _diagonal_cells(diag, rows, cols)], np.int64)
     tot, mx = _panels(i, j, rows)
     blocks, hist = _groups(i, j, cols)
     mirror = None

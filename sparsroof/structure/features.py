@@ -177,14 +177,6 @@ def _hub_share(col_counts: np.ndarray, cols: int, nnz: int) -> dict[str, float]:
     return out
 
 
-def _diagonal_fill(diag: np.ndarray, rows: int, cols: int, nnz: int) -> float:
-    offsets = np.flatnonzero(diag) - (rows - 1)
-    lengths = np.where(offsets >= 0, np.minimum(rows, cols - offsets),
-                       np.minimum(rows + offsets, cols))
-    total = int(lengths.sum())
-    return nnz / total if total else 0.0
-
-
 def _nm(hist: np.ndarray, rows: int, cols: int) -> tuple[dict[str, float], dict[str, float]]:
     """Conformance and exact fill per N:M pattern from the per-M group-count histograms."""
     conformance, exact = {}, {}
@@ -231,13 +223,13 @@ def _pattern_fields(matrix: Matrix, c: Counts) -> dict[str, Any]:
     """The features of the distinct-count passes (the matrix has at least one entry)."""
     rows, cols, nnz = matrix.rows, matrix.cols, matrix.stored_entries
     halfwidth = _halfwidth(rows, cols)
-    bw, near, ndiag, lower, upper, ondiag = (int(x) for x in c.scalars)
+    bw, near, ndiag, lower, upper, ondiag, cells = (int(x) for x in c.scalars)
     conformance, exact = _nm(c.nm_hist, rows, cols)
     return {
         "pattern_symmetry": (c.mirror[1] / c.mirror[0] if c.mirror[0] else 1.0)
         if c.mirror else None,
         "n_diagonals": ndiag, "bandwidth": bw,
-        "profile": lower + upper, "diagonal_fill": _diagonal_fill(c.diag, rows, cols, nnz),
+        "profile": lower + upper, "diagonal_fill": nnz / cells if cells else 0.0,
         "main_diagonal_share": ondiag / min(rows, cols),
         "near_diagonal_halfwidth": halfwidth, "near_diagonal_share": near / nnz,
         "blocks": {b: int(n) for b, n in zip(BLOCK_SIZES, c.blocks, strict=True)},

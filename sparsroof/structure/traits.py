@@ -19,8 +19,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from .features import NM_PATTERNS, Structure
 
 __all__ = ["Finding", "ramp", "dense", "nm", "banded", "block", "scale_free", "graph",
@@ -73,12 +71,32 @@ def nm(s: Structure) -> Finding | None:
                    f"{s.nm_exact[key]:.0%} of all groups of {m} columns hold exactly {n} entries")
 
 
+def _cells(a: int, b: int, lo: int, hi: int) -> int:
+    """Σ over k in [lo, hi] of max(0, min(a, b - k)), in closed form: a for k <= b - a,
+    then b - k down to 1 (an arithmetic series), then nothing.
+
+    >>> _cells(3, 4, 0, 5) == sum(max(0, min(3, 4 - k)) for k in range(6))
+    True
+    """
+    full = max(0, min(hi, b - a) - lo + 1)
+    first, last = max(lo, b - a + 1), min(hi, b - 1)
+    tail = (last - first + 1) * (2 * b - first - last) // 2 if last >= first else 0
+    return full * a + tail
+
+
 def near_expected(s: Structure) -> float:
-    """Share of all cells within the near-diagonal half-width (what uniform placement gives)."""
+    """Share of all cells within the near-diagonal half-width (what uniform placement
+    gives): the cells of the diagonals j - i = d for |d| <= w, min(rows, cols - d) on
+    and above the main diagonal and min(rows + d, cols) below it.
+
+    >>> from sparsroof.structure.features import Structure
+    >>> near_expected(Structure(rows=4, cols=4, stored_entries=0, numeric_nonzeros=0,
+    ...     nonempty_rows=0, nonempty_cols=0, max_row_length=0, near_diagonal_halfwidth=1))
+    0.625
+    """
     w = s.near_diagonal_halfwidth
-    d = np.arange(-w, w + 1)
-    lengths = np.where(d >= 0, np.minimum(s.rows, s.cols - d), np.minimum(s.rows + d, s.cols))
-    return float(np.clip(lengths, 0, None).sum()) / (s.rows * s.cols)
+    cells = _cells(s.rows, s.cols, 0, w) + _cells(s.cols, s.rows, 1, w)
+    return float(cells) / (s.rows * s.cols)
 
 
 def banded(s: Structure) -> Finding | None:
