@@ -337,3 +337,27 @@ def test_a_roofline_without_a_compute_roof_is_a_one_line_error(tmp_path: Path) -
                          capture_output=True, text=True, cwd=Path(__file__).parent.parent)
     assert out.returncode == 1 and "Traceback" not in out.stderr
     assert "has no fp64 peak" in out.stderr and "--dtype fp32" in out.stderr
+
+
+def test_several_specs_share_one_roofline(tmp_path: Path) -> None:
+    """analyze --hw a,b --plot: one figure, each device's roofs in its colour and each
+    matrix's points on each device in that colour."""
+    from sparsroof.analysis import Config, analyze
+    from sparsroof.hardware.library import load_spec
+    from sparsroof.matrix.mtx import load
+    from sparsroof.plot.devices import devices_figure
+
+    specs = [load_spec("a100"), load_spec("v100-sxm2")]
+    m = load(Path(__file__).parent.parent / "data" / "lap2d_64.mtx")
+    groups = [[analyze(m, s, Config()) for s in specs]]
+    path = devices_figure(groups, specs, tmp_path / "d.png")
+    assert path.exists() and path.stat().st_size > 10_000
+    out = subprocess.run([sys.executable, "-m", "sparsroof", "analyze", "data/lap2d_64.mtx",
+                          "--hw", "a100,v100-sxm2", "--plot", str(tmp_path / "e.svg")],
+                         capture_output=True, text=True, cwd=Path(__file__).parent.parent)
+    assert out.returncode == 0, out.stderr
+    svg = (tmp_path / "e.svg").read_text()
+    # a roof per memory level of each device, and the matrix's points on each device
+    for gid in ("roof|a100-80gb|HBM2e", "roof|a100-80gb|L2", "roof|v100-sxm2|HBM2",
+                "points|a100-80gb|lap2d_64", "points|v100-sxm2|lap2d_64"):
+        assert f'id="{gid}' in svg, gid

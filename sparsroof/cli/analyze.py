@@ -138,7 +138,12 @@ def command(matrices: tuple[str, ...], hw: str, kernel: str, widths: tuple[str, 
     if plot_path and analyses:
         from .plot import echo_written
 
-        echo_written(plot_analyses(analyses, specs[0], plot_path, kind=plot_kind))
+        if len(specs) > 1:
+            from ..plot.devices import devices_figure
+
+            echo_written(devices_figure(groups, specs, plot_path))
+        else:
+            echo_written(plot_analyses(analyses, specs[0], plot_path, kind=plot_kind))
     return 1 if errors else 0
 
 
@@ -149,8 +154,9 @@ def _check_plot(path: str | None, kind: str, ranks: tuple[str, ...], n_specs: in
     check_figure(path)
     if kind == "ridgeline" and not ranks:
         raise OptionError("--plot-kind ridgeline draws distributed results: give --ranks")
-    if n_specs > 1:
-        raise OptionError("--plot draws one spec's roofline: give --hw one spec")
+    if n_specs > 1 and kind != "roofline":
+        raise OptionError(f"--plot-kind {kind} draws one spec: give --hw one spec (several "
+                          "specs are compared on a roofline)")
 
 
 def render(groups: list[list[Analysis]], errors: list[dict[str, str]], output: str,
