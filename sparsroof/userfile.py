@@ -1,12 +1,14 @@
-"""Reading a user's text file (spec, budget, manifest, results) with one-line errors."""
+"""Reading a user's text or JSON file (spec, budget, manifest, results) with one-line
+errors."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-__all__ = ["MAX_NESTING", "read_text", "check_shape"]
+__all__ = ["MAX_NESTING", "read_text", "read_json", "check_shape"]
 
 #: deepest nesting of brackets or indentation a user's file may have; the YAML and JSON
 #: parsers recurse per level, and a deep enough file overflows their stack
@@ -67,3 +69,24 @@ def read_text(path: str | Path, fail: Callable[[str], Exception]) -> str:
         raise fail(f"cannot read: {err}") from None
     check_shape(text, fail)
     return text
+
+
+def read_json(path: str | Path, fail: Callable[[str], Exception]) -> Any:
+    """The parsed JSON of ``path``, read as :func:`read_text` reads it; text that is not
+    JSON raises ``fail`` naming the line.
+
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "r.json"
+    >>> _ = p.write_text('{"a": 1,}')
+    >>> read_json(p, ValueError)
+    Traceback (most recent call last):
+    ...
+    ValueError: line 1: not valid JSON: Expecting property name enclosed in double quotes
+    """
+    import json
+
+    text = read_text(path, fail)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        raise fail(f"line {err.lineno}: not valid JSON: {err.msg}") from None

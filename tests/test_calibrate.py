@@ -139,7 +139,7 @@ def test_round_trip_and_prediction(tmp_path: Path, spec_file: Path) -> None:
 
 
 @pytest.mark.parametrize("text, problem", [
-    ("{", "cannot read"),
+    ("{", "line 1: not valid JSON"),
     ('{"kind": "analyze"}', "not a sparsroof calibration"),
     ('{"kind": "calibration", "schema_version": 99}', "schema_version 99"),
     (f"{{\"kind\": \"calibration\", \"schema_version\": {SCHEMA_VERSION}}}",

@@ -46,3 +46,22 @@ def test_ordinary_files_pass(tmp_path: Path) -> None:
     path = tmp_path / "ok.json"
     path.write_text('{"a": [[1, 2], {"b": [3]}], "n": 12345678901234567890}')
     assert read_text(path, ValueError).startswith("{")
+
+
+@pytest.mark.parametrize("args", [["compare", "{f}", "--hw", "a100"],
+                                  ["plot", "roofline", "{f}", "-o", "{d}/x.png"],
+                                  ["formats", "data/lap2d_64.mtx", "--calibration", "{f}"]])
+@pytest.mark.parametrize("text,needle", [("[" * 5000 + "]" * 5000, "nested more than 100"),
+                                         ('{"a": 1,}', "line 1: not valid JSON")])
+def test_every_json_input_is_read_one_way(tmp_path: Path, args: list[str], text: str,
+                                          needle: str) -> None:
+    """Results, measured runs and calibrations are read by one reader: deep or broken JSON
+    is one line naming the file, whichever command reads it."""
+    f = tmp_path / "in.json"
+    f.write_text(text)
+    argv = [a.format(f=f, d=tmp_path) for a in args]
+    out = subprocess.run([sys.executable, "-m", "sparsroof", *argv], capture_output=True,
+                         text=True, cwd=Path(__file__).resolve().parent.parent)
+    assert out.returncode in (1, 2) and "Traceback" not in out.stderr
+    assert needle in out.stderr and str(f) in out.stderr, out.stderr
+    assert out.stderr.count("\n") == 1

@@ -18,7 +18,6 @@ problem; the other rows are still read.
 from __future__ import annotations
 
 import csv
-import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +25,7 @@ from typing import Any
 
 from ..errors import MeasuredRunsError
 from ..model.traffic import KERNELS, STORAGES, VALUE_BYTES
+from ..userfile import read_json
 
 __all__ = ["MeasuredRun", "RowError", "read_runs", "GINKGO_FORMATS", "TIME_UNITS"]
 
@@ -183,10 +183,7 @@ def read_runs(path: str, *, kernel: str = "spmv", width: int = 1, dtype: str = "
     if p.suffix.lower() != ".json":
         runs, errors = _read_csv(p, d)
     else:
-        try:
-            doc = json.loads(p.read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as err:
-            raise MeasuredRunsError(f"{path}: not JSON: {err}") from None
+        doc = read_json(p, lambda problem: MeasuredRunsError(f"{path}: {problem}"))
         if isinstance(doc, dict) and doc.get("kind") == "bench":
             runs, errors = _bench_runs(doc, p), []
         elif isinstance(doc, list):

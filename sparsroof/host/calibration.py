@@ -54,6 +54,7 @@ from ..errors import CalibrationError
 from ..hardware.spec import HwSpec
 from ..matrix.mtx import Matrix
 from ..structure.features import Structure, measure
+from ..userfile import read_json
 from .bench import KERNEL_FORMATS, bench, kernel_traffic
 from .core_cost import CHAINS, CoreCounts, core_counts, measure_branch_memory
 from .memory_roofs import effective_roofs, monotone_roofs, with_roofs
@@ -365,14 +366,7 @@ def save(c: Calibration, samples: list[Sample], path: str | Path) -> None:
 
 def load(path: str | Path) -> Calibration:
     """Read a calibration file; a clear error when it is missing or malformed."""
-    try:
-        doc = json.loads(Path(path).read_text())
-    except FileNotFoundError:
-        raise CalibrationError(path, "no such file") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise CalibrationError(path, f"cannot read calibration JSON: {err}") from None
-    except (RecursionError, ValueError) as err:  # nesting or number digits past the limits
-        raise CalibrationError(path, f"cannot read calibration JSON: {err}") from None
+    doc = read_json(path, lambda problem: CalibrationError(path, problem))
     if not isinstance(doc, dict) or doc.get("kind") != "calibration":
         raise CalibrationError(path, "not a sparsroof calibration file")
     if doc.get("schema_version") != SCHEMA_VERSION:

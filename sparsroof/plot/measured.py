@@ -8,7 +8,6 @@ times, ``bench -O json``, Ginkgo's JSON), which is judged here first.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any
 
 from ..compare import Judged, judge, read_runs
 from ..errors import FigureError
+from ..userfile import read_json
 from .points import OPTIMISTIC, RoofPoint
 
 __all__ = ["MeasuredPoint", "measured_points", "read_measured", "measured_spec"]
@@ -107,10 +107,7 @@ def read_measured(path: str | Path, *, hw: str = "a100", time_unit: str = "s"
     source = str(path)
     doc = None
     if source.lower().endswith(".json"):
-        try:
-            doc = json.loads(Path(path).read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-            raise FigureError(f"{source}: cannot read measured runs: {err}") from None
+        doc = read_json(path, lambda problem: FigureError(f"{source}: {problem}"))
     if isinstance(doc, dict) and doc.get("kind") == "compare":
         points = [_from_record(source, i, r) for i, r in enumerate(doc.get("runs") or [])]
     else:

@@ -7,7 +7,6 @@ document can be drawn. Fields are read by name; anything else in the input is ig
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -15,7 +14,7 @@ from typing import Any
 
 from ..errors import FigureError
 from ..model.ridgeline import RankBound
-from ..userfile import read_text
+from ..userfile import read_json
 
 __all__ = ["RoofPoint", "roof_points", "read_results", "read_distributed", "OPTIMISTIC",
            "PESSIMISTIC"]
@@ -97,11 +96,7 @@ def _points_of(source: str, doc: dict[str, Any]) -> list[RoofPoint]:
 def read_results(path: str | Path) -> tuple[list[RoofPoint], str | None]:
     """Points and spec name from an analyze JSON document at ``path``."""
     source = str(path)
-    text = read_text(path, lambda problem: FigureError(f"{source}: {problem}"))
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise FigureError(f"{source}: line {err.lineno}: not valid JSON: {err.msg}") from None
+    doc = read_json(path, lambda problem: FigureError(f"{source}: {problem}"))
     if not isinstance(doc, dict):
         raise FigureError(f"{source}: expected a JSON object")
     points = _points_of(source, doc)
@@ -115,11 +110,7 @@ def read_distributed(path: str | Path) -> list[tuple[str, str, list[RankBound]]]
     """(matrix name, spec, rank bounds) of every matrix of an analyze JSON document that
     holds distributed results (``analyze --ranks``), in the order of the document."""
     source = str(path)
-    text = read_text(path, lambda problem: FigureError(f"{source}: {problem}"))
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise FigureError(f"{source}: line {err.lineno}: not valid JSON: {err.msg}") from None
+    doc = read_json(path, lambda problem: FigureError(f"{source}: {problem}"))
     matrices = doc.get("matrices") if isinstance(doc, dict) else None
     if not isinstance(matrices, list):
         raise FigureError(f"{source}: expected the JSON of 'sparsroof analyze --output json' "
