@@ -68,7 +68,7 @@ def test_paper_figures_are_carried_exactly() -> None:
     assert v.launch_overhead.kind == "minimum"
     # the paper's machine balance: 107479 / 828.8 = 129.68 FLOP/byte
     assert v.ridge_point("tensor", "fp16") == pytest.approx(129.68, abs=0.005)
-    assert load_spec("epyc-7763").dram.bandwidth.value == 122.6e9
+    assert load_spec("epyc-7763").dram.bandwidth.value == 204.8e9
     clx = load_spec("clx-ridgeline")
     assert clx.network is not None and clx.network.value == 12e9
     # Ridgeline centre: 4200 GFLOP/s / 105 GB/s = 40 FLOP/byte

@@ -7,7 +7,8 @@ Here each level is measured on a working set of half its capacity, repeated insi
 call so the data stays resident, with two kernels, each on one core (over that core's
 share of the set) and on all cores:
 
-* a STREAM-style triad a[i] = b[i] + s·c[i], counted as 24 bytes per element;
+* a STREAM-style triad a[i] = b[i] + s·c[i], counted as 32 bytes per element (the line of
+  a is read before it is written: write-allocate traffic is traffic);
 * a read-only sum of one array (8 bytes per element), since SpMV mostly reads.
 
 A roof must be the fastest rate seen, so each level's bandwidth is the largest of the
@@ -28,7 +29,7 @@ import numpy as np
 
 from ..hardware.spec import HwSpec, Quantity
 from ..units import si
-from .timing import best_time, triads
+from .timing import TRIAD_BYTES, best_time, triads
 
 __all__ = ["measure_level", "measure_roofs", "roof_rates", "with_roofs", "monotone_roofs",
            "effective_roofs"]
@@ -58,7 +59,7 @@ def measure_level(working_set: float, parts: int, calls: int = 5) -> dict[str, f
         else:
             t3 = best_time(k["triad"], a, b, c, 3.0, reps, threads, calls=calls)
             t1 = best_time(k["read"], x, reps1, threads, sums, calls=calls)
-        out[f"triad_{threads}"] = 24.0 * n3 * reps / t3
+        out[f"triad_{threads}"] = TRIAD_BYTES * n3 * reps / t3
         out[f"read_{threads}"] = 8.0 * n1 * reps1 / t1
     return out
 

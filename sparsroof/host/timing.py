@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-__all__ = ["Timing", "time_call", "best_time", "triads"]
+__all__ = ["Timing", "time_call", "best_time", "triads", "TRIAD_BYTES"]
 
 
 @dataclass(frozen=True)
@@ -68,10 +68,15 @@ def best_time(fn: Callable[..., object], *args: Any, calls: int = 5) -> float:
                      max_repeat=calls).min_s
 
 
+#: bytes a triad a[i] = b[i] + s·c[i] moves per fp64 element with ordinary stores: b and c
+#: read, a written, and a's line read before it is written (STREAM counts only 24)
+TRIAD_BYTES = 32.0
+
+
 @cache
 def triads() -> dict[str, Callable[..., Any]]:
     """Compiled bandwidth kernels over fp64 arrays, repeated ``reps`` times in one call:
-    ``triad1`` a[i] = b[i] + s·c[i] (24 bytes per element, as STREAM counts) and ``read1``
+    ``triad1`` a[i] = b[i] + s·c[i] (:data:`TRIAD_BYTES` per element) and ``read1``
     a sum of one array (8 bytes per element) on one core; ``triad`` and ``read`` the same
     split into ``parts`` pieces run on as many cores."""
     from numba import njit, prange
