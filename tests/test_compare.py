@@ -138,3 +138,41 @@ def test_a_bench_document_on_the_users_own_spec_is_judged_in_every_format(
     judged = json.loads(out.stdout)
     assert sorted(r["format"] for r in judged["runs"]) == ["bsr4", "csr", "dia"]
     assert {r["spec"] for r in judged["runs"]} == {"myhost"}
+
+
+def test_runs_bench_timed_with_a_calibration_are_bounded_by_its_roofs(tmp_path: Path) -> None:
+    """bench with --calibration bounds its runs with the measured cache roofs; the bench
+    document names the calibration, so compare bounds them with the same roofs, and a CSV
+    gets them from --calibration."""
+    from .test_calibrate import SPEC, _synthetic_calibration
+
+    spec = tmp_path / "tiny.yaml"
+    spec.write_text(SPEC, encoding="utf-8")
+    cal = _synthetic_calibration(tmp_path / "cal.json")  # L2 measured at 200 GB/s, not 50
+    doc = {"schema_version": 1, "tool": "sparsroof", "kind": "bench", "spec": "tiny-cpu",
+           "spec_file": str(spec), "calibration": str(cal), "results": [
+               {"matrix": "lap2d_64", "path": LAP, "storage": "csr", "kernel": "spmv",
+                "width": 1, "dtype": "fp64", "min_s": 1e-3}]}
+    (tmp_path / "bench.json").write_text(json.dumps(doc), encoding="utf-8")
+    (tmp_path / "runs.csv").write_text(f"matrix,time_s\n{LAP},1e-3\n", encoding="utf-8")
+    plain = {**doc}
+    del plain["calibration"]
+    (tmp_path / "plain.json").write_text(json.dumps(plain), encoding="utf-8")
+
+    def bound_of(*args: str) -> tuple[float, str]:
+        out = run("compare", *args, "-O", "json")
+        assert out.returncode == 0, out.stderr
+        r = json.loads(out.stdout)["runs"][0]
+        return r["memory_s"], r["memory_level"]
+
+    calibrated = bound_of(str(tmp_path / "bench.json"))
+    # lap2d_64 in CSR: 20,224 entries x 12 bytes + 4,097 x 4 + x and y 4,096 x 8 each =
+    # 324,612 bytes, all of them in the 1 MiB L2, read at its calibrated 200 GB/s
+    assert calibrated == (pytest.approx(324_612 / 200e9, rel=1e-9), "L2")
+    assert bound_of(str(tmp_path / "plain.json")) == (pytest.approx(324_612 / 50e9, rel=1e-9),
+                                                       "L2")
+    assert bound_of(str(tmp_path / "runs.csv"), "--hw", str(spec),
+                    "--calibration", str(cal)) == calibrated
+    missing = run("compare", str(tmp_path / "runs.csv"), "--calibration", "nope.json")
+    assert missing.returncode == 1
+    assert missing.stderr.strip() == "sparsroof: error: nope.json: no such file"

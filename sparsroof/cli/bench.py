@@ -81,7 +81,8 @@ def command(matrix: str, hw: str, kernel: str, widths: tuple[str, ...], dtype: s
                    f"faster than its bound {si(r.sol_s, 's')} ({r.memory_level} roof); the "
                    f"spec or the traffic model is wrong for this host", err=True)
     if output == "json":
-        emit(bench_json(results, spec.name, predicted, matrix, spec_file=hw))
+        emit(bench_json(results, spec.name, predicted, matrix, spec_file=hw,
+                        calibration=calibration_file))
     elif output == "csv":
         emit(bench_csv(results, predicted))
     else:

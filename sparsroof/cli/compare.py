@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from ..compare import judge, read_runs, summarise
@@ -9,6 +11,9 @@ from ..compare.runs import TIME_UNITS
 from ..report.compare import compare_csv, compare_json, compare_table
 from .common import DTYPE_OPTION, KERNEL_OPTION, OUTPUT_OPTION, echo_error, emit, table_console
 from .plot import echo_written
+
+if TYPE_CHECKING:
+    from ..hardware.spec import HwSpec
 
 __all__ = ["command"]
 
@@ -25,13 +30,17 @@ __all__ = ["command"]
 @click.option("--time-unit", type=click.Choice(list(TIME_UNITS)), default="s",
               show_default=True, help="Unit of the CSV 'time_s' column and of Ginkgo's "
               "'time' field.")
+@click.option("--calibration", "calibration_file", default=None, metavar="FILE",
+              help="Bound the runs with the cache roofs measured by 'sparsroof calibrate' "
+                   "(a bench JSON made with --calibration names its own).")
 @OUTPUT_OPTION
 @click.option("--plot", "plot_file", default=None, metavar="FILE",
               help="Also draw the runs beside their bound: .png, .svg or .pdf.")
 @click.option("--plot-kind", type=click.Choice(["roofline", "time"]), default="roofline",
               show_default=True, help="Figure of --plot: roofline or time-based roofline.")
 def command(runs_file: str, hw: str, kernel: str, width: int, dtype: str, time_unit: str,
-            output: str, plot_file: str | None, plot_kind: str) -> int:
+            calibration_file: str | None, output: str, plot_file: str | None,
+            plot_kind: str) -> int:
     """Judge measured run times against their bound: per run the bound, the measured time,
     the % of SoL and the term that bound it (launch floor, a memory level, compute).
 
@@ -47,14 +56,20 @@ def command(runs_file: str, hw: str, kernel: str, width: int, dtype: str, time_u
       sparsroof compare bench.json -O json
       sparsroof compare ginkgo-spmv.json --hw a100 --time-unit ns
       sparsroof compare measured.csv --hw v100-sxm2 --plot measured.png
+      sparsroof compare bench.json --calibration calibration.json
     """
     if plot_file:
         from ..plot import figure_format
 
         figure_format(plot_file)  # a bad suffix fails before any run is judged
+    if calibration_file:
+        from ..host.calibration import load as load_calibration
+
+        load_calibration(calibration_file)  # a missing or broken file is one error, not one a run
     runs, errors = read_runs(runs_file, kernel=kernel, width=width, dtype=dtype,
                              time_unit=time_unit)
-    judged, more = judge(runs, hw)
+    judged, more = judge(runs, hw, calibration=calibration_file,
+                         load_spec_with=_calibrated_spec)
     errors = [*errors, *more]
     summary = summarise(judged, len(errors))
     for err in errors:
@@ -74,3 +89,12 @@ def command(runs_file: str, hw: str, kernel: str, width: int, dtype: str, time_u
 
         echo_written(plot_measured(measured_points(judged), plot_file, kind=plot_kind))
     return 1 if errors or summary.violations else 0
+
+
+def _calibrated_spec(name: str, calibration: str | None) -> HwSpec:
+    """The spec ``name`` with the measured roofs of ``calibration``, if any, as ``bench``
+    applies them."""
+    from ..hardware.library import load_spec
+    from ..host.calibrated import load_calibrated
+
+    return load_calibrated(load_spec(name), calibration)[0]

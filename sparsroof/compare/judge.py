@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..analysis import Config, MatrixInfo, analyze_structure, needs_pattern
-from ..errors import SparsroofError
+from ..errors import SparsroofError, SpecError
 from ..hardware.library import load_spec
 from ..hardware.spec import HwSpec
 from ..matrix.mtx import load
@@ -124,17 +124,28 @@ def summarise(judged: Sequence[Judged], errors: int = 0) -> Summary:
                    _quartiles([j.pct_sol for j in judged]), bands)
 
 
+#: a spec by name or path, with the measured roofs of a calibration file (or None) applied
+SpecLoader = Callable[[str, str | None], HwSpec]
+
+
+def _plain_spec(name: str, calibration: str | None) -> HwSpec:
+    if calibration is not None:
+        raise SpecError(calibration, "a calibration needs a spec loader that applies it")
+    return load_spec(name)
+
+
 class _Cache:
     """Specs and measured matrices, each loaded once."""
 
-    def __init__(self) -> None:
-        self.specs: dict[str, HwSpec] = {}
+    def __init__(self, load_spec_with: SpecLoader) -> None:
+        self.load_spec_with = load_spec_with
+        self.specs: dict[tuple[str, str | None], HwSpec] = {}
         self.matrices: dict[tuple[str, bool], tuple[MatrixInfo, Structure]] = {}
 
-    def spec(self, name: str) -> HwSpec:
-        if name not in self.specs:
-            self.specs[name] = load_spec(name)
-        return self.specs[name]
+    def spec(self, name: str, calibration: str | None) -> HwSpec:
+        if (name, calibration) not in self.specs:
+            self.specs[(name, calibration)] = self.load_spec_with(name, calibration)
+        return self.specs[(name, calibration)]
 
     def matrix(self, path: str, pattern: bool) -> tuple[MatrixInfo, Structure]:
         """The matrix's summary and structure, with the pattern features where a format
@@ -149,8 +160,8 @@ class _Cache:
         return self.matrices[(path, pattern)]
 
 
-def _judge_one(run: MeasuredRun, hw: str, cache: _Cache) -> Judged:
-    spec = cache.spec(run.hw or hw)
+def _judge_one(run: MeasuredRun, hw: str, calibration: str | None, cache: _Cache) -> Judged:
+    spec = cache.spec(run.hw or hw, run.calibration or calibration)
     config = Config(kernel=run.kernel, widths=(run.width,), dtype=run.dtype,
                     storages=(run.storage,), models=("compulsory",))
     info, s = cache.matrix(run.matrix, needs_pattern(config))
@@ -161,18 +172,21 @@ def _judge_one(run: MeasuredRun, hw: str, cache: _Cache) -> Judged:
 
 
 def judge(runs: Iterable[MeasuredRun], hw: str,
-          progress: Callable[[str], None] | None = None
+          progress: Callable[[str], None] | None = None, *,
+          calibration: str | None = None, load_spec_with: SpecLoader = _plain_spec
           ) -> tuple[list[Judged], list[RowError]]:
-    """Each run beside its bound on its own spec (``hw`` where the run names none). A run
-    whose matrix or spec cannot be read becomes an error; the others are still judged."""
-    cache = _Cache()
+    """Each run beside its bound on its own spec (``hw`` where the run names none), with the
+    measured roofs of its calibration (``calibration`` where the run names none), which
+    ``load_spec_with`` applies. A run whose matrix or spec cannot be read becomes an error;
+    the others are still judged."""
+    cache = _Cache(load_spec_with)
     judged: list[Judged] = []
     errors: list[RowError] = []
     for run in runs:
         if progress:
             progress(f"{run.source}: {run.matrix}")
         try:
-            judged.append(_judge_one(run, hw, cache))
+            judged.append(_judge_one(run, hw, calibration, cache))
         except SparsroofError as err:
             errors.append(RowError(run.source, str(err)))
     return judged, errors

@@ -6,7 +6,8 @@ of Ginkgo's SpMV benchmark.
   path). Matrix paths are relative to the CSV's folder.
 - ``bench -O json``: each result's fastest repetition (``min_s``), its format, width,
   dtype and the spec it was run against (the user's YAML file where the document names
-  one, else the spec's name); the matrix is the result's ``path``.
+  one, else the spec's name), with the calibration whose measured roofs ``bench`` used;
+  the matrix is the result's ``path``.
 - Ginkgo benchmark JSON (a list of objects, each with ``filename`` and an ``spmv`` mapping of
   format name to ``{"time": ..., "completed": true}``): every completed format's time, in
   the unit ``time_unit`` says (Ginkgo's releases differ: check your version's output).
@@ -54,6 +55,7 @@ class MeasuredRun:
     width: int = 1
     dtype: str = "fp64"
     hw: str | None = None  # None: the spec given on the command line
+    calibration: str | None = None  # a calibration's file: its measured roofs bound the run
 
 
 @dataclass(frozen=True)
@@ -142,7 +144,7 @@ def _bench_runs(doc: dict[str, Any], path: Path) -> list[MeasuredRun]:
             source=f"{path}:results[{i}]", matrix=str(base / matrix), time_s=float(r["min_s"]),
             kernel=r.get("kernel", "spmv"), storage=r.get("storage", "csr"),
             width=int(r.get("width", 1)), dtype=r.get("dtype", "fp64"),
-            hw=doc.get("spec_file") or doc.get("spec")))
+            hw=doc.get("spec_file") or doc.get("spec"), calibration=doc.get("calibration")))
     return out
 
 

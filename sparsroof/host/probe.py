@@ -321,8 +321,8 @@ def spec_yaml(result: ProbeResult, name: str) -> str:
     dram: dict[str, Any] = {"name": "DRAM", "bandwidth": {
         "value": f"{result.triad_bytes_per_s / 1e9:.2f} GB/s",
         "source": (f"measured by {by}: STREAM-style fp64 triad, 3 arrays of "
-                   f"{_bytes_text(result.triad_array_bytes)}, {TRIAD_BYTES:.0f} bytes per element (the "
-                   f"write-allocate read counted), best of "
+                   f"{_bytes_text(result.triad_array_bytes)}, {TRIAD_BYTES:.0f} bytes per "
+                   f"element (the write-allocate read counted), best of "
                    f"{result.triad_repetitions}")}}
     if host.memory_bytes:
         dram["capacity"] = {"value": _bytes_text(host.memory_bytes // 1024 * 1024),

@@ -29,12 +29,16 @@ def record(r: Measurement, predicted: dict[str, float]) -> dict[str, Any]:
 
 
 def bench_json(results: list[Measurement], spec: str, predicted: dict[str, float],
-               path: str, spec_file: str | None = None) -> str:
+               path: str, spec_file: str | None = None,
+               calibration: str | None = None) -> str:
     """The runs with the matrix's path and, where the spec is the user's own YAML file, its
-    absolute path, so that ``sparsroof compare`` can bound them again."""
+    absolute path, and the calibration whose roofs bounded them, so that ``sparsroof
+    compare`` can bound them again as ``bench`` did."""
     doc = envelope("bench") | {"spec": spec}
     if spec_file is not None and Path(spec_file).is_file():
         doc["spec_file"] = str(Path(spec_file).resolve())
+    if calibration is not None:
+        doc["calibration"] = str(Path(calibration).resolve())
     return json_text(doc | {"results": [
         record(r, predicted) | {"path": path} for r in results]})
 
