@@ -10,6 +10,10 @@ counts: A in CSR (fp64 values, int32 indices) nnz·12 + (n+1)·4 bytes, the rows
 matrix references k_used·d·8 and C n·d·8, with k_used = n for the identity and, for
 nnz entries placed uniformly at random, n·(1 - (1 - 1/n)^nnz) (its spread, about 10^3
 columns, moves no bound by 0.1 %).
+
+*Time-Based Roofline for Deep Learning Performance Analysis*: its worked launch threshold on
+the V100 (section IV-B), rebuilt from the bound with the paper's average launch latency and
+with the spec's minimum.
 """
 
 from __future__ import annotations
@@ -114,3 +118,32 @@ def test_tightness_of_the_table_v_bounds() -> None:
     assert len(ratios["cache"]) == 9 and len(ratios["dram"]) == 39
     assert min(ratios["cache"]) > 100
     assert 1.5 < min(ratios["dram"]) < 1.6 and max(ratios["dram"]) < 45
+
+
+def _flops_where_compute_meets_launch(spec_name: str) -> float:
+    """The work F at which a kernel on the tensor roof stops being launch-bound: the bound's
+    compute term equals its launch term, found by bisection on the bound itself."""
+    spec = load_spec(spec_name)
+    lo, hi = 1.0, 1e13
+    for _ in range(200):
+        f = math.sqrt(lo * hi)
+        t = Traffic("spmm", 1, "csr", "compulsory", "fp16", "int32", f, f, 1.0, 0.0, 0.0)
+        b = bound(t, spec, unit="tensor", precision="fp16", launches=1)
+        lo, hi = (f, hi) if b.bound == "launch" else (lo, f)
+    return lo
+
+
+def test_time_based_roofline_launch_threshold_on_v100() -> None:
+    # *Time-Based Roofline for Deep Learning Performance Analysis*, section IV-B: to stop
+    # being launch-bound on the V100's tensor cores, "the kernel should perform at least
+    # 1.06e14 x 4.2e-6 = 0.4452 GFLOPs". The paper's 4.2 us is an average launch latency; a
+    # bound must use the minimum, so the spec's floor is lower and so is its threshold.
+    spec = load_spec("v100-measured")
+    floor = spec.launch_overhead.value
+    assert floor < 4.2e-6  # a minimum below the paper's average
+    threshold = _flops_where_compute_meets_launch("v100-measured")
+    tensor_peak = spec.peaks[("tensor", "fp16")].value
+    assert threshold == pytest.approx(tensor_peak * floor, rel=1e-9)
+    # with the paper's own average the bound reproduces the paper's figure (its 1.06e14 is
+    # the 107.479 TFLOP/s peak rounded down, hence 1.4 %)
+    assert tensor_peak * 4.2e-6 == pytest.approx(0.4452e9, rel=0.015)
