@@ -42,7 +42,7 @@ import numpy as np
 
 from ..matrix.mtx import Matrix
 from .counts import Counts, counts
-from .powerlaw import PowerLawFit, fit_power_law, preload
+from .powerlaw import PowerLawFit, fit_power_law
 
 __all__ = ["BLOCK_SIZES", "NM_PATTERNS", "HUB_FRACTIONS", "LengthStats", "Structure", "measure",
            "length_stats", "value_shares"]
@@ -52,8 +52,6 @@ NM_PATTERNS = ((1, 2), (2, 4), (1, 4), (2, 8), (4, 8), (1, 8), (2, 16), (4, 16),
 HUB_FRACTIONS = {"0.1%": 0.001, "1%": 0.01}
 _LIST_LIMIT = 256
 _VALUE_SAMPLE = 1 << 16
-#: from this many entries the compiled passes take long enough to hide an import behind
-_PRELOAD = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -254,8 +252,6 @@ def measure(matrix: Matrix, pattern: bool = True) -> Structure:
     (2, 2, 2, 3, 3)
     """
     rows, cols, nnz = matrix.rows, matrix.cols, matrix.stored_entries
-    if pattern and nnz >= _PRELOAD:
-        preload()  # the fit's import runs while the compiled passes release the GIL
     c = (counts(matrix.row, matrix.col, rows, cols, _halfwidth(rows, cols))
          if pattern and nnz else None)
     row_lengths = (c.row_lengths if c is not None

@@ -14,12 +14,11 @@ with the number of distinct degrees, not with the number of columns.
 from __future__ import annotations
 
 import math
-import threading
 from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["PowerLawFit", "fit_power_law", "preload"]
+__all__ = ["PowerLawFit", "fit_power_law", "hurwitz_zeta"]
 
 _ALPHAS = np.arange(1.05, 8.0, 0.01)
 _MAX_CANDIDATES = 60
@@ -38,14 +37,38 @@ class PowerLawFit:
     p_value: float | None  # Vuong's two-sided p-value for the sign of llr
 
 
-def _import_special() -> None:
-    import scipy.special  # noqa: F401
+#: B_2j / (2j)! for j = 1..8, the Euler-Maclaurin corrections of :func:`hurwitz_zeta`
+_EM = np.array([1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510]
+               ) / np.array([math.factorial(2 * j) for j in range(1, 9)], dtype=np.float64)
+_EM_TERMS = 9  # terms summed directly before the Euler-Maclaurin tail
 
 
-def preload() -> None:
-    """Import scipy.special (a quarter of a second and more) on another thread, to overlap
-    with work that releases the GIL; the fit's own import then finds it done or waits."""
-    threading.Thread(target=_import_special, name="sparsroof-preload").start()
+def hurwitz_zeta(s: np.ndarray | float, q: np.ndarray | float) -> np.ndarray:
+    """The Hurwitz zeta function sum_{k>=0} (q + k)^-s for s > 1 and q >= 1, elementwise with
+    broadcasting, to within a few units in the last place (the power-law fit needs nothing
+    more, and numpy alone keeps a quarter of a second of imports off every analysis).
+
+    Nine terms are summed and the rest is the Euler-Maclaurin formula with eight Bernoulli
+    corrections, whose remainder is below 1e-17 of the sum for q + 9 >= 10 and s <= 8.
+
+    >>> float(hurwitz_zeta(2.0, 1.0)) - math.pi ** 2 / 6
+    0.0
+    """
+    s = np.asarray(s, dtype=np.float64)
+    q = np.asarray(q, dtype=np.float64)
+    total = np.zeros(np.broadcast_shapes(s.shape, q.shape))
+    for k in range(_EM_TERMS):
+        total = total + (q + k) ** -s
+    a = q + _EM_TERMS
+    tail = a ** (1.0 - s) / (s - 1.0) + 0.5 * a ** -s
+    rising = s  # s (s + 1) ... (s + 2j - 2)
+    power = a ** (-s - 1.0)  # a^(-s - 2j + 1)
+    inv_a2 = 1.0 / (a * a)
+    for j, coefficient in enumerate(_EM, start=1):
+        tail = tail + coefficient * rising * power
+        rising = rising * (s + 2 * j - 1) * (s + 2 * j)
+        power = power * inv_a2
+    return np.asarray(total + tail)
 
 
 def _candidates(values: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -60,13 +83,12 @@ def _candidates(values: np.ndarray, counts: np.ndarray) -> np.ndarray:
 
 def _mle_alphas(values: np.ndarray, counts: np.ndarray, idx: np.ndarray) -> np.ndarray:
     """Maximum-likelihood alpha per candidate: a grid of step 0.01 refined by a parabola."""
-    from scipy.special import zeta
-
     logs = np.log(values.astype(np.float64))
     n = np.cumsum(counts[::-1])[::-1][idx].astype(np.float64)
     s = np.cumsum((counts * logs)[::-1])[::-1][idx]
     xmin = values[idx].astype(np.float64)
-    ll = -n[:, None] * np.log(zeta(_ALPHAS[None, :], xmin[:, None])) - _ALPHAS[None, :] * s[:, None]
+    ll = (-n[:, None] * np.log(hurwitz_zeta(_ALPHAS[None, :], xmin[:, None]))
+          - _ALPHAS[None, :] * s[:, None])
     best = np.clip(np.argmax(ll, axis=1), 1, _ALPHAS.size - 2)
     rows = np.arange(idx.size)
     y0, y1, y2 = ll[rows, best - 1], ll[rows, best], ll[rows, best + 1]
@@ -77,32 +99,28 @@ def _mle_alphas(values: np.ndarray, counts: np.ndarray, idx: np.ndarray) -> np.n
 
 
 def _ks(values: np.ndarray, counts: np.ndarray, start: int, alpha: float) -> float:
-    from scipy.special import zeta
-
     v, c = values[start:].astype(np.float64), counts[start:]
     empirical = np.cumsum(c) / c.sum()
-    model = 1.0 - zeta(alpha, v + 1.0) / zeta(alpha, v[0])
+    model = 1.0 - hurwitz_zeta(alpha, v + 1.0) / hurwitz_zeta(alpha, v[0])
     return float(np.max(np.abs(empirical - model)))
 
 
 def _versus_exponential(values: np.ndarray, counts: np.ndarray, start: int,
                         alpha: float) -> tuple[float | None, float | None]:
     """Vuong's test of the power-law tail against a discrete exponential on x >= x_min."""
-    from scipy.special import erfc, zeta
-
     v, w = values[start:].astype(np.float64), counts[start:].astype(np.float64)
     n, xmin = w.sum(), v[0]
     excess = float((w * (v - xmin)).sum() / n)
     if excess <= 0:
         return None, None
     q = excess / (1.0 + excess)  # e^-lambda of the exponential's maximum-likelihood fit
-    diff = (-alpha * np.log(v) - math.log(zeta(alpha, xmin))) - (
+    diff = (-alpha * np.log(v) - math.log(float(hurwitz_zeta(alpha, xmin)))) - (
         math.log(1.0 - q) + (v - xmin) * math.log(q))
     llr = float((w * diff).sum())
     var = float((w * (diff - llr / n) ** 2).sum() / n)
     if var <= 0:
         return llr, None
-    return llr, float(erfc(abs(llr) / math.sqrt(2.0 * n * var)))
+    return llr, math.erfc(abs(llr) / math.sqrt(2.0 * n * var))
 
 
 def fit_power_law(degree_counts: np.ndarray) -> PowerLawFit | None:
