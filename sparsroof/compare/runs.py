@@ -39,6 +39,9 @@ GINKGO_FORMATS = {
     "cusparse_csr": "csr", "cusparse_csrmp": "csr", "cusparse_csrmm": "csr",
     "cusparse_coo": "coo", "cusparse_ell": "ell", "cusparse_hybrid": "hyb",
     "cusparse_gcsr": "csr", "cusparse_gcoo": "coo", "hipsparse_csr": "csr",
+    # cuSPARSE's CSR and generic CSR/COO as Ginkgo's older releases name them
+    "cusp_csr": "csr", "cusp_csrmp": "csr", "cusp_csrmm": "csr", "cusp_gcsr": "csr",
+    "cusp_gcsr2": "csr", "cusp_gcoo": "coo",
     "hipsparse_coo": "coo", "hipsparse_ell": "ell", "hipsparse_hybrid": "hyb",
 }
 
