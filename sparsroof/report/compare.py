@@ -11,6 +11,7 @@ from ..compare.judge import Judged, Summary
 from ..compare.runs import RowError
 from ..units import si
 from .document import csv_text, json_text
+from .tables import fitted_table
 
 __all__ = ["record", "compare_json", "compare_csv", "compare_table", "summary_lines"]
 
@@ -59,19 +60,13 @@ def summary_lines(summary: Summary) -> list[str]:
 
 
 def compare_table(judged: Sequence[Judged], summary: Summary, title: str) -> Any:
-    """A rich Table: one row per run; the summary as caption."""
-    from rich.table import Table
-
-    table = Table(title=title, title_justify="left", caption="\n".join(summary_lines(summary)),
-                  caption_justify="left")
-    for header in ("row", "matrix", "format", "d", "spec", "measured", "bound", "% SoL",
-                   "bound by", "roof", "status"):
-        left = header in ("row", "matrix", "format", "spec", "bound by", "roof", "status")
-        table.add_column(header, justify="left" if left else "right", no_wrap=True)
-    for j in judged:
-        b = j.bound
-        table.add_row(j.run.source.rsplit("/", 1)[-1], j.matrix, j.run.storage,
-                      str(j.run.width), j.spec, si(j.run.time_s, "s"), si(b.sol_s, "s"),
-                      f"{j.pct_sol:.1f}", b.bound, b.memory_level,
-                      "VIOLATION" if j.violation else "ok")
-    return table
+    """A table fitted to the terminal: one row per run (``row`` is where in the file it
+    was read); the summary as caption."""
+    headers = ("row", "matrix", "format", "d", "spec", "measured", "bound", "% SoL",
+               "bound by", "roof", "status")
+    rows = [[j.run.source.rsplit(":", 1)[-1], j.matrix, j.run.storage, str(j.run.width),
+             j.spec, si(j.run.time_s, "s"), si(j.bound.sol_s, "s"), f"{j.pct_sol:.1f}",
+             j.bound.bound, j.bound.memory_level, "VIOLATION" if j.violation else "ok"]
+            for j in judged]
+    return fitted_table(headers, rows, title=title, caption="\n".join(summary_lines(summary)),
+                        left=("row", "matrix", "format", "spec", "bound by", "roof", "status"))
