@@ -126,3 +126,11 @@ def test_sweep_patterns(pattern: str) -> None:
         assert lengths.std() > 4  # row lengths vary
     assert chain_entries(lengths, 32) >= 0
     assert (pattern, 512_000, 8) in plan() and (pattern, 512_000, 32) not in plan()
+
+
+def test_branch_memory_is_the_median_of_its_passes(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sparsroof.host.core_cost as cc
+
+    passes = iter([2849.0, 5731.0, 4809.0])
+    monkeypatch.setattr(cc, "branch_memory_once", lambda *a, **k: next(passes))
+    assert cc.measure_branch_memory() == 4809.0  # one disturbed pass does not decide it
