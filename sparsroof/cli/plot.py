@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from ..errors import SpecError
+from ..errors import OptionError, SpecError
 from ..hardware.library import load_spec
 from ..hardware.spec import HwSpec
 from ..plot import (
@@ -76,6 +76,8 @@ def _results(kind: str, results: str | None, measured: str | None, out: str, hw:
              size: str | None, dpi: int) -> None:
     if not results and not measured:
         raise click.UsageError("give RESULTS.json, --measured RUNS, or both")
+    if results and _whatif_layers(kind, results, measured, out, size, dpi):
+        return
     points, spec_name = read_results(results) if results else ([], None)
     runs = read_measured(measured, hw=hw or spec_name or "a100") if measured else []
     if runs and not results:
@@ -85,9 +87,26 @@ def _results(kind: str, results: str | None, measured: str | None, out: str, hw:
                              measured=runs))
 
 
+def _whatif_layers(kind: str, results: str, measured: str | None, out: str, size: str | None,
+                   dpi: int) -> bool:
+    """Draw a whatif study's layers (dense and sparse kernels) on their roofline; False
+    when ``results`` is not the JSON of 'sparsroof whatif'."""
+    from ..plot import plot_whatif_layers, whatif_document
+
+    doc = whatif_document(results)
+    if doc is None:
+        return False
+    if kind != "roofline" or measured:
+        raise OptionError(f"{results}: a whatif study is drawn by 'plot roofline' alone, "
+                          "without --measured")
+    echo_written(plot_whatif_layers(results, out, size=size_of(size), dpi=dpi, doc=doc))
+    return True
+
+
 def _results_command(kind: str, summary: str) -> Any:
     @click.command(kind, help=f"{summary}\n\nRESULTS is the output of "
-                   "'sparsroof analyze --output json'. --measured draws measured runs "
+                   "'sparsroof analyze --output json', or of 'sparsroof whatif --output "
+                   "json' (each layer's dense GEMM and sparse kernel). --measured draws measured runs "
                    "beside their bound (the output of 'sparsroof compare -O json', or any "
                    "file 'sparsroof compare' reads), with a line from bound to run.")
     @click.argument("results", metavar="[RESULTS.json]", required=False)
