@@ -106,9 +106,10 @@ def _whatif_layers(kind: str, results: str, measured: str | None, out: str, size
 def _results_command(kind: str, summary: str) -> Any:
     @click.command(kind, help=f"{summary}\n\nRESULTS is the output of "
                    "'sparsroof analyze --output json', or of 'sparsroof whatif --output "
-                   "json' (each layer's dense GEMM and sparse kernel). --measured draws measured runs "
-                   "beside their bound (the output of 'sparsroof compare -O json', or any "
-                   "file 'sparsroof compare' reads), with a line from bound to run.")
+                   "json' (each layer's dense GEMM and sparse kernel). --measured draws "
+                   "measured runs beside their bound (the output of 'sparsroof compare -O "
+                   "json', or any file 'sparsroof compare' reads), with a line from bound to "
+                   "run.")
     @click.argument("results", metavar="[RESULTS.json]", required=False)
     @click.option("--measured", default=None, metavar="RUNS",
                   help="Measured runs to draw beside their bound.")

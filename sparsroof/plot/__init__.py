@@ -186,6 +186,11 @@ def plot_ridgeline_results(results: str | Path, path: str | Path, *,
     from .style import figure_format
 
     figure_format(path)
+    from .mlp import mlp_document, plot_mlp_document
+
+    doc = mlp_document(results)
+    if doc is not None:  # the data-parallel MLP of 'sparsroof whatif --mlp'
+        return plot_mlp_document(doc, str(results), path, size=size, dpi=dpi)
     found = read_distributed(results)
     if not found:
         raise FigureError(f"{results}: no distributed results (analyze with --ranks)")
