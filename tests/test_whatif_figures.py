@@ -92,3 +92,34 @@ def test_plot_roofline_draws_a_whatif_study(study: Path, tmp_path: Path) -> None
     points_only.write_text(json.dumps(doc))
     out = cli("plot", "roofline", str(points_only), "-o", str(tmp_path / "p.png"))
     assert out.returncode == 1 and "no layer_results" in out.stderr
+
+
+def test_accuracy_panels_are_the_points_given(tmp_path: Path) -> None:
+    """Figure 5: accuracy against sparsity (%) and against the pruned network's FLOPs."""
+    from sparsroof.plot.accuracy import accuracy_figure, read_accuracy_points
+
+    (tmp_path / "toy.yaml").write_text(MANIFEST)
+    (tmp_path / "acc.csv").write_text("pattern,sparsity,accuracy\nunstructured,50,80\n"
+                                      "unstructured,75,78.5\n")
+    out = cli("whatif", "toy.yaml", "--pattern", "unstructured,2:4", "--sparsity", "50,75",
+              "--accuracy", "acc.csv", "--points", "toy.csv", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    points, skipped = read_accuracy_points(tmp_path / "toy.csv")
+    assert skipped == 1  # 2:4 has no accuracy
+    # fc: 64·128 weights, n = 16, half kept: 2·4096·16 = 131072; head kept dense: 2·8·16
+    # = 256; a quarter kept: 2·2048·16 + 256 = 65792
+    assert [(p.sparsity, p.flops, p.accuracy) for p in points] == [
+        (0.5, 131072 + 256, 80.0), (0.75, 65792, 78.5)]
+    fig = accuracy_figure(points)
+    top, bottom = fig.axes[0], fig.axes[1]
+    assert by_gid(top, "sparsity|toy|unstructured").get_xydata().tolist() == [
+        [50.0, 80.0], [75.0, 78.5]]
+    assert by_gid(bottom, "flops|toy|unstructured").get_xydata().tolist() == [
+        [131328.0, 80.0], [65792.0, 78.5]]
+    assert bottom.get_xscale() == "log"
+    fig_out = cli("plot", "accuracy", "toy.csv", "-o", "a.svg", cwd=tmp_path)
+    assert fig_out.returncode == 0 and "1 point(s) have no accuracy" in fig_out.stderr
+    (tmp_path / "bad.csv").write_text("pattern,sparsity,accuracy\nunstructured,0.5,80\n")
+    bad = cli("plot", "accuracy", "bad.csv", "-o", "b.png", cwd=tmp_path)
+    assert bad.returncode == 1 and bad.stderr.count("\n") == 1
+    assert "bad.csv: line 2: missing flops_useful" in bad.stderr

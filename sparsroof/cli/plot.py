@@ -56,6 +56,8 @@ def command() -> None:
       sparsroof compare measured.csv --hw v100-sxm2 -O json > judged.json
       sparsroof plot roofline --measured judged.json -o measured.png
       sparsroof plot sparsity-roofline points.csv -o sparsity.svg
+      sparsroof whatif swin_tiny --accuracy acc.csv --points swin.csv
+      sparsroof plot accuracy swin.csv -o accuracy.png
       sparsroof analyze data/lap2d_64.mtx --hw clx-ridgeline --dtype fp32 \\
           --kernel spmm --d 16 --ranks 1,2,4,8,16 --output json > ranks.json
       sparsroof plot ridgeline ranks.json -o ridge.png
@@ -149,6 +151,36 @@ def sparsity_roofline(points: str, out: str, title: str | None, accuracy_label: 
     fig = sparsity_roofline_figure(read_sparsity_points(points), title=title,
                                    accuracy_label=accuracy_label,
                                    size=size_of(size) or (7.0, 5.0), dpi=dpi)
+    echo_written(save(fig, out))
+
+
+@command.command("accuracy")
+@click.argument("points", nargs=-1, required=True, metavar="POINTS.csv|POINTS.json...")
+@_OUT
+@click.option("--title", default=None, help="Figure title.")
+@click.option("--accuracy-label", default="accuracy", show_default=True,
+              help="Label of the accuracy axes, e.g. 'top-1 accuracy (%)'.")
+@SIZE_OPTION
+@DPI_OPTION
+def accuracy(points: tuple[str, ...], out: str, title: str | None, accuracy_label: str,
+             size: str | None, dpi: int) -> None:
+    """Accuracy against sparsity and against FLOPs, one line per model and pattern.
+
+    Each POINTS file is written by 'sparsroof whatif --accuracy ACC.csv --points FILE'
+    (give one per network); rows without an accuracy are left out.
+    """
+    from ..plot.accuracy import accuracy_figure, read_accuracy_points
+
+    found, skipped = [], 0
+    for path in points:
+        mine, none = read_accuracy_points(path)
+        found += mine
+        skipped += none
+    if skipped:
+        click.echo(f"sparsroof: {skipped} point(s) have no accuracy and are left out",
+                   err=True)
+    fig = accuracy_figure(found, title=title, accuracy_label=accuracy_label,
+                          size=size_of(size) or (7.0, 6.0), dpi=dpi)
     echo_written(save(fig, out))
 
 
