@@ -111,6 +111,9 @@ def command(model: str | None, hw: str, patterns: tuple[str, ...], sparsities: t
     options = Options(dtype=dtype, batch=batch, unit=unit, nm_native=nm_native,
                       im2col=im2col, cache_roof=cache_roof)
     if measured_file:
+        if plot_file or points_file or accuracy_file:
+            raise OptionError("--measured judges layer times: give it without --plot, "
+                              "--points or --accuracy")
         return _measured(manifest, spec, options, measured_file, output)
     accuracy = read_accuracy(accuracy_file) if accuracy_file else None
     results = study(manifest, spec, parse_patterns(patterns or ("unstructured,block4,2:4",)),

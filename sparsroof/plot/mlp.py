@@ -59,7 +59,8 @@ def plot_mlp_document(doc: dict[str, Any], source: str, path: str | Path, *,
     except (TypeError, AttributeError):
         raise FigureError(f"{source}: distributed: expected the rank bounds of "
                           "'sparsroof whatif --mlp'") from None
-    if not rows:
-        raise FigureError(f"{source}: no rank bounds")
+    if not rows or not isinstance(doc.get("mlp"), dict):
+        raise FigureError(f"{source}: no MLP layer or no rank bounds (write it with "
+                          "'sparsroof whatif --mlp ... -O json')")
     return mlp_ridgeline(rows, mlp_title(doc["mlp"], str(doc.get("spec", ""))), path,
                          size=size, dpi=dpi)
