@@ -83,7 +83,7 @@ def command(runs_file: str, hw: str, kernel: str, width: int, dtype: str, time_u
         emit(compare_csv(judged))
     else:
         table_console().print(compare_table(judged, summary, f"{runs_file}: measured runs "
-                                            "against their speed-of-light bound"))
+                                            "against their bound"))
     if plot_file:
         from ..plot import measured_points, plot_measured
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from ..errors import SpecError
+from ..errors import OptionError, SpecError
 from ..hardware.library import load_spec
 from ..hardware.spec import HwSpec
 from ..plot import (
@@ -56,6 +56,8 @@ def command() -> None:
       sparsroof compare measured.csv --hw v100-sxm2 -O json > judged.json
       sparsroof plot roofline --measured judged.json -o measured.png
       sparsroof plot sparsity-roofline points.csv -o sparsity.svg
+      sparsroof whatif swin_tiny --accuracy acc.csv --points swin.csv
+      sparsroof plot accuracy swin.csv -o accuracy.png
       sparsroof analyze data/lap2d_64.mtx --hw clx-ridgeline --dtype fp32 \\
           --kernel spmm --d 16 --ranks 1,2,4,8,16 --output json > ranks.json
       sparsroof plot ridgeline ranks.json -o ridge.png
@@ -76,6 +78,8 @@ def _results(kind: str, results: str | None, measured: str | None, out: str, hw:
              size: str | None, dpi: int) -> None:
     if not results and not measured:
         raise click.UsageError("give RESULTS.json, --measured RUNS, or both")
+    if results and _whatif_layers(kind, results, measured, out, size, dpi):
+        return
     points, spec_name = read_results(results) if results else ([], None)
     runs = read_measured(measured, hw=hw or spec_name or "a100") if measured else []
     if runs and not results:
@@ -85,11 +89,29 @@ def _results(kind: str, results: str | None, measured: str | None, out: str, hw:
                              measured=runs))
 
 
+def _whatif_layers(kind: str, results: str, measured: str | None, out: str, size: str | None,
+                   dpi: int) -> bool:
+    """Draw a whatif study's layers (dense and sparse kernels) on their roofline; False
+    when ``results`` is not the JSON of 'sparsroof whatif'."""
+    from ..plot import plot_whatif_layers, whatif_document
+
+    doc = whatif_document(results)
+    if doc is None:
+        return False
+    if kind != "roofline" or measured:
+        raise OptionError(f"{results}: a whatif study is drawn by 'plot roofline' alone, "
+                          "without --measured")
+    echo_written(plot_whatif_layers(results, out, size=size_of(size), dpi=dpi, doc=doc))
+    return True
+
+
 def _results_command(kind: str, summary: str) -> Any:
     @click.command(kind, help=f"{summary}\n\nRESULTS is the output of "
-                   "'sparsroof analyze --output json'. --measured draws measured runs "
-                   "beside their bound (the output of 'sparsroof compare -O json', or any "
-                   "file 'sparsroof compare' reads), with a line from bound to run.")
+                   "'sparsroof analyze --output json', or of 'sparsroof whatif --output "
+                   "json' (each layer's dense GEMM and sparse kernel). --measured draws "
+                   "measured runs beside their bound (the output of 'sparsroof compare -O "
+                   "json', or any file 'sparsroof compare' reads), with a line from bound to "
+                   "run.")
     @click.argument("results", metavar="[RESULTS.json]", required=False)
     @click.option("--measured", default=None, metavar="RUNS",
                   help="Measured runs to draw beside their bound.")
@@ -129,6 +151,36 @@ def sparsity_roofline(points: str, out: str, title: str | None, accuracy_label: 
     fig = sparsity_roofline_figure(read_sparsity_points(points), title=title,
                                    accuracy_label=accuracy_label,
                                    size=size_of(size) or (7.0, 5.0), dpi=dpi)
+    echo_written(save(fig, out))
+
+
+@command.command("accuracy")
+@click.argument("points", nargs=-1, required=True, metavar="POINTS.csv|POINTS.json...")
+@_OUT
+@click.option("--title", default=None, help="Figure title.")
+@click.option("--accuracy-label", default="accuracy", show_default=True,
+              help="Label of the accuracy axes, e.g. 'top-1 accuracy (%)'.")
+@SIZE_OPTION
+@DPI_OPTION
+def accuracy(points: tuple[str, ...], out: str, title: str | None, accuracy_label: str,
+             size: str | None, dpi: int) -> None:
+    """Accuracy against sparsity and against FLOPs, one line per model and pattern.
+
+    Each POINTS file is written by 'sparsroof whatif --accuracy ACC.csv --points FILE'
+    (give one per network); rows without an accuracy are left out.
+    """
+    from ..plot.accuracy import accuracy_figure, read_accuracy_points
+
+    found, skipped = [], 0
+    for path in points:
+        mine, none = read_accuracy_points(path)
+        found += mine
+        skipped += none
+    if skipped:
+        click.echo(f"sparsroof: {skipped} point(s) have no accuracy and are left out",
+                   err=True)
+    fig = accuracy_figure(found, title=title, accuracy_label=accuracy_label,
+                          size=size_of(size) or (7.0, 6.0), dpi=dpi)
     echo_written(save(fig, out))
 
 

@@ -18,6 +18,13 @@ from ..errors import FigureError
 
 if TYPE_CHECKING:
     from ..hardware.spec import HwSpec
+    from .layers import (
+        LayerPoint,
+        layer_roofline_figure,
+        plot_whatif_layers,
+        read_whatif_layers,
+        whatif_document,
+    )
     from .measured import MeasuredPoint, measured_points, measured_spec, read_measured
     from .points import RoofPoint, read_distributed, read_results, roof_points
     from .ridge import RidgePoint, ridge_region, ridgeline, ridgeline_figure
@@ -40,6 +47,8 @@ _HOMES = {
     **dict.fromkeys(["density", "spy_figure"], "spy"),
     **dict.fromkeys(["figure_format", "parse_size", "save"], "style"),
     "time_roofline_figure": "timeroof",
+    **dict.fromkeys(["LayerPoint", "layer_roofline_figure", "plot_whatif_layers",
+                     "read_whatif_layers", "whatif_document"], "layers"),
 }
 
 
@@ -57,6 +66,7 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "KINDS",
+    "LayerPoint",
     "MeasuredPoint",
     "RidgePoint",
     "RoofPoint",
@@ -64,6 +74,7 @@ __all__ = [
     "read_distributed",
     "density",
     "figure_format",
+    "layer_roofline_figure",
     "measured_points",
     "measured_spec",
     "parse_size",
@@ -71,9 +82,11 @@ __all__ = [
     "plot_analyses",
     "plot_measured",
     "plot_ridgeline_results",
+    "plot_whatif_layers",
     "read_measured",
     "read_results",
     "read_sparsity_points",
+    "read_whatif_layers",
     "ridge_points",
     "ridge_region",
     "ridgeline",
@@ -84,6 +97,7 @@ __all__ = [
     "sparsity_roofline_figure",
     "spy_figure",
     "time_roofline_figure",
+    "whatif_document",
 ]
 
 #: figure kinds drawn from analysis results
@@ -172,6 +186,11 @@ def plot_ridgeline_results(results: str | Path, path: str | Path, *,
     from .style import figure_format
 
     figure_format(path)
+    from .mlp import mlp_document, plot_mlp_document
+
+    doc = mlp_document(results)
+    if doc is not None:  # the data-parallel MLP of 'sparsroof whatif --mlp'
+        return plot_mlp_document(doc, str(results), path, size=size, dpi=dpi)
     found = read_distributed(results)
     if not found:
         raise FigureError(f"{results}: no distributed results (analyze with --ranks)")

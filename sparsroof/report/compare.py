@@ -33,14 +33,15 @@ def record(j: Judged) -> dict[str, Any]:
 
 
 def compare_json(judged: Sequence[Judged], summary: Summary,
-                 errors: Sequence[RowError]) -> str:
+                 errors: Sequence[RowError], extra: dict[str, Any] | None = None) -> str:
+    """The judged runs, their summary, violations and errors (and ``extra`` fields)."""
     doc = envelope("compare") | {
         "bound": "optimistic (compulsory traffic of B), launch floor and cache roofs of "
                  "the spec; pct_sol = 100 x bound / measured",
         "runs": [record(j) for j in judged], "summary": summary.to_dict(),
         "violations": [j.explanation() for j in judged if j.violation],
         "errors": [{"source": e.source, "message": e.message} for e in errors]}
-    return json_text(doc)
+    return json_text(doc | (extra or {}))
 
 
 def compare_csv(judged: Sequence[Judged]) -> str:
@@ -59,14 +60,32 @@ def summary_lines(summary: Summary) -> list[str]:
     return lines
 
 
+def _one_file(judged: Sequence[Judged]) -> str | None:
+    """The file every run was read from, when there is one (its rows then need only the
+    part after it)."""
+    files = {j.run.source.rpartition(":")[0] for j in judged}
+    return files.pop() if len(files) == 1 else None
+
+
 def compare_table(judged: Sequence[Judged], summary: Summary, title: str) -> Any:
-    """A table fitted to the terminal: one row per run (``row`` is where in the file it
-    was read); the summary as caption."""
-    headers = ("row", "matrix", "format", "d", "spec", "measured", "bound", "% SoL",
-               "bound by", "roof", "status")
-    rows = [[j.run.source.rsplit(":", 1)[-1], j.matrix, j.run.storage, str(j.run.width),
-             j.spec, si(j.run.time_s, "s"), si(j.bound.sol_s, "s"), f"{j.pct_sol:.1f}",
-             j.bound.bound, j.bound.memory_level, "VIOLATION" if j.violation else "ok"]
-            for j in judged]
+    """A table fitted to the terminal: one row per run; the summary as caption. Runs of one
+    file show their row only, and runs of one spec name it in the title."""
+    specs = {j.spec for j in judged}
+    one_file = _one_file(judged)
+    headers = ["row", "matrix", "format", "d", "spec", "measured", "bound", "% SoL",
+               "bound by", "roof", "status"]
+    if len(specs) == 1:
+        headers.remove("spec")
+        title = f"{title}, on {next(iter(specs))}"
+    rows = []
+    for j in judged:
+        b = j.bound
+        row = (j.run.source[len(one_file) + 1:] if one_file
+               else j.run.source.rsplit("/", 1)[-1])
+        cells = {"row": row, "matrix": j.matrix, "format": j.run.storage,
+                 "d": str(j.run.width), "spec": j.spec, "measured": si(j.run.time_s, "s"),
+                 "bound": si(b.sol_s, "s"), "% SoL": f"{j.pct_sol:.1f}", "bound by": b.bound,
+                 "roof": b.memory_level, "status": "VIOLATION" if j.violation else "ok"}
+        rows.append([cells[h] for h in headers])
     return fitted_table(headers, rows, title=title, caption="\n".join(summary_lines(summary)),
                         left=("row", "matrix", "format", "spec", "bound by", "roof", "status"))

@@ -30,7 +30,8 @@ def _summary(r: ModelResult) -> dict[str, Any]:
             "dense_sol_s": r.dense_s, "sparse_sol_s": r.sparse_s,
             "feature_share_dense": r.feature_share_dense,
             "feature_share_sparse": r.feature_share_sparse,
-            "layers": r.layer_count, "memory_bound_layers": r.memory_bound_layers}
+            "layers": r.layer_count, "memory_bound_layers": r.memory_bound_layers,
+            "flops_useful": r.flops_useful, "dense_flops": r.dense_flops}
 
 
 def points(results: Sequence[ModelResult]) -> list[dict[str, Any]]:

@@ -135,6 +135,16 @@ class ModelResult:
         return self._bytes(False, True) / self._bytes(False, False)
 
     @property
+    def flops_useful(self) -> float:
+        """Useful FLOPs of the pruned model: Σ count · 2·nnz·n over its layers."""
+        return sum(r.count * r.sparse_traffic.flops_useful for r in self.layers)
+
+    @property
+    def dense_flops(self) -> float:
+        """FLOPs of the dense model: Σ count · 2·m·k·n."""
+        return sum(r.count * r.dense_traffic.flops_useful for r in self.layers)
+
+    @property
     def memory_bound_layers(self) -> int:
         """Layers (counting repeats) whose pruned kernel is memory bound."""
         return sum(r.count for r in self.layers if r.sparse.bound == "memory")
