@@ -107,12 +107,12 @@ def command(matrices: tuple[str, ...], hw: str, kernel: str, widths: tuple[str, 
         unit=unit, precision=precision, launches=launches, ranks=ranks, cache_roof=cache_roof,
         reuse_factor=reuse_factor, hub_fraction=hub_fraction,
         block_size=int(block_size) if block_size else None, reorder=reorder)
-    from ..host.calibrated import load_calibrated, prediction
+    cal = None
+    if calibration_file:  # the calibration's code is imported only when one is given
+        from ..host.calibrated import load_calibrated, prediction
 
-    calibrated = [load_calibrated(s, calibration_file) for s in specs]  # measured cache roofs
-    specs = [s for s, _ in calibrated]
-    cal = calibrated[0][1]
-    warn_flagged(cal, calibration_file)
+        specs[0], cal = load_calibrated(specs[0], calibration_file)  # measured cache roofs
+        warn_flagged(cal, calibration_file)
     groups: list[list[Analysis]] = []
     errors: list[dict[str, str]] = []
     predicted: list[dict[str, Any]] = []
