@@ -16,7 +16,7 @@ from urllib.parse import quote
 
 from ..errors import StoreError
 
-__all__ = ["connect", "store_error", "reading", "Transaction", "table_names",
+__all__ = ["connect", "damaged", "store_error", "reading", "Transaction", "table_names",
            "check_pages", "size_bytes"]
 
 
@@ -41,14 +41,19 @@ def _damaged(err: sqlite3.DatabaseError) -> bool:
         or "malformed" in str(err)
 
 
+def damaged(path: Path, problem: str) -> StoreError:
+    """The one line for a store with damaged pages: nothing in it is changed."""
+    return StoreError(f"{path}: the result store is damaged ({problem}); what was committed "
+                      f"before is kept in it: move it aside and run the batch again into a "
+                      f"new --store ('sqlite3 {path.name} .recover' salvages the rows it "
+                      f"still holds)")
+
+
 def store_error(path: Path, err: sqlite3.DatabaseError, doing: str) -> StoreError:
     """One line for an SQLite error met while ``doing`` something with the store at
     ``path``; damaged pages get their own advice."""
     if _damaged(err):
-        return StoreError(f"{path}: the result store is damaged ({err}); what was committed "
-                          f"before is kept in it: move it aside and run the batch again "
-                          f"into a new --store ('sqlite3 {path.name} .recover' salvages "
-                          f"the rows it still holds)")
+        return damaged(path, str(err))
     if doing == "cannot write to the result store":
         return StoreError(f"{path}: {doing}: {err} (the results saved so far are kept; run "
                           f"again to go on)")
@@ -102,7 +107,7 @@ def size_bytes(db: sqlite3.Connection) -> int:
 
 def check_pages(db: sqlite3.Connection, path: Path) -> None:
     """Read every page (``PRAGMA quick_check``); refuse a damaged file."""
-    problems = [r[0] for r in db.execute("PRAGMA quick_check(3)")]
+    problems = [r[0] for r in db.execute("PRAGMA quick_check(1)")]
     if problems != ["ok"]:
-        raise StoreError(f"{path}: the result store is damaged ({problems[0]}); move it "
-                         f"aside and run the batch again into a new --store")
+        first = problems[0].strip().splitlines()[0]  # one problem may span lines
+        raise damaged(path, first)

@@ -175,6 +175,7 @@ class Store:
         self.readonly = readonly
         self.owner = Owner()
         self._heartbeat: Heartbeat | None = None
+        self._closed = False
         if readonly and not self.path.is_file():
             raise StoreError(f"{self.path}: no such result store")
         try:
@@ -250,16 +251,22 @@ class Store:
     def __enter__(self) -> Store:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        # after a store error (damage met, disk full) the next opening checks every page
+        self.close(clean=not isinstance(exc, StoreError))
 
-    def close(self) -> None:
-        """Close cleanly: this process's unfinished claims and its writer row go."""
+    def close(self, clean: bool = True) -> None:
+        """Close; a clean close removes this process's unfinished claims and its writer
+        row, so that the next opening need not check every page."""
+        if self._closed:
+            return
+        self._closed = True
         if self._heartbeat is not None:
             self._heartbeat.stop()
             self._heartbeat = None
+        if clean and not self.readonly:
             # a store that cannot be written keeps the row: the next opening checks it
-            with contextlib.suppress(sqlite3.Error, StoreError), self._transaction():
+            with contextlib.suppress(StoreError), self._transaction():
                 self.db.execute("DELETE FROM claims WHERE owner = ?", (self.owner.token,))
                 self.db.execute("DELETE FROM writers WHERE owner = ?", (self.owner.token,))
         self.db.close()
