@@ -66,8 +66,9 @@ __all__ = [
 STORE_SCHEMA = 1
 #: failure kinds tried again by a re-run (a file that cannot be read is not, until it changes)
 RETRIED_KINDS = ("timeout", "crash", "memory", "bug")
-#: a store of at most this many bytes has every page checked on each opening (about
-#: 0.1 s from disk); a larger one only after a writer did not close it cleanly
+#: a store of at most this many bytes has every page checked on each opening (0.3 s
+#: more from a cold cache at this size); a larger one only after a writer did not close
+#: it cleanly
 CHECKED_SIZE = 16 * 2**20
 
 _SCHEMA = """
