@@ -1,14 +1,15 @@
 """Reading a user's text or JSON file (spec, budget, manifest, results) with one-line
-errors."""
+errors, and checking the numbers in it."""
 
 from __future__ import annotations
 
+import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-__all__ = ["MAX_NESTING", "read_text", "read_json", "check_shape"]
+__all__ = ["MAX_NESTING", "read_text", "read_json", "check_shape", "finite_numbers"]
 
 #: deepest nesting of brackets or indentation a user's file may have; the YAML and JSON
 #: parsers recurse per level, and a deep enough file overflows their stack
@@ -90,3 +91,75 @@ def read_json(path: str | Path, fail: Callable[[str], Exception]) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as err:
         raise fail(f"line {err.lineno}: not valid JSON: {err.msg}") from None
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f"the string {value[:40]!r}"
+    if isinstance(value, list):
+        return "a list"
+    return "an object" if isinstance(value, dict) else type(value).__name__
+
+
+def _number(value: Any, from_text: bool) -> float | str:
+    """``value`` as a float, or what is wrong with it."""
+    if isinstance(value, str) and from_text:
+        try:
+            value = float(value.strip())
+        except ValueError:
+            return f"is {value.strip()[:40]!r}" if value.strip() else "is empty"
+    if value is None:
+        return "is null"
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return f"is {_shown(value)}"
+    number = float(value)
+    if math.isnan(number):
+        return "is NaN"
+    if math.isinf(number):
+        return f"is {'-' if number < 0 else ''}infinite"
+    return number
+
+
+def finite_numbers(record: Mapping[str, Any], names: Iterable[str],
+                   fail: Callable[[str], Exception], *, where: str = "",
+                   from_text: bool = False, minimum: float | None = None,
+                   integers: Iterable[str] = ()) -> dict[str, Any]:
+    """The fields ``names`` of ``record`` (one row of a user's file), each a finite
+    number: floats, and ints for the names in ``integers``.
+
+    A missing field, null, NaN, an infinity, a string (unless ``from_text``: the cells of
+    a CSV file are parsed), true/false, a list or an object, a number below ``minimum`` or
+    a fraction where an integer belongs raises ``fail(problem)``, the problem naming
+    ``where`` and the field, so each reader keeps its own error class and file name.
+
+    >>> finite_numbers({"a": 1, "b": 2.5}, ["a", "b"], ValueError, integers=["a"])
+    {'a': 1, 'b': 2.5}
+    >>> finite_numbers({"a": "1e9"}, ["a"], ValueError, where="row 3")
+    Traceback (most recent call last):
+    ...
+    ValueError: row 3: field 'a' is the string '1e9', expected a finite number
+    >>> finite_numbers({"a": "nan"}, ["a"], ValueError, from_text=True)
+    Traceback (most recent call last):
+    ...
+    ValueError: field 'a' is NaN, expected a finite number
+    """
+    prefix = f"{where}: " if where else ""
+    whole = set(integers)
+    out: dict[str, Any] = {}
+    for name in names:
+        if name not in record:
+            raise fail(f"{prefix}missing field {name!r}")
+        number = _number(record[name], from_text)
+        if isinstance(number, str):
+            raise fail(f"{prefix}field {name!r} {number}, expected a finite number")
+        if minimum is not None and number < minimum:
+            raise fail(f"{prefix}field {name!r} is {number:g}, below {minimum:g}")
+        if name in whole:
+            if not number.is_integer():
+                raise fail(f"{prefix}field {name!r} is {number:g}, expected a whole number")
+            out[name] = int(number)
+        else:
+            out[name] = number
+    return out

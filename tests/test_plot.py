@@ -213,7 +213,8 @@ def test_sparsity_roofline_reads_csv_and_json(tmp_path: Path) -> None:
 @pytest.mark.parametrize("text,needle", [
     ("pattern,sparsity,speedup,accuracy\nx,50,2,70\n", "not a fraction"),
     ("pattern,sparsity,speedup\nx,0.5,2\n", "missing accuracy"),
-    ("pattern,sparsity,speedup,accuracy\nx,0.5,fast,70\n", "must be numbers"),
+    ("pattern,sparsity,speedup,accuracy\nx,0.5,fast,70\n",
+     "field 'speedup' is 'fast', expected a finite number"),
 ])
 def test_sparsity_points_errors_name_the_line(tmp_path: Path, text: str, needle: str) -> None:
     path = tmp_path / "bad.csv"

@@ -3,11 +3,13 @@ from __future__ import annotations
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from sparsroof.batch.claims import Owner
 from sparsroof.batch.store import FileKey, MatrixResult, SpecResult, Store
 from sparsroof.errors import StoreError
 
@@ -165,3 +167,109 @@ def test_a_store_on_a_read_only_file_system_is_readable(tmp_path: Path) -> None:
         pytest.skip(f"cannot make a read-only mount here: {out.stderr.strip()[:80]}")
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "['h-s1']"
+
+
+def _fill(path: Path, count: int, rows_per_spec: int = 20) -> None:
+    with Store(path) as store:
+        for i in range(count):
+            store.save(_result(_key(params=f"p{i}"), rows_per_spec=rows_per_spec), run_id=1)
+    with sqlite3.connect(path) as db:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+def _overwrite(path: Path, first: int, last: int) -> None:
+    """Overwrite bytes first..last of ``path`` (page headers included) with 0xa5."""
+    data = bytearray(path.read_bytes())
+    data[first:last] = b"\xa5" * (last - first)
+    path.write_bytes(bytes(data))
+
+
+def _page_of(path: Path, name: str) -> tuple[int, int]:
+    """(first byte, page size) of the root page of table or index ``name``."""
+    with sqlite3.connect(path) as db:
+        root = db.execute("SELECT rootpage FROM sqlite_master WHERE name = ?",
+                          (name,)).fetchone()[0]
+        size = db.execute("PRAGMA page_size").fetchone()[0]
+    return (root - 1) * size, size
+
+
+def test_a_large_store_opens_without_reading_every_page_unless_a_writer_died(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sparsroof.batch.store as store_module
+
+    path = tmp_path / "r.db"
+    _fill(path, 40)
+    monkeypatch.setattr(store_module, "CHECKED_SIZE", 0)  # every store counts as large
+    first, size = _page_of(path, "results_matrix")
+    _overwrite(path, first, first + size)  # damage the results index only
+    with Store(path, readonly=True) as store:  # the last writer closed cleanly: no check
+        assert _count(store, "matrices") == 40
+        with pytest.raises(StoreError, match="the result store is damaged") as info:
+            store.query("SELECT COUNT(*) FROM results WHERE matrix_id = 3 "
+                        "AND spec_hash = 'h-s1'")
+        assert "\n" not in str(info.value) and "r.db" in str(info.value)
+    child = subprocess.Popen(["true"])  # a writer whose process is gone did not close it
+    child.wait()
+    with sqlite3.connect(path) as db:
+        db.execute("INSERT INTO writers VALUES ('gone', ?, ?, 0, ?)",
+                   (Owner().host, child.pid, time.time()))
+    for readonly in (True, False):
+        with pytest.raises(StoreError, match="damaged"):
+            Store(path, readonly=readonly)
+
+
+def test_damage_met_while_writing_is_one_line_and_keeps_what_was_committed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sparsroof.batch.store as store_module
+
+    path = tmp_path / "r.db"
+    _fill(path, 40)
+    monkeypatch.setattr(store_module, "CHECKED_SIZE", 0)
+    first, size = _page_of(path, "sqlite_autoindex_matrices_1")  # the (file, params) key
+    _overwrite(path, first, first + size)
+    with pytest.raises(StoreError) as info, Store(path) as store:
+        store.save(_result(_key(mtime=99)), run_id=2)
+    message = str(info.value)
+    assert message.startswith(f"{path}: the result store is damaged (database disk image "
+                              "is malformed)") and "\n" not in message
+    assert "move it aside" in message
+    with sqlite3.connect(path) as db:  # not a clean close: once this process has gone,
+        # the next opening checks every page
+        assert db.execute("SELECT owner FROM writers").fetchall() == [(store.owner.token,)]
+    with sqlite3.connect(path) as db:  # the 40 committed matrices are still in the file
+        assert db.execute("SELECT COUNT(name) FROM matrices NOT INDEXED").fetchone()[0] == 40
+        assert db.execute("SELECT COUNT(*) FROM results").fetchone()[0] == 40 * 20
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "sparsroof", *args], capture_output=True,
+                          text=True, timeout=300, cwd=Path(__file__).parent.parent)
+
+
+@pytest.mark.parametrize("count", [40, 700], ids=["small", "large"])
+def test_a_store_damaged_in_the_middle_gives_one_line_to_report_and_batch(
+        tmp_path: Path, count: int) -> None:
+    """A small store is refused on opening; in a large one (past CHECKED_SIZE) the damage
+    is met where a read or write reaches it: either way one line, exit 1."""
+    from sparsroof.batch.store import CHECKED_SIZE
+    from sparsroof.matrix.generate import stencil_2d, write
+
+    path = tmp_path / "r.db"
+    _fill(path, count, rows_per_spec=100)
+    size = path.stat().st_size
+    assert (size > CHECKED_SIZE) == (count == 700)
+    _overwrite(path, int(size * 0.45), int(size * 0.55))
+    folder = tmp_path / "m"
+    folder.mkdir()
+    write(stencil_2d(30), folder / "lap.mtx")
+    batch = ["batch", str(folder), "--store", str(path), "--export", str(tmp_path / "o.csv")]
+    for n, args in enumerate((["report", str(path)], batch, batch)):
+        out = _cli(*args)
+        assert out.returncode == 1, out.stderr
+        *before, last = out.stderr.splitlines()
+        assert last.startswith(f"sparsroof: error: {path}: the result store is damaged")
+        assert "Traceback" not in out.stderr
+        if n == 1 and count == 700:  # met by the export, after the analysis
+            assert len(before) == 1 and "1 analysed" in before[0]
+        else:  # met on opening (the last batch left its mark), or by the report's read
+            assert before == []

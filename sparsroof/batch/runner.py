@@ -4,6 +4,12 @@ Local workers are long-lived processes, each fed one matrix at a time over a pip
 parent starts a matrix only while the planned peak memory of everything in flight stays
 within the budget, kills a worker that runs past ``timeout`` and replaces one that dies.
 Each result is committed to the store as it arrives.
+
+Before a matrix starts, this process claims it in the store
+(:meth:`~sparsroof.batch.store.Store.claim`): a matrix another live batch process works
+on waits, and is claimed again every :data:`CLAIM_POLL_S` once nothing else is left, until
+that process has stored it (or died, and the claim passes here). So batches sharing a
+store share the work, and each ends when every matrix of its plan is stored.
 """
 
 from __future__ import annotations
@@ -22,11 +28,13 @@ from ..errors import BatchError
 from .plan import Outcome, Plan, Task, analyse_task, run_one, warm_up
 from .store import MatrixResult, Store
 
-__all__ = [ "RunCounts", "next_fitting", "run_plan"]
+__all__ = ["CLAIM_POLL_S", "RunCounts", "next_fitting", "run_plan"]
 
 Work = Callable[[Task], MatrixResult]
+Claim = Callable[[Task], str]
 _READY = "ready"
-
+#: seconds between two tries to claim the matrices other processes hold
+CLAIM_POLL_S = 1.0
 
 
 @dataclass
@@ -34,6 +42,7 @@ class RunCounts:
     """Counts of one batch run; ``failures`` lists (label, kind, reason) of new failures."""
 
     analysed: int = 0
+    elsewhere: int = 0  # stored by another process sharing the store
     entries: int = 0
     seconds: float = 0.0
     failures: list[tuple[str, str, str]] = field(default_factory=list)
@@ -108,32 +117,48 @@ class _Local:
     """The local pool's scheduling loop."""
 
     def __init__(self, plan: Plan, workers: int, timeout: float | None, work: Work,
-                 record: Callable[[Outcome], None]) -> None:
+                 record: Callable[[Outcome], None], claim: Claim) -> None:
         self.ctx = multiprocessing.get_context("spawn")
         self.pending = sorted(plan.tasks, key=lambda t: t.memory, reverse=True)
+        self.held: list[Task] = []  # claimed by other live processes
+        self.retry_at = 0.0
         self.budget, self.timeout, self.work, self.record = plan.budget, timeout, work, record
+        self.claim = claim
         self.config = self.pending[0].config if self.pending else None
         self.pool = [_Worker(self.ctx, work, self.config)
                      for _ in range(max(1, min(workers, len(self.pending))))]
 
     def run(self) -> None:
         try:
-            while self.pending or any(w.task for w in self.pool):
+            while self.pending or self.held or any(w.task for w in self.pool):
+                if not self.pending and self.held and time.monotonic() >= self.retry_at:
+                    self.pending, self.held = self.held, []
                 self._dispatch()
                 self._collect()
         finally:
             for w in self.pool:
                 w.kill()
 
+    def _next(self, in_flight: int) -> Task | None:
+        """The next pending task that fits the budget and that this process could claim."""
+        while (i := next_fitting(self.pending, in_flight, self.budget)) is not None:
+            task = self.pending.pop(i)
+            state = self.claim(task)
+            if state == "ours":
+                return task
+            if state == "busy":
+                self.held.append(task)
+                self.retry_at = time.monotonic() + CLAIM_POLL_S
+        return None
+
     def _dispatch(self) -> None:
         for w in self.pool:
             if w.ready and w.task is None and self.pending:
-                in_flight = sum(x.task.memory for x in self.pool if x.task)
-                i = next_fitting(self.pending, in_flight, self.budget)
-                if i is None:
+                task = self._next(sum(x.task.memory for x in self.pool if x.task))
+                if task is None:
                     return
                 try:
-                    w.start(self.pending.pop(i))
+                    w.start(task)
                 except OSError:  # the idle worker died: record and replace it
                     w.proc.join()
                     self._fail(w, "crash", _death(w.proc.exitcode))
@@ -154,9 +179,13 @@ class _Local:
         watched = [w for w in self.pool if w.task or not w.ready]
         busy = [w for w in watched if w.task]
         now = time.monotonic()
-        wait_s = (max(0.0, min(w.started + self.timeout - now for w in busy))
-                  if self.timeout and busy else None)
-        wait([w.conn for w in watched] + [w.proc.sentinel for w in watched], timeout=wait_s)
+        ends = [w.started + self.timeout for w in busy] if self.timeout else []
+        if self.held and not self.pending:
+            ends.append(self.retry_at)
+        wait_s = max(0.0, min(ends) - now) if ends else None
+        if watched or wait_s is not None:
+            wait([w.conn for w in watched] + [w.proc.sentinel for w in watched],
+                 timeout=wait_s)
         now = time.monotonic()
         for w in watched:
             if w.conn.poll():
@@ -214,28 +243,43 @@ def _dask_client(address: str) -> Any:
 
 
 def _run_dask(plan: Plan, address: str, timeout: float | None, work: Work,
-              record: Callable[[Outcome], None]) -> None:
-    from distributed import as_completed
-
+              record: Callable[[Outcome], None], claim: Claim) -> None:
+    """Send every task this process can claim; those other processes hold are claimed
+    again once the rest are done, until none is left."""
     with _dask_client(address) as client:
         limits = [w.get("memory_limit") or 0
                   for w in client.scheduler_info()["workers"].values()]
         largest = max(limits, default=0)
-        futures: dict[Any, Task] = {}
+        tasks: list[Task] = []
         for task in plan.tasks:
             if largest and task.memory > largest:
                 record(Outcome(task.key, task.source.name, 0, kind="memory",
                                reason=f"needs about {task.memory / 2**30:.2f} GiB, no Dask "
                                f"worker has more than {largest / 2**30:.2f} GiB"))
-                continue
-            futures[client.submit(_run_with_deadline, task, work, timeout, pure=False)] = task
-        for future in as_completed(list(futures)):
-            task = futures.pop(future)
-            if future.status == "finished":
-                record(future.result())
             else:
-                record(Outcome(task.key, task.source.name, 0, kind="crash",
-                               reason=f"Dask task failed: {future.exception()}"))
+                tasks.append(task)
+        while tasks:
+            states = [claim(t) for t in tasks]
+            _run_dask_round(client, [t for t, s in zip(tasks, states, strict=True)
+                                     if s == "ours"], timeout, work, record)
+            tasks = [t for t, s in zip(tasks, states, strict=True) if s == "busy"]
+            if tasks:
+                time.sleep(CLAIM_POLL_S)
+
+
+def _run_dask_round(client: Any, tasks: list[Task], timeout: float | None, work: Work,
+                    record: Callable[[Outcome], None]) -> None:
+    from distributed import as_completed
+
+    futures = {client.submit(_run_with_deadline, t, work, timeout, pure=False): t
+               for t in tasks}
+    for future in as_completed(list(futures)):
+        task = futures.pop(future)
+        if future.status == "finished":
+            record(future.result())
+        else:
+            record(Outcome(task.key, task.source.name, 0, kind="crash",
+                           reason=f"Dask task failed: {future.exception()}"))
 
 
 class _Recorder:
@@ -264,17 +308,29 @@ class _Recorder:
 def run_plan(plan: Plan, store: Store, run_id: int, *, workers: int = 1,
              timeout: float | None = None, scheduler: str | None = None,
              work: Work = analyse_task, progress: Any = None) -> RunCounts:
-    """Run every task of ``plan``, committing each matrix's rows or its failure."""
+    """Run every task of ``plan``, committing each matrix's rows or its failure; a task
+    that another process sharing the store has stored meanwhile counts as ``elsewhere``."""
     summary = RunCounts()
     record = _Recorder(store, run_id, summary, progress)
+    since = time.time()
+
+    def claim(task: Task) -> str:
+        state = store.claim(task.key, task.spec_hashes, since, run_id)
+        if state == "done":
+            summary.elsewhere += 1
+            if progress is not None:
+                progress.advance(Outcome(task.key, task.source.name, 0),
+                                 len(summary.failures))
+        return state
+
     for planned in plan.others:
         if planned.status in ("error", "memory"):
             record(Outcome(planned.key, planned.source.name, 0, kind=planned.status,
                            reason=planned.reason))
     start = time.perf_counter()
     if scheduler:
-        _run_dask(plan, scheduler, timeout, work, record)
+        _run_dask(plan, scheduler, timeout, work, record, claim)
     elif plan.tasks:
-        _Local(plan, workers, timeout, work, record).run()
+        _Local(plan, workers, timeout, work, record, claim).run()
     summary.seconds = time.perf_counter() - start
     return summary

@@ -10,29 +10,50 @@ Tables (the schema version is in ``meta``):
   whole flattened record as JSON.
 - ``failures``: what could not be analysed and why (kind and reason).
 - ``runs``: one row per batch invocation (the tool version and command line).
+- ``claims``, ``writers``, ``claim_log``: which process works on which matrix, so that
+  several batches can share the store (see :mod:`sparsroof.batch.claims`).
 
 Everything one matrix produced is written in one transaction, in WAL mode with full
 synchronisation: a killed process or a power cut loses at most the matrix being written
 and never leaves half of one; readers may query the file while a batch writes to it.
+A matrix's rows are written once: a second analysis of the same file, parameters and
+spec keeps the rows stored first.
+
+Opening checks every page (``PRAGMA quick_check``) only where that is cheap or needed:
+for a store of at most :data:`CHECKED_SIZE` bytes, or when a writer did not close the
+store cleanly. Otherwise damage is found where it is met: any read or write that meets a
+damaged page ends in one :class:`StoreError` naming the store, and what was committed
+before stays in it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
-import math
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 from .._version import __version__
 from ..errors import StoreError
+from . import claims
+from .claims import Heartbeat, Owner, owner_state
+from .records import FileKey, MatrixResult, SpecResult, json_safe
+from .sqlfile import (
+    Transaction,
+    check_pages,
+    connect,
+    reading,
+    size_bytes,
+    store_error,
+    table_names,
+)
 
 __all__ = [
     "STORE_SCHEMA",
+    "CHECKED_SIZE",
     "RETRIED_KINDS",
     "FileKey",
     "SpecResult",
@@ -44,6 +65,10 @@ __all__ = [
 STORE_SCHEMA = 1
 #: failure kinds tried again by a re-run (a file that cannot be read is not, until it changes)
 RETRIED_KINDS = ("timeout", "crash", "memory", "bug")
+#: a store of at most this many bytes has every page checked on each opening (0.3 s
+#: more from a cold cache at this size); a larger one only after a writer did not close
+#: it cleanly
+CHECKED_SIZE = 16 * 2**20
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
@@ -73,125 +98,90 @@ CREATE TABLE IF NOT EXISTS failures (
     name TEXT, kind TEXT NOT NULL, reason TEXT NOT NULL,
     tool_version TEXT, run_id INTEGER, at REAL,
     UNIQUE (path, member, size, mtime_ns, params));
-"""
+""" + claims.SCHEMA
 
-
-
-@dataclass(frozen=True)
-class FileKey:
-    """Identity of one matrix file with the parameters it is analysed under."""
-
-    path: str
-    member: str
-    size: int
-    mtime_ns: int
-    params: str
-
-    def as_tuple(self) -> tuple[str, str, int, int, str]:
-        return (self.path, self.member, self.size, self.mtime_ns, self.params)
-
-
-@dataclass(frozen=True)
-class SpecResult:
-    """The rows one spec produced for one matrix."""
-
-    spec: str
-    spec_hash: str
-    device: str
-    records: tuple[dict[str, Any], ...]
-
-
-@dataclass(frozen=True)
-class MatrixResult:
-    """Everything the analysis of one matrix produced, ready to store."""
-
-    key: FileKey
-    config: dict[str, Any]
-    info: dict[str, Any]
-    structure: dict[str, Any]
-    class_label: str | None
-    verdict: dict[str, Any] | None
-    specs: tuple[SpecResult, ...]
-    seconds: float
-    extra: dict[str, Any] = field(default_factory=dict)
-
-
-def json_safe(value: Any) -> Any:
-    """Plain JSON types for numpy scalars and arrays, tuples, sets and non-finite floats.
-
-    >>> import numpy as np
-    >>> json_safe({"a": np.int64(3), "b": (np.float32(0.5), float("nan")), "c": {1}})
-    {'a': 3, 'b': [0.5, None], 'c': [1]}
-    """
-    if isinstance(value, dict):
-        return {str(k): json_safe(v) for k, v in value.items()}
-    if isinstance(value, list | tuple | set | frozenset):
-        return [json_safe(v) for v in value]
-    if hasattr(value, "tolist"):  # numpy scalars and arrays
-        return json_safe(value.tolist())
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
-
+_KEY = "path = ? AND member = ? AND size = ? AND mtime_ns = ? AND params = ?"
 
 _RESULT_COLUMNS = ("kernel", "width", "storage", "model", "intensity_flop_per_byte",
                    "attainable_flops", "peak_flops", "bandwidth", "sol_s", "bound")
 
 
 class Store:
-    """A result store on disk; use as a context manager or call :meth:`close`."""
+    """A result store on disk; use as a context manager or call :meth:`close`.
+
+    Opened for writing, it registers itself in ``writers`` (removed by a clean close) and
+    keeps its claims alive from a heartbeat thread until closed.
+    """
 
     def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
         self.path = Path(path)
+        self.readonly = readonly
+        self.owner = Owner()
+        self._heartbeat: Heartbeat | None = None
+        self._closed = False
         if readonly and not self.path.is_file():
             raise StoreError(f"{self.path}: no such result store")
         try:
-            self.db = self._connect(readonly)
-            self.db.execute("PRAGMA foreign_keys = ON")
-            self._check_intact()
-            if not readonly:
-                self._check_ours()
-                self.db.execute("PRAGMA journal_mode = WAL")
-                self.db.execute("PRAGMA synchronous = FULL")
-                self.db.executescript(_SCHEMA)
-                self._check_version()
-            elif not self._has_tables():
-                raise StoreError(f"{self.path}: not a sparsroof result store")
+            self.db = connect(self.path, readonly)
         except sqlite3.DatabaseError as err:
-            raise StoreError(f"{self.path}: cannot open result store: {err}") from None
-
-    def _connect(self, readonly: bool) -> sqlite3.Connection:
-        if not readonly:
-            return sqlite3.connect(str(self.path), timeout=30, isolation_level=None)
-        uri = f"file:{quote(str(self.path.resolve()))}?mode=ro"
-        db = sqlite3.connect(uri, uri=True, timeout=30, isolation_level=None)
+            raise store_error(self.path, err, "cannot open result store") from None
         try:
-            db.execute("SELECT count(*) FROM sqlite_master").fetchone()
-            return db
-        except sqlite3.OperationalError:
-            # a WAL store on a read-only file system cannot make its -shm file: read it as
-            # an immutable file (nothing else can be writing there either)
-            db.close()
-            return sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None)
+            self._open(readonly)
+        except BaseException as err:
+            self.db.close()
+            if isinstance(err, sqlite3.DatabaseError):
+                raise store_error(self.path, err, "cannot open result store") from None
+            raise
+        if not readonly:
+            self._heartbeat = Heartbeat(self.path, self.owner)
 
-    def _check_intact(self) -> None:
-        """Refuse a damaged database file (torn or overwritten pages) before using it."""
-        problems = [r[0] for r in self.db.execute("PRAGMA quick_check(3)")]
-        if problems != ["ok"]:
-            raise StoreError(f"{self.path}: the result store is damaged ({problems[0]}); "
-                             f"move it aside and run the batch again into a new --store")
+    def _open(self, readonly: bool) -> None:
+        self.db.execute("PRAGMA foreign_keys = ON")
+        if readonly:
+            if not self._has_tables():
+                raise StoreError(f"{self.path}: not a sparsroof result store")
+            self._check_intact()
+            return
+        self._check_ours()
+        unclean = self._check_intact()
+        self.db.execute("PRAGMA journal_mode = WAL")
+        self.db.execute("PRAGMA synchronous = FULL")
+        self.db.executescript(_SCHEMA)
+        self._check_version()
+        with self._transaction():
+            # the pages were checked: those writers' deaths need no second check
+            self.db.executemany("DELETE FROM writers WHERE owner = ?",
+                                [(token,) for token in unclean])
+            o = self.owner
+            self.db.execute("INSERT INTO writers VALUES (?, ?, ?, ?, ?)",
+                            (o.token, o.host, o.pid, o.started, time.time()))
+
+    def _unclean_writers(self) -> list[str]:
+        """Tokens of writers that did not close the store: dead or stale processes."""
+        if "writers" not in table_names(self.db):
+            return []
+        rows = self.db.execute("SELECT owner, host, pid, heartbeat FROM writers")
+        return [token for token, host, pid, beat in rows
+                if owner_state(host, pid, beat) != "live"]
+
+    def _check_intact(self) -> list[str]:
+        """Refuse a damaged database file (torn or overwritten pages) before using it:
+        every page is checked in a small store, and in any store that a writer did not
+        close cleanly. Returns the tokens of those writers."""
+        unclean = self._unclean_writers()
+        if size_bytes(self.db) <= CHECKED_SIZE or unclean:
+            check_pages(self.db, self.path)
+        return unclean
 
     def _check_ours(self) -> None:
         """Refuse to add tables to some other program's SQLite database."""
-        names = {r[0] for r in self.db.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        names = table_names(self.db)
         if names and "meta" not in names:
             raise StoreError(f"{self.path}: an SQLite database of something else, not a "
                              f"sparsroof result store; give a new --store file")
 
     def _has_tables(self) -> bool:
-        names = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master")}
-        return {"matrices", "results", "failures"} <= names
+        return {"matrices", "results", "failures"} <= table_names(self.db)
 
     def _check_version(self) -> None:
         row = self.db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
@@ -204,38 +194,89 @@ class Store:
     def __enter__(self) -> Store:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        # after a store error (damage met, disk full) the next opening checks every page
+        self.close(clean=not isinstance(exc, StoreError))
 
-    def close(self) -> None:
+    def close(self, clean: bool = True) -> None:
+        """Close; a clean close removes this process's unfinished claims and its writer
+        row, so that the next opening need not check every page."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._heartbeat is not None:
+            self._heartbeat.stop()
+            self._heartbeat = None
+        if clean and not self.readonly:
+            # a store that cannot be written keeps the row: the next opening checks it
+            with contextlib.suppress(StoreError), self._transaction():
+                self.db.execute("DELETE FROM claims WHERE owner = ?", (self.owner.token,))
+                self.db.execute("DELETE FROM writers WHERE owner = ?", (self.owner.token,))
         self.db.close()
 
+    def _reading(self) -> contextlib.AbstractContextManager[None]:
+        return reading(self.path)
+
     def begin_run(self, argv: Sequence[str]) -> int:
-        cur = self.db.execute("INSERT INTO runs (started, tool_version, argv) VALUES (?, ?, ?)",
-                              (time.time(), __version__, json.dumps(list(argv))))
+        with self._transaction():
+            cur = self.db.execute(
+                "INSERT INTO runs (started, tool_version, argv) VALUES (?, ?, ?)",
+                (time.time(), __version__, json.dumps(list(argv))))
         return int(cur.lastrowid or 0)
 
     def done_specs(self, key: FileKey) -> set[str]:
         """Hashes of the specs already analysed for ``key``."""
-        rows = self.db.execute(
-            "SELECT DISTINCT r.spec_hash FROM matrices m JOIN results r ON r.matrix_id = m.id "
-            "WHERE m.path = ? AND m.member = ? AND m.size = ? AND m.mtime_ns = ? "
-            "AND m.params = ?", key.as_tuple())
+        with self._reading():
+            rows = self.db.execute(
+                "SELECT DISTINCT r.spec_hash FROM matrices m JOIN results r "
+                "ON r.matrix_id = m.id WHERE m.path = ? AND m.member = ? AND m.size = ? "
+                "AND m.mtime_ns = ? AND m.params = ?", key.as_tuple()).fetchall()
         return {r[0] for r in rows}
 
     def failure(self, key: FileKey) -> tuple[str, str] | None:
         """(kind, reason) of a recorded failure for ``key``, or None."""
-        row = self.db.execute(
-            "SELECT kind, reason FROM failures WHERE path = ? AND member = ? AND size = ? "
-            "AND mtime_ns = ? AND params = ?", key.as_tuple()).fetchone()
+        with self._reading():
+            row = self.db.execute(f"SELECT kind, reason FROM failures WHERE {_KEY}",
+                                  key.as_tuple()).fetchone()
         return (row[0], row[1]) if row else None
 
     def header_of(self, key: FileKey) -> tuple[int, int] | None:
         """(rows, stored entries) recorded for ``key``, or None."""
-        row = self.db.execute(
-            "SELECT rows, stored_entries FROM matrices WHERE path = ? AND member = ? "
-            "AND size = ? AND mtime_ns = ? AND params = ?", key.as_tuple()).fetchone()
+        with self._reading():
+            row = self.db.execute(f"SELECT rows, stored_entries FROM matrices WHERE {_KEY}",
+                                  key.as_tuple()).fetchone()
         return (int(row[0]), int(row[1])) if row else None
+
+    def claim(self, key: FileKey, spec_hashes: Iterable[str], since: float,
+              run_id: int | None = None) -> str:
+        """Claim ``key`` for this process before analysing it on ``spec_hashes``.
+
+        ``ours``: go ahead (a new claim, or one taken over from a dead or stale owner);
+        ``busy``: a live process works on it; ``done``: it was stored meanwhile, or its
+        failure recorded at or after ``since`` (by another process of this run's time).
+        """
+        with self._transaction():
+            if set(spec_hashes) <= self.done_specs(key):
+                return "done"
+            failed = self.db.execute(f"SELECT at FROM failures WHERE {_KEY}",
+                                     key.as_tuple()).fetchone()
+            if failed and failed[0] is not None and failed[0] >= since:
+                return "done"
+            row = self.db.execute(f"SELECT owner, host, pid, heartbeat FROM claims "
+                                  f"WHERE {_KEY}", key.as_tuple()).fetchone()
+            if row is not None and row[0] == self.owner.token:
+                return "ours"
+            state = owner_state(*row[1:]) if row is not None else "free"
+            if state == "live":
+                return "busy"
+            o, now = self.owner, time.time()
+            self.db.execute(
+                "INSERT OR REPLACE INTO claims VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (*key.as_tuple(), o.token, o.host, o.pid, now, now))
+            detail = f"from pid {row[2]} on {row[1]} ({state})" if row is not None else ""
+            claims.log(self.db, o, "take-over" if row is not None else "claim", key, run_id,
+                       detail)
+            return "ours"
 
     def _forget_stale(self, key: FileKey) -> None:
         """Drop rows of the same file and parameters recorded for an older version of it."""
@@ -256,22 +297,24 @@ class Store:
              info.get("field"), info.get("symmetry"), json.dumps(json_safe(r.structure)),
              r.class_label, json.dumps(json_safe(r.verdict)) if r.verdict else None,
              __version__, run_id, r.seconds, time.time()))
-        row = self.db.execute(
-            "SELECT id FROM matrices WHERE path = ? AND member = ? AND size = ? AND "
-            "mtime_ns = ? AND params = ?", k.as_tuple()).fetchone()
+        row = self.db.execute(f"SELECT id FROM matrices WHERE {_KEY}", k.as_tuple()).fetchone()
         return int(row[0])
 
     def save(self, result: MatrixResult, run_id: int) -> None:
-        """Store one matrix's rows for every spec, all in one transaction."""
+        """Store one matrix's rows for every spec not stored yet, all in one transaction,
+        and release this process's claim on it."""
+        key = result.key
         with self._transaction():
-            self._forget_stale(result.key)
+            self._forget_stale(key)
             matrix_id = self._matrix_id(result, run_id)
-            self.db.execute(
-                "DELETE FROM failures WHERE path = ? AND member = ? AND size = ? "
-                "AND mtime_ns = ? AND params = ?", result.key.as_tuple())
+            self.db.execute(f"DELETE FROM failures WHERE {_KEY}", key.as_tuple())
+            kept = 0
             for spec in result.specs:
-                self.db.execute("DELETE FROM results WHERE matrix_id = ? AND spec_hash = ?",
-                                (matrix_id, spec.spec_hash))
+                if self.db.execute("SELECT 1 FROM results WHERE matrix_id = ? AND "
+                                   "spec_hash = ? LIMIT 1", (matrix_id, spec.spec_hash)
+                                   ).fetchone():
+                    kept += 1  # stored by another process meanwhile: written once
+                    continue
                 self.db.executemany(
                     "INSERT INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
                     "?, ?)",
@@ -279,20 +322,34 @@ class Store:
                       *(rec.get(c) for c in _RESULT_COLUMNS),
                       json.dumps(json_safe(rec)), __version__, run_id)
                      for rec in spec.records])
+            self.db.execute(f"DELETE FROM claims WHERE {_KEY} AND owner = ?",
+                            (*key.as_tuple(), self.owner.token))
+            claims.log(self.db, self.owner, "analysed", key, run_id,
+                       f"{kept} of {len(result.specs)} specs were stored already" if kept
+                       else "")
 
     def record_failure(self, key: FileKey, name: str, kind: str, reason: str,
                        run_id: int) -> None:
-        """Record (or replace) why ``key`` could not be analysed."""
+        """Record (or replace) why ``key`` could not be analysed, unless another process
+        has taken the matrix over meanwhile (its result or failure will be recorded)."""
         with self._transaction():
             self._forget_stale(key)
+            self.db.execute(f"DELETE FROM claims WHERE {_KEY} AND owner = ?",
+                            (*key.as_tuple(), self.owner.token))
+            if self.db.execute(f"SELECT 1 FROM claims WHERE {_KEY}", key.as_tuple()
+                               ).fetchone():
+                claims.log(self.db, self.owner, "failed", key, run_id,
+                           f"{kind} (not recorded: another process took it over)")
+                return
             self.db.execute(
                 "INSERT OR REPLACE INTO failures (path, member, size, mtime_ns, params, name,"
                 " kind, reason, tool_version, run_id, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, "
                 "?, ?)", (*key.as_tuple(), name, kind, reason, __version__, run_id,
                           time.time()))
+            claims.log(self.db, self.owner, "failed", key, run_id, kind)
 
-    def _transaction(self) -> _Transaction:
-        return _Transaction(self.db, self.path)
+    def _transaction(self) -> Transaction:
+        return Transaction(self.db, self.path)
 
     def rows(self) -> Iterator[dict[str, Any]]:
         """Every result row joined with its matrix: flat dicts for export."""
@@ -301,55 +358,34 @@ class Store:
             " m.numeric_nonzeros, m.density, m.structure, r.spec, r.spec_hash, r.device,"
             " r.record, r.tool_version, r.run_id FROM results r"
             " JOIN matrices m ON m.id = r.matrix_id ORDER BY m.path, m.member, r.rowid")
-        for row in self.db.execute(query):
-            (name, path, member, label, rows, cols, stored, numeric, density, structure,
-             spec, spec_hash, device, record, version, run_id) = row
-            out: dict[str, Any] = {
-                "matrix": name, "path": path, "member": member, "class": label,
-                "rows": rows, "cols": cols, "stored_entries": stored,
-                "numeric_nonzeros": numeric, "density": density,
-                "spec": spec, "spec_hash": spec_hash, "device": device}
-            for k, v in json.loads(record).items():
-                out.setdefault(k, v)
-            out["structure"] = json.loads(structure) if structure else {}
-            out.update({"tool_version": version, "run_id": run_id})
-            yield out
+        with self._reading():
+            for row in self.db.execute(query):
+                yield _flat_row(row)
 
     def failures(self) -> list[dict[str, Any]]:
-        cur = self.db.execute("SELECT name, path, member, kind, reason, tool_version, run_id "
-                              "FROM failures ORDER BY path, member")
-        names = [d[0] for d in cur.description]
-        return [dict(zip(names, row, strict=True)) for row in cur]
+        with self._reading():
+            cur = self.db.execute("SELECT name, path, member, kind, reason, tool_version, "
+                                  "run_id FROM failures ORDER BY path, member")
+            names = [d[0] for d in cur.description]
+            return [dict(zip(names, row, strict=True)) for row in cur]
 
     def query(self, sql: str, args: Iterable[Any] = ()) -> list[tuple[Any, ...]]:
         """Run a read-only query (for reports)."""
-        return list(self.db.execute(sql, tuple(args)))
+        with self._reading():
+            return list(self.db.execute(sql, tuple(args)))
 
 
-class _Transaction:
-    """BEGIN IMMEDIATE ... COMMIT, rolled back when the block raises; a database that
-    cannot be written (disk full, damaged, read-only) becomes a :class:`StoreError`.
-    What was committed before stays in the store."""
+def _flat_row(row: tuple[Any, ...]) -> dict[str, Any]:
+    (name, path, member, label, rows, cols, stored, numeric, density, structure,
+     spec, spec_hash, device, record, version, run_id) = row
+    out: dict[str, Any] = {
+        "matrix": name, "path": path, "member": member, "class": label,
+        "rows": rows, "cols": cols, "stored_entries": stored,
+        "numeric_nonzeros": numeric, "density": density,
+        "spec": spec, "spec_hash": spec_hash, "device": device}
+    for k, v in json.loads(record).items():
+        out.setdefault(k, v)
+    out["structure"] = json.loads(structure) if structure else {}
+    out.update({"tool_version": version, "run_id": run_id})
+    return out
 
-    def __init__(self, db: sqlite3.Connection, path: Path) -> None:
-        self.db = db
-        self.path = path
-
-    def _failed(self, err: BaseException) -> StoreError:
-        return StoreError(f"{self.path}: cannot write to the result store: {err} (the "
-                          f"results saved so far are kept; run again to go on)")
-
-    def __enter__(self) -> None:
-        try:
-            self.db.execute("BEGIN IMMEDIATE")
-        except sqlite3.DatabaseError as err:
-            raise self._failed(err) from None
-
-    def __exit__(self, exc_type: object, exc: BaseException | None, *rest: object) -> None:
-        try:
-            self.db.execute("ROLLBACK" if exc_type else "COMMIT")
-        except sqlite3.DatabaseError as err:
-            if exc is None:
-                raise self._failed(err) from None
-        if isinstance(exc, sqlite3.DatabaseError):
-            raise self._failed(exc) from None

@@ -66,6 +66,8 @@ def _tell(plan: Plan, summary: RunCounts, store: str) -> None:
     parts = [f"{summary.analysed} analysed ({summary.entries:,} entries in "
              f"{summary.seconds:.1f} s)", f"{plan.count('cached')} already in the store",
              f"{len(summary.failures)} failed"]
+    if summary.elsewhere:
+        parts.append(f"{summary.elsewhere} stored by another batch sharing the store")
     parts += [f"{plan.count(s)} {what}" for s, what in (
         ("failed", "failed before (not retried; --retry-failed)"),
         ("filtered", "filtered out")) if plan.count(s)]

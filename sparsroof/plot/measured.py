@@ -15,8 +15,8 @@ from typing import Any
 
 from ..compare import Judged, judge, read_runs
 from ..errors import FigureError
-from ..userfile import read_json
-from .points import OPTIMISTIC, RoofPoint
+from ..userfile import finite_numbers, read_json
+from .points import OPTIMISTIC, RoofPoint, roof_point
 
 __all__ = ["MeasuredPoint", "measured_points", "read_measured", "measured_spec"]
 
@@ -91,11 +91,19 @@ def _from_record(source: str, i: int, r: Any) -> MeasuredPoint:
     if missing:
         raise FigureError(f"{where}: missing {', '.join(missing)} (write it with this "
                           "version's 'sparsroof compare -O json')")
+    def fail(problem: str) -> FigureError:
+        return FigureError(f"{source}: {problem}")
+
+    checked = finite_numbers(r, ("flops_useful", "bytes_total", "measured_s"), fail,
+                             where=f"runs[{i}]", minimum=0)
+    if checked["measured_s"] == 0:
+        raise FigureError(f"{where}: field 'measured_s' is 0, expected a positive time")
+    flops, nbytes = checked["flops_useful"], checked["bytes_total"]
     values = {field: r[key] for key, field in _RECORD.items()}
-    flops, nbytes = float(r["flops_useful"]), float(r["bytes_total"])
-    point = RoofPoint(model=OPTIMISTIC, intensity=flops / nbytes if nbytes else 0.0,
-                      **values)
-    return MeasuredPoint(point, float(r["measured_s"]), str(r["spec"]),
+    point = roof_point(values | {"model": OPTIMISTIC,
+                                 "intensity": flops / nbytes if nbytes else 0.0},
+                       source, f"runs[{i}]")
+    return MeasuredPoint(point, checked["measured_s"], str(r["spec"]),
                          str(r.get("source", where)))
 
 

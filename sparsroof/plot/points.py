@@ -3,21 +3,24 @@
 Records come from :class:`~sparsroof.analysis.Analysis` objects in memory, or from the
 JSON that ``sparsroof analyze --output json`` writes, so that any tool producing that
 document can be drawn. Fields are read by name; anything else in the input is ignored.
+Every point read from a file goes through :func:`roof_point`, which checks each of its
+numbers: a missing field, null, NaN, an infinity, a string or a negative value is one
+error naming the file, the record and the field.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, fields
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import MISSING, dataclass, fields
 from pathlib import Path
 from typing import Any
 
 from ..errors import FigureError
 from ..model.ridgeline import RankBound
-from ..userfile import read_json
+from ..userfile import finite_numbers, read_json
 
-__all__ = ["RoofPoint", "roof_points", "read_results", "read_distributed", "OPTIMISTIC",
-           "PESSIMISTIC"]
+__all__ = ["RoofPoint", "roof_points", "roof_point", "read_results", "read_distributed",
+           "OPTIMISTIC", "PESSIMISTIC", "NUMBERS"]
 
 #: the B-reuse models that bracket every other: perfect reuse and none
 OPTIMISTIC = "compulsory"
@@ -48,6 +51,37 @@ class RoofPoint:
     memory_level: str
     peak_flops: float  # the roof this point was bounded by
     bandwidth: float
+
+
+#: the fields of a RoofPoint that hold numbers (all >= 0); ``width`` is a whole number
+NUMBERS = tuple(f.name for f in fields(RoofPoint) if f.type in ("float", "int"))
+_INTEGERS = ("width",)
+
+
+def roof_point(values: Mapping[str, Any], source: str, where: str = "", *,
+               from_text: bool = False) -> RoofPoint:
+    """A :class:`RoofPoint` from a flat mapping of its fields read from ``source``: every
+    number checked (see :func:`~sparsroof.userfile.finite_numbers`; ``from_text`` for
+    the string cells of a CSV file), the other fields taken as text.
+
+    >>> p = dict(matrix="a", kernel="spmv", width=1, storage="csr", model="compulsory",
+    ...          unit="cuda", precision="fp64", intensity=0.1, attainable_flops=2e11,
+    ...          flops_useful=2e3, flops_executed=2e3, bytes_total=2e4, compute_s=1e-9,
+    ...          memory_s=1e-8, launch_s=0, sol_s=1e-8, bound="memory",
+    ...          memory_level="HBM", peak_flops=1e13, bandwidth=2e12)
+    >>> roof_point(p, "r.json").sol_s
+    1e-08
+    >>> roof_point(p | {"sol_s": float("nan")}, "r.json", "results[2]")
+    Traceback (most recent call last):
+    ...
+    sparsroof.errors.FigureError: r.json: results[2]: field 'sol_s' is NaN, expected a finite number
+    """
+    numbers = finite_numbers(values, NUMBERS, lambda problem: FigureError(
+        f"{source}: {problem}"), where=where, from_text=from_text, minimum=0,
+        integers=_INTEGERS)
+    texts: dict[str, Any] = {f.name: str(_field(source, where or "record", values, f.name))
+             for f in fields(RoofPoint) if f.name not in numbers}
+    return RoofPoint(**texts, **numbers)
 
 
 _TRAFFIC = ("kernel", "width", "storage", "model", "intensity", "flops_useful",
@@ -89,7 +123,7 @@ def _points_of(source: str, doc: dict[str, Any]) -> list[RoofPoint]:
             b = _field(source, at, r, "bound")
             values = {k: _field(source, f"{at}.traffic", t, k) for k in _TRAFFIC}
             values |= {k: _field(source, f"{at}.bound", b, k) for k in _BOUND}
-            points.append(RoofPoint(matrix=str(name), **values))
+            points.append(roof_point(values | {"matrix": name}, source, at))
     return points
 
 
@@ -115,7 +149,6 @@ def read_distributed(path: str | Path) -> list[tuple[str, str, list[RankBound]]]
     if not isinstance(matrices, list):
         raise FigureError(f"{source}: expected the JSON of 'sparsroof analyze --output json' "
                           "(no 'matrices' list)")
-    names = {f.name for f in fields(RankBound)}
     found = []
     for i, m in enumerate(matrices):
         rows = m.get("distributed") if isinstance(m, dict) else None
@@ -123,13 +156,31 @@ def read_distributed(path: str | Path) -> list[tuple[str, str, list[RankBound]]]
             continue
         where = f"matrices[{i}]"
         name = str(_field(source, where, _field(source, where, m, "matrix"), "name"))
-        try:
-            bounds = [RankBound(**{k: v for k, v in r.items() if k in names}) for r in rows]
-        except (TypeError, AttributeError):
+        if not isinstance(rows, list):
             raise FigureError(f"{source}: {where}.distributed: expected the rank bounds "
-                              "of 'sparsroof analyze --ranks'") from None
+                              "of 'sparsroof analyze --ranks'")
+        bounds = [_rank_bound(source, f"{where}.distributed[{j}]", r)
+                  for j, r in enumerate(rows)]
         found.append((name, str(m.get("spec", "")), bounds))
     return found
+
+
+#: RankBound's numbers: those every document has, and those added later (kept at their
+#: defaults where a document lacks them)
+_RANK_NUMBERS = tuple(f.name for f in fields(RankBound) if f.type in ("float", "int")
+                      and f.default is MISSING)
+_RANK_LATER = tuple(f.name for f in fields(RankBound) if f.type in ("float", "int")
+                    and f.default is not MISSING)
+
+
+def _rank_bound(source: str, where: str, r: Any) -> RankBound:
+    if not isinstance(r, dict):
+        raise FigureError(f"{source}: {where}: expected an object")
+    names = _RANK_NUMBERS + tuple(k for k in _RANK_LATER if k in r)
+    numbers = finite_numbers(r, names, lambda problem: FigureError(f"{source}: {problem}"),
+                             where=where, minimum=0,
+                             integers=("ranks", "width", "slowest_rank"))
+    return RankBound(bound=str(_field(source, where, r, "bound")), **numbers)
 
 
 def common(points: Sequence[RoofPoint], attr: str, source: str = "results") -> str:

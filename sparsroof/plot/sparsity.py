@@ -11,15 +11,13 @@ line per (model, pattern), the pattern by colour and the model by line style.
 from __future__ import annotations
 
 import csv
-import json
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import FigureError
-from ..userfile import read_text
+from ..userfile import finite_numbers, read_json, read_text
 from .style import MARKERS, PALETTE, new_figure
 
 if TYPE_CHECKING:
@@ -43,21 +41,20 @@ class SparsityPoint:
     model: str = ""
 
 
-def _point(source: str, where: str, raw: dict[str, Any]) -> SparsityPoint:
-    missing = [f for f in _FIELDS if raw.get(f) in (None, "")]
+def _point(source: str, where: str, raw: dict[str, Any], from_text: bool) -> SparsityPoint:
+    missing = [f for f in _FIELDS if f not in raw or raw[f] == ""]
     if missing:
         raise FigureError(f"{source}: {where}: missing {', '.join(missing)} "
                           f"(columns: {', '.join(_FIELDS)})")
-    try:
-        sparsity, speedup, accuracy = (float(raw[f]) for f in _FIELDS[1:])
-    except (TypeError, ValueError):
-        raise FigureError(f"{source}: {where}: sparsity, speedup and accuracy must be "
-                          "numbers") from None
+    numbers = finite_numbers(raw, _FIELDS[1:], lambda problem: FigureError(
+        f"{source}: {problem}"), where=where, from_text=from_text)
+    sparsity, speedup, accuracy = (numbers[f] for f in _FIELDS[1:])
     if not 0.0 <= sparsity <= 1.0:
         raise FigureError(f"{source}: {where}: sparsity {sparsity:g} is not a fraction in "
                           "[0, 1] (write 0.5 for 50 %)")
-    if not (speedup > 0 and math.isfinite(speedup) and math.isfinite(accuracy)):
-        raise FigureError(f"{source}: {where}: speedup must be positive and finite")
+    if not speedup > 0:
+        raise FigureError(f"{source}: {where}: field 'speedup' is {speedup:g}, expected a "
+                          "positive number")
     return SparsityPoint(str(raw["pattern"]), sparsity, speedup, accuracy,
                          str(raw.get("model") or ""))
 
@@ -65,20 +62,19 @@ def _point(source: str, where: str, raw: dict[str, Any]) -> SparsityPoint:
 def read_sparsity_points(path: str | Path) -> list[SparsityPoint]:
     """Points from a CSV with a header row, or JSON (a list, or {"points": [...]})."""
     source = str(path)
-    text = read_text(path, lambda problem: FigureError(f"{source}: {problem}"))
+    def fail(problem: str) -> FigureError:
+        return FigureError(f"{source}: {problem}")
+
     if source.lower().endswith(".json"):
-        try:
-            doc = json.loads(text)
-        except json.JSONDecodeError as err:
-            raise FigureError(f"{source}: line {err.lineno}: not valid JSON: {err.msg}") from None
+        doc = read_json(path, fail)
         rows = doc.get("points") if isinstance(doc, dict) else doc
         if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
             raise FigureError(f"{source}: expected a list of objects with "
                               f"{', '.join(_FIELDS)}")
-        points = [_point(source, f"point {i}", r) for i, r in enumerate(rows)]
+        points = [_point(source, f"point {i}", r, False) for i, r in enumerate(rows)]
     else:
-        reader = csv.DictReader(text.splitlines())
-        points = [_point(source, f"line {reader.line_num}", row) for row in reader]
+        reader = csv.DictReader(read_text(path, fail).splitlines())
+        points = [_point(source, f"line {reader.line_num}", row, True) for row in reader]
     if not points:
         raise FigureError(f"{source}: no points")
     return points
