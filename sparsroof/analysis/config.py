@@ -45,7 +45,9 @@ class Config:
     and the optimistic/pessimistic band); ``unit`` None picks the unit per format;
     ``launches`` None means one launch where the spec has a launch overhead; ``reorder``
     names orderings (:data:`sparsroof.structure.reorder.ORDERINGS`) whose reordered
-    matrix is analysed too and set beside the original by the cache-aware model."""
+    matrix is analysed too and set beside the original by the cache-aware model;
+    ``hyb_split`` "rule" splits HYB by Bell & Garland's width, "least" at the width that
+    stores the fewest bytes (the bound of a HYB split by any rule)."""
 
     kernel: str = "spmv"
     widths: tuple[int, ...] = (1,)
@@ -62,6 +64,7 @@ class Config:
     hub_fraction: float = 0.001
     block_size: int | None = None
     reorder: tuple[str, ...] = ()
+    hyb_split: str = "rule"
 
     def __post_init__(self) -> None:
         checks = (
@@ -87,6 +90,7 @@ class Config:
              f"unknown ordering in {self.reorder} (choose from {', '.join(ORDERINGS)})"),
             (not self.reorder or bool({"auto", "cache-aware"} & set(self.models)),
              "--reorder compares the cache-aware model: keep auto or cache-aware in --model"),
+            (self.hyb_split in ("rule", "least"), "the HYB split is 'rule' or 'least'"),
         )
         for ok, message in checks:
             if not ok:

@@ -103,7 +103,7 @@ def _plan(s: Structure, spec: HwSpec, config: Config, verdict: Verdict | None) -
     return _Plan(
         models=_models(config, class_model),
         params=ModelParams(config.reuse_factor, config.hub_fraction, config.block_size,
-                           _cache_bytes(spec)),
+                           _cache_bytes(spec), config.hyb_split),
         launches=_launches(config, spec),
         nm_group=nm_pattern(s.nm_conformance)[:2] if "nm" in config.storages else None,
         block=int(block) if block else None,

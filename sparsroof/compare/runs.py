@@ -42,6 +42,9 @@ GINKGO_FORMATS = {
     # cuSPARSE's CSR and generic CSR/COO as Ginkgo's older releases name them
     "cusp_csr": "csr", "cusp_csrmp": "csr", "cusp_csrmm": "csr", "cusp_gcsr": "csr",
     "cusp_gcsr2": "csr", "cusp_gcoo": "coo",
+    # HYB split by Ginkgo's strategies (bounded at the split that stores least)
+    **{f"hybrid{k}": "hyb" for k in ("0", "25", "33", "40", "60", "80", "limit0", "limit25",
+                                     "limit33", "minstorage")},
     "hipsparse_coo": "coo", "hipsparse_ell": "ell", "hipsparse_hybrid": "hyb",
 }
 

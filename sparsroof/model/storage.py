@@ -22,6 +22,7 @@ __all__ = [
     "coo",
     "ell",
     "hyb_width",
+    "hyb_least_width",
     "hyb",
     "bsr",
     "dia",
@@ -98,15 +99,36 @@ def hyb_width(row_length_counts: np.ndarray, m: int) -> int:
     return int(qualifying[-1] + 1) if qualifying.size else 0
 
 
-def hyb(row_length_counts: np.ndarray, m: int, s_v: int, s_i: int) -> Storage:
-    """HYB: ELL of width K_h plus COO for the entries of each row beyond K_h.
+def hyb_least_width(row_length_counts: np.ndarray, m: int, s_v: int, s_i: int) -> int:
+    """The ELL width K whose HYB split stores the fewest bytes: m·K ELL slots of s_v + s_i
+    bytes plus the entries beyond K as COO (s_v + 2·s_i each). A HYB made by another rule
+    (a library's own heuristic) moves at least these bytes.
+
+    >>> counts = np.bincount([1] * 5000 + [3] * 4500 + [9] * 10)
+    >>> hyb_least_width(counts, 9510, 8, 4)   # 1: pad 4,510 rows to 3 costs more than COO
+    1
+    """
+    if row_length_counts.size <= 1:
+        return 0
+    rows_at_least = np.cumsum(row_length_counts[::-1])[::-1]  # rows with >= K entries
+    # entries beyond width K: the sum over j > K of the rows with at least j entries
+    beyond = np.concatenate([np.cumsum(rows_at_least[:0:-1])[::-1], [0]])
+    widths = np.arange(row_length_counts.size)
+    cost = m * widths * (s_v + s_i) + beyond * (s_v + 2 * s_i)
+    return int(np.argmin(cost))
+
+
+def hyb(row_length_counts: np.ndarray, m: int, s_v: int, s_i: int,
+        width: int | None = None) -> Storage:
+    """HYB: ELL of width K_h plus COO for the entries of each row beyond K_h (Bell &
+    Garland's width unless ``width`` is given).
 
     >>> counts = np.bincount([1] * 5000 + [3] * 4500 + [9] * 10)
     >>> s = hyb(counts, 9510, 8, 4)
     >>> s.values_stored == 9510 * 3 + 10 * 6    # ELL slots + overflow entries
     True
     """
-    width = hyb_width(row_length_counts, m)
+    width = hyb_width(row_length_counts, m) if width is None else width
     lengths = np.arange(row_length_counts.size)
     overflow = int(np.sum(np.maximum(lengths - width, 0) * row_length_counts))
     part_ell, part_coo = ell(m, width, s_v, s_i), coo(overflow, s_v, s_i)

@@ -68,6 +68,7 @@ class ModelParams:
     hub_fraction: float = 0.001
     block_size: int | None = None
     cache_bytes: float | None = None
+    hyb_split: str = "rule"  # "rule": Bell & Garland's width; "least": the fewest bytes
 
 
 @dataclass(frozen=True)
@@ -135,8 +136,10 @@ def nm_pattern(conformance: dict[str, float]) -> tuple[int, int, float]:
     return 2, 4, conformance.get("2:4", 0.0)
 
 
-def storage_of(s: Structure, name: str, s_v: int, s_i: int) -> Storage:
-    """A of structure ``s`` stored in format ``name``."""
+def storage_of(s: Structure, name: str, s_v: int, s_i: int, hyb_split: str = "rule"
+               ) -> Storage:
+    """A of structure ``s`` stored in format ``name``; HYB split by Bell & Garland's rule or
+    (``hyb_split="least"``) at the width that stores the fewest bytes."""
     if name.startswith("bsr"):
         b = int(name[3:])
         return formats.bsr(s.blocks[b], s.rows, b, s_v, s_i)
@@ -148,7 +151,10 @@ def storage_of(s: Structure, name: str, s_v: int, s_i: int) -> Storage:
         "csc": lambda: formats.csc(s.stored_entries, s.cols, s_v, s_i),
         "coo": lambda: formats.coo(s.stored_entries, s_v, s_i),
         "ell": lambda: formats.ell(s.rows, s.max_row_length, s_v, s_i),
-        "hyb": lambda: formats.hyb(s.row_length_counts, s.rows, s_v, s_i),
+        "hyb": lambda: formats.hyb(
+            s.row_length_counts, s.rows, s_v, s_i,
+            formats.hyb_least_width(s.row_length_counts, s.rows, s_v, s_i)
+            if hyb_split == "least" else None),
         "dia": lambda: formats.dia(s.n_diagonals, s.rows, s_v, s_i),
         "dense": lambda: formats.dense(s.rows, s.cols, s_v),
     }
@@ -253,7 +259,7 @@ def traffic(s: Structure, *, kernel: str, width: int, storage: str, model: str, 
     model does not apply to this matrix or spec)."""
     params = params or ModelParams()
     s_v, s_i = VALUE_BYTES[dtype], INDEX_BYTES[index]
-    a = storage_of(s, storage, s_v, s_i)
+    a = storage_of(s, storage, s_v, s_i, params.hyb_split)
     if storage == "dense":  # a dense A multiplies every row of B: one model only
         b: tuple[float, str] | None = (
             (float(s.cols * width * s_v), "all of B") if model == "compulsory" else None)
