@@ -75,22 +75,26 @@ def _spec(source: str, name: str | None) -> HwSpec:
 def _results(kind: str, results: str | None, measured: str | None, out: str, hw: str | None,
              size: str | None, dpi: int) -> None:
     if not results and not measured:
-        raise click.UsageError("give RESULTS.json, --measured RUNS, or both")
-    points, spec_name = read_results(results) if results else ([], None)
+        raise click.UsageError("give RESULTS, --measured RUNS, or both")
+    chosen = load_spec(hw) if hw else None
+    points, spec_name = (read_results(results, chosen.name if chosen else None) if results
+                         else ([], None))
     runs = read_measured(measured, hw=hw or spec_name or "a100") if measured else []
     if runs and not results:
         spec_name = measured_spec(runs, str(measured))
-    spec = _spec(results or str(measured), hw or spec_name)
+    spec = chosen or _spec(results or str(measured), spec_name)
     echo_written(plot_points(points, spec, out, kind=kind, size=size_of(size), dpi=dpi,
                              measured=runs))
 
 
 def _results_command(kind: str, summary: str) -> Any:
     @click.command(kind, help=f"{summary}\n\nRESULTS is the output of "
-                   "'sparsroof analyze --output json'. --measured draws measured runs "
+                   "'sparsroof analyze' with --output json or csv, or an export of "
+                   "'sparsroof batch --export' (.csv, .json, .parquet); results "
+                   "of several specs draw those of --hw. --measured draws measured runs "
                    "beside their bound (the output of 'sparsroof compare -O json', or any "
                    "file 'sparsroof compare' reads), with a line from bound to run.")
-    @click.argument("results", metavar="[RESULTS.json]", required=False)
+    @click.argument("results", metavar="[RESULTS]", required=False)
     @click.option("--measured", default=None, metavar="RUNS",
                   help="Measured runs to draw beside their bound.")
     @_OUT
