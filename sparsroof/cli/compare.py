@@ -36,10 +36,11 @@ def command(runs_file: str, hw: str, kernel: str, width: int, dtype: str, time_u
     the % of SoL and the term that bound it (launch floor, a memory level, compute).
 
     RUNS is a CSV with the columns matrix,time_s and optionally kernel, format, d, dtype,
-    hw (matrix paths relative to the CSV); or the JSON of 'sparsroof bench -O json'; or
-    Ginkgo's SpMV benchmark JSON. A run faster than its bound is a violation: it is listed
-    with the term that set the bound. A bad row gets a one-line error and the rest are
-    still judged. Exit code 1 if any run is a violation or any row has an error.
+    hw, implementation (matrix paths relative to the CSV); or the JSON of 'sparsroof
+    bench -O json'; or Ginkgo's SpMV benchmark JSON. A run faster than its bound is a
+    violation: it is listed with the term that set the bound. A bad row gets a one-line
+    error and the rest are still judged. Exit code 1 if any run is a violation or any
+    row has an error.
 
     \b
     Examples:

@@ -10,6 +10,7 @@ from ..errors import SpecError
 from ..hardware.library import load_spec
 from ..hardware.spec import HwSpec
 from ..plot import (
+    figure_format,
     measured_spec,
     parse_size,
     plot_points,
@@ -56,6 +57,8 @@ def command() -> None:
       sparsroof compare measured.csv --hw v100-sxm2 -O json > judged.json
       sparsroof plot roofline --measured judged.json -o measured.png
       sparsroof plot sparsity-roofline points.csv -o sparsity.svg
+      sparsroof analyze data/*.mtx --kernel spmm --d 1,4,16,64 --model all -O json > models.json
+      sparsroof plot reuse models.json -o reuse.png
       sparsroof analyze data/lap2d_64.mtx --hw clx-ridgeline --dtype fp32 \\
           --kernel spmm --d 16 --ranks 1,2,4,8,16 --output json > ranks.json
       sparsroof plot ridgeline ranks.json -o ridge.png
@@ -114,6 +117,49 @@ command.add_command(_results_command(
     "roofline", "Log-log roofline of every result against every ceiling of the spec."))
 command.add_command(_results_command(
     "time", "Time-based roofline: complexity plane beside the compute/memory time plane."))
+
+
+@command.command("reuse")
+@click.argument("results", metavar="RESULTS")
+@click.option("--measured", default=None, metavar="RUNS",
+              help="Measured runs to draw on the lines (as for 'plot roofline').")
+@click.option("--at", "at", default="class", show_default=True, metavar="MODEL",
+              help="The model whose line each run is drawn on: a model name, or 'class' "
+                   "for each matrix's class model.")
+@click.option("--storage", default=None, metavar="NAME",
+              help="Storage format drawn [default: the first of the results].")
+@_OUT
+@click.option("--hw", default=None, metavar="NAME|PATH",
+              help="Hardware spec [default: the one the results name].")
+@SIZE_OPTION
+@DPI_OPTION
+def reuse(results: str, measured: str | None, at: str, storage: str | None, out: str,
+          hw: str | None, size: str | None, dpi: int) -> None:
+    """Sparsity-aware roofline: one vertical line per B-reuse model at its intensity.
+
+    One panel per matrix shows the bandwidth-bound region of the roofline; each model's
+    arithmetic intensity is a vertical line per width d that ends at the model's bound,
+    and measured runs stand on one model's line at the FLOP/s they reached, one marker
+    per implementation (the 'implementation' column of a runs CSV, the backend of
+    'sparsroof bench'). RESULTS is what 'plot roofline' reads; analyze with --model all
+    for every model, and with --no-cache-roof for main memory's roof only.
+
+    \b
+    Examples:
+      sparsroof analyze data/*.mtx --kernel spmm --d 1,4,16,64 --model all -O json > models.json
+      sparsroof plot reuse models.json -o reuse.png
+      sparsroof plot reuse models.json --measured measured.csv --at compulsory -o reuse.png
+    """
+    from ..plot import reuse_figure
+
+    figure_format(out)
+    chosen = load_spec(hw) if hw else None
+    points, spec_name = read_results(results, chosen.name if chosen else None)
+    spec = chosen or _spec(results, spec_name)
+    runs = read_measured(measured, hw=spec.name) if measured else []
+    fig = reuse_figure(points, spec, measured=runs, at=at, storage=storage,
+                       size=size_of(size) or (9.0, 5.0), dpi=dpi)
+    echo_written(save(fig, out))
 
 
 @command.command("sparsity-roofline")

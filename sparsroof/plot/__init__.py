@@ -1,5 +1,5 @@
-"""Figures of sparsroof results: roofline, time-based roofline, ridgeline, sparsity
-roofline and spy plots.
+"""Figures of sparsroof results: roofline, sparsity-aware (reuse model) roofline,
+time-based roofline, ridgeline, sparsity roofline and spy plots.
 
 The only part of sparsroof that uses matplotlib, and only inside functions: importing
 this package does not import matplotlib. Every ``*_figure`` function returns a
@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from ..hardware.spec import HwSpec
     from .measured import MeasuredPoint, measured_points, measured_spec, read_measured
     from .points import RoofPoint, read_distributed, read_results, roof_points
+    from .reuse import reuse_figure
     from .ridge import RidgePoint, ridge_region, ridgeline, ridgeline_figure
     from .roof import roofline_figure
     from .sparsity import SparsityPoint, read_sparsity_points, sparsity_roofline_figure
@@ -35,6 +36,7 @@ _HOMES = {
     **dict.fromkeys(["RoofPoint", "read_distributed", "read_results", "roof_points"], "points"),
     **dict.fromkeys(["RidgePoint", "ridge_region", "ridgeline", "ridgeline_figure"], "ridge"),
     "roofline_figure": "roof",
+    "reuse_figure": "reuse",
     **dict.fromkeys(["SparsityPoint", "read_sparsity_points", "sparsity_roofline_figure"],
                     "sparsity"),
     **dict.fromkeys(["density", "spy_figure"], "spy"),
@@ -74,6 +76,7 @@ __all__ = [
     "read_measured",
     "read_results",
     "read_sparsity_points",
+    "reuse_figure",
     "ridge_points",
     "ridge_region",
     "ridgeline",

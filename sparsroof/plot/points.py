@@ -51,6 +51,7 @@ class RoofPoint:
     memory_level: str
     peak_flops: float  # the roof this point was bounded by
     bandwidth: float
+    role: str = ""  # the model's role: class, optimistic, pessimistic, measured or ""
 
 
 _TRAFFIC = ("kernel", "width", "storage", "model", "intensity", "flops_useful",
@@ -67,7 +68,7 @@ def roof_points(analyses: Iterable[Any]) -> list[RoofPoint]:
             t, b = r.traffic, r.bound
             values = {k: getattr(t, k) for k in _TRAFFIC}
             values |= {k: getattr(b, k) for k in _BOUND}
-            points.append(RoofPoint(matrix=a.matrix.name, **values))
+            points.append(RoofPoint(matrix=a.matrix.name, role=r.role, **values))
     return points
 
 
@@ -93,7 +94,8 @@ def _points_of(source: str, doc: dict[str, Any]) -> list[tuple[RoofPoint, str]]:
             b = _field(source, at, r, "bound")
             values = {k: _field(source, f"{at}.traffic", t, k) for k in _TRAFFIC}
             values |= {k: _field(source, f"{at}.bound", b, k) for k in _BOUND}
-            points.append((RoofPoint(matrix=str(name), **values), spec))
+            points.append((RoofPoint(matrix=str(name), role=str(r.get("role") or ""),
+                                     **values), spec))
     return points
 
 

@@ -79,6 +79,7 @@ def _point(row: dict[str, Any]) -> tuple[Fields, str]:
         values["matrix"] = f"{values['matrix']} ({ordering})"
     values |= {f: _number(row[c], c) for f, c in _NUMBER.items()}
     values["width"] = int(width)
+    values["role"] = _text(row.get("role"), "role", False)
     return values, _text(row.get("spec"), "spec", False)
 
 
@@ -133,7 +134,8 @@ def _parquet_rows(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
         raise FigureError(f"{path}: not a Parquet table ({err})") from None
     _check_columns(str(path), table.column_names)
     for i, row in enumerate(table.select(list(_COLUMNS) + [
-            c for c in ("spec", "ordering") if c in table.column_names]).to_pylist(), 1):
+            c for c in ("spec", "ordering", "role") if c in table.column_names]
+            ).to_pylist(), 1):
         yield f"{path}: row {i}", row
 
 
