@@ -28,8 +28,9 @@ __all__ = ["command"]
 @OUTPUT_OPTION
 @click.option("--plot", "plot_file", default=None, metavar="FILE",
               help="Also draw the runs beside their bound: .png, .svg or .pdf.")
-@click.option("--plot-kind", type=click.Choice(["roofline", "time"]), default="roofline",
-              show_default=True, help="Figure of --plot: roofline or time-based roofline.")
+@click.option("--plot-kind", type=click.Choice(["roofline", "time", "complexity-time"]),
+              default="roofline", show_default=True,
+              help="Figure of --plot: roofline, time-based or complexity-time roofline.")
 def command(runs_file: str, hw: str, kernel: str, width: int, dtype: str, time_unit: str,
             output: str, plot_file: str | None, plot_kind: str) -> int:
     """Judge measured run times against their bound: per run the bound, the measured time,

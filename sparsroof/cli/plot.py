@@ -54,6 +54,7 @@ def command() -> None:
       sparsroof analyze data/*.mtx --output json > results.json
       sparsroof plot roofline results.json -o roofline.png
       sparsroof plot time results.json -o time.pdf
+      sparsroof plot complexity-time results.json -o complexity-time.png
       sparsroof compare measured.csv --hw v100-sxm2 -O json > judged.json
       sparsroof plot roofline --measured judged.json -o measured.png
       sparsroof plot sparsity-roofline points.csv -o sparsity.svg
@@ -117,6 +118,9 @@ command.add_command(_results_command(
     "roofline", "Log-log roofline of every result against every ceiling of the spec."))
 command.add_command(_results_command(
     "time", "Time-based roofline: complexity plane beside the compute/memory time plane."))
+command.add_command(_results_command(
+    "complexity-time", "Complexity and time in one plane: each kernel's bytes and FLOPs "
+    "(closed symbol) and its memory and compute time scaled by the roofs (open symbol)."))
 
 
 @command.command("reuse")
@@ -148,7 +152,8 @@ def reuse(results: str, measured: str | None, at: str, storage: str | None, out:
     Examples:
       sparsroof analyze data/*.mtx --kernel spmm --d 1,4,16,64 --model all -O json > models.json
       sparsroof plot reuse models.json -o reuse.png
-      sparsroof plot reuse models.json --measured measured.csv --at compulsory -o reuse.png
+      sparsroof analyze data/lap2d_64.mtx --model all -O json > spmv.json
+      sparsroof plot reuse spmv.json --measured measured.csv --at compulsory -o reuse.png
     """
     from ..plot import reuse_figure
 

@@ -18,6 +18,7 @@ from ..errors import FigureError
 
 if TYPE_CHECKING:
     from ..hardware.spec import HwSpec
+    from .complexity_time import complexity_time_figure
     from .measured import MeasuredPoint, measured_points, measured_spec, read_measured
     from .points import RoofPoint, read_distributed, read_results, roof_points
     from .reuse import reuse_figure
@@ -42,6 +43,7 @@ _HOMES = {
     **dict.fromkeys(["density", "spy_figure"], "spy"),
     **dict.fromkeys(["figure_format", "parse_size", "save"], "style"),
     "time_roofline_figure": "timeroof",
+    "complexity_time_figure": "complexity_time",
 }
 
 
@@ -63,6 +65,7 @@ __all__ = [
     "RidgePoint",
     "RoofPoint",
     "SparsityPoint",
+    "complexity_time_figure",
     "read_distributed",
     "density",
     "figure_format",
@@ -90,14 +93,15 @@ __all__ = [
 ]
 
 #: figure kinds drawn from analysis results
-KINDS = ("roofline", "time", "ridgeline")
+KINDS = ("roofline", "time", "complexity-time", "ridgeline")
 
 
 def plot_points(points: Sequence[RoofPoint], spec: HwSpec, path: str | Path, *,
                 kind: str = "roofline", size: tuple[float, float] | None = None,
                 dpi: int = 150, measured: Sequence[MeasuredPoint] = ()) -> Path:
-    """Draw ``points`` (and ``measured`` runs beside their bound) as a roofline or
-    time-based roofline and write ``path``."""
+    """Draw ``points`` (and ``measured`` runs beside their bound) as a roofline, a
+    time-based roofline or a complexity-time roofline and write ``path``."""
+    from .complexity_time import complexity_time_figure
     from .roof import roofline_figure
     from .style import figure_format, save
     from .timeroof import time_roofline_figure
@@ -113,8 +117,12 @@ def plot_points(points: Sequence[RoofPoint], spec: HwSpec, path: str | Path, *,
     elif kind == "time":
         fig = time_roofline_figure(points, spec, size=size or (12.0, 5.5), dpi=dpi,
                                    measured=measured)
+    elif kind == "complexity-time":
+        fig = complexity_time_figure(points, spec, size=size or (9.0, 6.5), dpi=dpi,
+                                     measured=measured)
     else:
-        raise FigureError(f"unknown figure kind {kind!r} (use roofline, time)")
+        raise FigureError(f"unknown figure kind {kind!r} (use roofline, time, "
+                          "complexity-time)")
     return save(fig, path)
 
 

@@ -90,17 +90,18 @@ def _class_model(lines: Sequence[RoofPoint]) -> str:
 def runs_on_lines(lines: Sequence[RoofPoint], measured: Sequence[MeasuredPoint],
                   at: str = CLASS) -> list[RunOnLine]:
     """Each run on the line of model ``at`` (``class``: its matrix's class model) of its
-    matrix and width. A run of a matrix or width the results do not hold is an error."""
-    by_key = {(p.matrix, p.width, p.model): p for p in lines}
+    matrix, kernel and width. A run the results hold no such line for is an error."""
+    by_key = {(p.matrix, p.kernel, p.width, p.model): p for p in lines}
     out = []
     for m in measured:
         mine = [p for p in lines if p.matrix == m.bound.matrix]
         model = _class_model(mine) if at == CLASS else at
-        line = by_key.get((m.bound.matrix, m.bound.width, model))
+        b = m.bound
+        line = by_key.get((b.matrix, b.kernel, b.width, model))
         if line is None:
             raise FigureError(f"{m.source}: the results hold no {model} line for "
-                              f"{m.bound.matrix} at d={m.bound.width} (analyze that matrix "
-                              "at that width with --model all)")
+                              f"{b.matrix} at d={b.width} ({b.kernel}; analyze that matrix "
+                              "with that kernel and width and --model all)")
         out.append(RunOnLine(m, line))
     return out
 
