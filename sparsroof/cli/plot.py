@@ -9,6 +9,7 @@ import click
 from ..errors import SpecError
 from ..hardware.library import load_spec
 from ..hardware.spec import HwSpec
+from ..model.traffic import MODELS
 from ..plot import (
     figure_format,
     measured_spec,
@@ -127,9 +128,9 @@ command.add_command(_results_command(
 @click.argument("results", metavar="RESULTS")
 @click.option("--measured", default=None, metavar="RUNS",
               help="Measured runs to draw on the lines (as for 'plot roofline').")
-@click.option("--at", "at", default="class", show_default=True, metavar="MODEL",
-              help="The model whose line each run is drawn on: a model name, or 'class' "
-                   "for each matrix's class model.")
+@click.option("--at", "at", type=click.Choice(["class", *MODELS]), default="class",
+              show_default=True, help="The model whose line each run is drawn on ('class': "
+              "each matrix's class model).")
 @click.option("--storage", default=None, metavar="NAME",
               help="Storage format drawn [default: the first of the results].")
 @_OUT
