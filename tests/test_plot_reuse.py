@@ -191,3 +191,19 @@ def test_plot_reuse_command(tmp_path: Path) -> None:
         assert bad.returncode == code and needle in bad.stderr, bad.stderr
         assert bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr
     assert json.loads(out.stdout)["kind"] == "analyze" and math.isfinite(points[0].intensity)
+
+
+def test_launch_bound_tops_are_counted() -> None:
+    """On an A100 the bundled matrices' small widths are bound by the launch overhead: their
+    lines end at F / t_launch, below every roof, and the panel says how many do."""
+    a100 = load_spec("a100")
+    pts = roof_points([analyze(load(LAP), a100, Config(kernel="spmm", widths=WIDTHS))])
+    ax = reuse_figure(pts, a100).axes[0]
+    launched = [p for p in pts if p.bound == "launch"]
+    assert launched and len(launched) < len(pts)
+    note = [t for t in ax.texts if t.get_gid() == "launch-note"]
+    assert note[0].get_text() == f"{len(launched)} of {len(pts)} tops: launch overhead"
+    lines = _artists(ax.figure, "reuse|")
+    for p in launched:
+        top = lines[f"reuse|lap2d_64|{p.model}|{p.width}"].get_ydata()[1]
+        assert top == pytest.approx(p.flops_useful / 1.3e-6)  # the spec's 1.3 us launch

@@ -9,7 +9,8 @@ line per (model, width d), each model in its colour; lines that coincide are dra
 striped in the colours of all their models. Measured runs sit on the line of one model
 (by default the matrix's class model, where the paper puts them) at the FLOP/s they
 reached, one marker per implementation; a run above the top of its line beat that
-model's bound and is crossed in red.
+model's bound and is crossed in red. A line whose bound is the launch overhead ends below
+every roof, at F / t_launch; the panel counts such lines.
 """
 
 from __future__ import annotations
@@ -237,6 +238,10 @@ def _panel(ax: Axes, lines: Sequence[RoofPoint], runs: Sequence[RunOnLine], spec
     _label(ax, lines, runs)
     ax.set_title(f"{short(lines[0].matrix)} (class model: {_class_model(lines)})",
                  fontsize=8.5)
+    launched = sum(p.bound == "launch" for p in lines)
+    if launched:  # such a top is F / t_launch, below every roof
+        ax.text(0.01, 0.99, f"{launched} of {len(lines)} tops: launch overhead", fontsize=6.5,
+                color="0.3", ha="left", va="top", transform=ax.transAxes, gid="launch-note")
 
 
 def _legend(fig: Figure, roofs: dict[str, tuple[float, bool]], colors: dict[str, str],
