@@ -72,8 +72,8 @@ from .common import (
 @click.option("--plot", "plot_path", default=None, metavar="FILE",
               help="Also draw the results to FILE (.png, .svg or .pdf).")
 @click.option("--plot-kind", type=click.Choice(KINDS), default="roofline", show_default=True,
-              help="Figure for --plot: roofline, time-based roofline, or ridgeline "
-                   "(needs --ranks).")
+              help="Figure for --plot: roofline, time-based roofline, complexity-time "
+                   "roofline, or ridgeline (needs --ranks).")
 def command(matrices: tuple[str, ...], hw: str, kernel: str, widths: tuple[str, ...],
             dtype: str, index: str, storages: tuple[str, ...], models: tuple[str, ...],
             unit: str | None, precision: str | None, launches: int | None,

@@ -36,8 +36,9 @@ __all__ = ["command"]
 @OUTPUT_OPTION
 @click.option("--plot", "plot_file", default=None, metavar="FILE",
               help="Also draw the runs beside their bound: .png, .svg or .pdf.")
-@click.option("--plot-kind", type=click.Choice(["roofline", "time"]), default="roofline",
-              show_default=True, help="Figure of --plot: roofline or time-based roofline.")
+@click.option("--plot-kind", type=click.Choice(["roofline", "time", "complexity-time"]),
+              default="roofline", show_default=True,
+              help="Figure of --plot: roofline, time-based or complexity-time roofline.")
 def command(runs_file: str, hw: str, kernel: str, width: int, dtype: str, time_unit: str,
             calibration_file: str | None, output: str, plot_file: str | None,
             plot_kind: str) -> int:
@@ -45,10 +46,11 @@ def command(runs_file: str, hw: str, kernel: str, width: int, dtype: str, time_u
     the % of SoL and the term that bound it (launch floor, a memory level, compute).
 
     RUNS is a CSV with the columns matrix,time_s and optionally kernel, format, d, dtype,
-    hw (matrix paths relative to the CSV); or the JSON of 'sparsroof bench -O json'; or
-    Ginkgo's SpMV benchmark JSON. A run faster than its bound is a violation: it is listed
-    with the term that set the bound. A bad row gets a one-line error and the rest are
-    still judged. Exit code 1 if any run is a violation or any row has an error.
+    hw, implementation (matrix paths relative to the CSV); or the JSON of 'sparsroof
+    bench -O json'; or Ginkgo's SpMV benchmark JSON. A run faster than its bound is a
+    violation: it is listed with the term that set the bound. A bad row gets a one-line
+    error and the rest are still judged. Exit code 1 if any run is a violation or any
+    row has an error.
 
     \b
     Examples:

@@ -9,7 +9,9 @@ import click
 from ..errors import OptionError, SpecError
 from ..hardware.library import load_spec
 from ..hardware.spec import HwSpec
+from ..model.traffic import MODELS
 from ..plot import (
+    figure_format,
     measured_spec,
     parse_size,
     plot_points,
@@ -53,11 +55,14 @@ def command() -> None:
       sparsroof analyze data/*.mtx --output json > results.json
       sparsroof plot roofline results.json -o roofline.png
       sparsroof plot time results.json -o time.pdf
+      sparsroof plot complexity-time results.json -o complexity-time.png
       sparsroof compare measured.csv --hw v100-sxm2 -O json > judged.json
       sparsroof plot roofline --measured judged.json -o measured.png
       sparsroof plot sparsity-roofline points.csv -o sparsity.svg
       sparsroof whatif swin_tiny --accuracy acc.csv --points swin.csv
       sparsroof plot accuracy swin.csv -o accuracy.png
+      sparsroof analyze data/*.mtx --kernel spmm --d 1,4,16,64 --model all -O json > models.json
+      sparsroof plot reuse models.json -o reuse.png
       sparsroof analyze data/lap2d_64.mtx --hw clx-ridgeline --dtype fp32 \\
           --kernel spmm --d 16 --ranks 1,2,4,8,16 --output json > ranks.json
       sparsroof plot ridgeline ranks.json -o ridge.png
@@ -77,14 +82,16 @@ def _spec(source: str, name: str | None) -> HwSpec:
 def _results(kind: str, results: str | None, measured: str | None, out: str, hw: str | None,
              size: str | None, dpi: int) -> None:
     if not results and not measured:
-        raise click.UsageError("give RESULTS.json, --measured RUNS, or both")
+        raise click.UsageError("give RESULTS, --measured RUNS, or both")
     if results and _whatif_layers(kind, results, measured, out, size, dpi):
         return
-    points, spec_name = read_results(results) if results else ([], None)
+    chosen = load_spec(hw) if hw else None
+    points, spec_name = (read_results(results, chosen.name if chosen else None) if results
+                         else ([], None))
     runs = read_measured(measured, hw=hw or spec_name or "a100") if measured else []
     if runs and not results:
         spec_name = measured_spec(runs, str(measured))
-    spec = _spec(results or str(measured), hw or spec_name)
+    spec = chosen or _spec(results or str(measured), spec_name)
     echo_written(plot_points(points, spec, out, kind=kind, size=size_of(size), dpi=dpi,
                              measured=runs))
 
@@ -107,12 +114,13 @@ def _whatif_layers(kind: str, results: str, measured: str | None, out: str, size
 
 def _results_command(kind: str, summary: str) -> Any:
     @click.command(kind, help=f"{summary}\n\nRESULTS is the output of "
-                   "'sparsroof analyze --output json', or of 'sparsroof whatif --output "
-                   "json' (each layer's dense GEMM and sparse kernel). --measured draws "
-                   "measured runs beside their bound (the output of 'sparsroof compare -O "
-                   "json', or any file 'sparsroof compare' reads), with a line from bound to "
-                   "run.")
-    @click.argument("results", metavar="[RESULTS.json]", required=False)
+                   "'sparsroof analyze' with --output json or csv, an export of "
+                   "'sparsroof batch --export' (.csv, .json, .parquet), or the JSON of "
+                   "'sparsroof whatif' (each layer's dense GEMM and sparse kernel); results "
+                   "of several specs draw those of --hw. --measured draws measured runs "
+                   "beside their bound (the output of 'sparsroof compare -O json', or any "
+                   "file 'sparsroof compare' reads), with a line from bound to run.")
+    @click.argument("results", metavar="[RESULTS]", required=False)
     @click.option("--measured", default=None, metavar="RUNS",
                   help="Measured runs to draw beside their bound.")
     @_OUT
@@ -132,6 +140,53 @@ command.add_command(_results_command(
     "roofline", "Log-log roofline of every result against every ceiling of the spec."))
 command.add_command(_results_command(
     "time", "Time-based roofline: complexity plane beside the compute/memory time plane."))
+command.add_command(_results_command(
+    "complexity-time", "Complexity and time in one plane: each kernel's bytes and FLOPs "
+    "(closed symbol) and its memory and compute time scaled by the roofs (open symbol)."))
+
+
+@command.command("reuse")
+@click.argument("results", metavar="RESULTS")
+@click.option("--measured", default=None, metavar="RUNS",
+              help="Measured runs to draw on the lines (as for 'plot roofline').")
+@click.option("--at", "at", type=click.Choice(["class", *MODELS]), default="class",
+              show_default=True, help="The model whose line each run is drawn on ('class': "
+              "each matrix's class model).")
+@click.option("--storage", default=None, metavar="NAME",
+              help="Storage format drawn [default: the first of the results].")
+@_OUT
+@click.option("--hw", default=None, metavar="NAME|PATH",
+              help="Hardware spec [default: the one the results name].")
+@SIZE_OPTION
+@DPI_OPTION
+def reuse(results: str, measured: str | None, at: str, storage: str | None, out: str,
+          hw: str | None, size: str | None, dpi: int) -> None:
+    """Sparsity-aware roofline: one vertical line per B-reuse model at its intensity.
+
+    One panel per matrix shows the bandwidth-bound region of the roofline; each model's
+    arithmetic intensity is a vertical line per width d that ends at the model's bound,
+    and measured runs stand on one model's line at the FLOP/s they reached, one marker
+    per implementation (the 'implementation' column of a runs CSV, the backend of
+    'sparsroof bench'). RESULTS is what 'plot roofline' reads; analyze with --model all
+    for every model, and with --no-cache-roof for main memory's roof only.
+
+    \b
+    Examples:
+      sparsroof analyze data/*.mtx --kernel spmm --d 1,4,16,64 --model all -O json > models.json
+      sparsroof plot reuse models.json -o reuse.png
+      sparsroof analyze data/lap2d_64.mtx --model all -O json > spmv.json
+      sparsroof plot reuse spmv.json --measured measured.csv --at compulsory -o reuse.png
+    """
+    from ..plot import reuse_figure
+
+    figure_format(out)
+    chosen = load_spec(hw) if hw else None
+    points, spec_name = read_results(results, chosen.name if chosen else None)
+    spec = chosen or _spec(results, spec_name)
+    runs = read_measured(measured, hw=spec.name) if measured else []
+    fig = reuse_figure(points, spec, measured=runs, at=at, storage=storage,
+                       size=size_of(size) or (9.0, 5.0), dpi=dpi)
+    echo_written(save(fig, out))
 
 
 @command.command("sparsity-roofline")

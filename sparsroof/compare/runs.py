@@ -2,12 +2,14 @@
 of Ginkgo's SpMV benchmark.
 
 - CSV: a header with ``matrix`` and ``time_s``, and optionally ``kernel`` (spmv/spmm),
-  ``format`` (a storage name), ``d`` (width of B), ``dtype`` and ``hw`` (a spec name or
-  path). Matrix paths are relative to the CSV's folder.
+  ``format`` (a storage name), ``d`` (width of B), ``dtype``, ``hw`` (a spec name or
+  path) and ``implementation`` (the code that ran: a library, a kernel variant; runs of
+  one format by several codes stay apart in figures). Matrix paths are relative to the
+  CSV's folder.
 - ``bench -O json``: each result's fastest repetition (``min_s``), its format, width,
-  dtype and the spec it was run against (the user's YAML file where the document names
-  one, else the spec's name), with the calibration whose measured roofs ``bench`` used;
-  the matrix is the result's ``path``.
+  dtype, backend (the implementation) and the spec it was run against (the user's YAML
+  file where the document names one, else the spec's name), with the calibration whose
+  measured roofs ``bench`` used; the matrix is the result's ``path``.
 - Ginkgo benchmark JSON (a list of objects, each with ``filename`` and an ``spmv`` mapping of
   format name to ``{"time": ..., "completed": true}``): every completed format's time, in
   the unit ``time_unit`` says (Ginkgo's releases differ: check your version's output).
@@ -62,6 +64,7 @@ class MeasuredRun:
     dtype: str = "fp64"
     hw: str | None = None  # None: the spec given on the command line
     calibration: str | None = None  # a calibration's file: its measured roofs bound the run
+    implementation: str = ""  # the code that ran (a library, a backend), where known
 
 
 @dataclass(frozen=True)
@@ -118,7 +121,8 @@ def _csv_run(row: dict[str, str], source: str, base: Path, d: _Defaults) -> Meas
         kernel=kernel, storage=(row.get("format") or "").strip().lower() or "csr",
         width=int(_number(width, "d")) if width.strip() else d.width,
         dtype=(row.get("dtype") or "").strip() or d.dtype,
-        hw=(row.get("hw") or "").strip() or None)
+        hw=(row.get("hw") or "").strip() or None,
+        implementation=(row.get("implementation") or "").strip())
 
 
 def _read_csv(path: Path, d: _Defaults) -> tuple[list[MeasuredRun], list[RowError]]:
@@ -150,7 +154,8 @@ def _bench_runs(doc: dict[str, Any], path: Path) -> list[MeasuredRun]:
             source=f"{path}:results[{i}]", matrix=str(base / matrix), time_s=float(r["min_s"]),
             kernel=r.get("kernel", "spmv"), storage=r.get("storage", "csr"),
             width=int(r.get("width", 1)), dtype=r.get("dtype", "fp64"),
-            hw=doc.get("spec_file") or doc.get("spec"), calibration=doc.get("calibration")))
+            hw=doc.get("spec_file") or doc.get("spec"), calibration=doc.get("calibration"),
+            implementation=str(r.get("backend") or "")))
     return out
 
 

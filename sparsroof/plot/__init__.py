@@ -1,5 +1,5 @@
-"""Figures of sparsroof results: roofline, time-based roofline, ridgeline, sparsity
-roofline and spy plots.
+"""Figures of sparsroof results: roofline, sparsity-aware (reuse model) roofline,
+time-based roofline, ridgeline, sparsity roofline and spy plots.
 
 The only part of sparsroof that uses matplotlib, and only inside functions: importing
 this package does not import matplotlib. Every ``*_figure`` function returns a
@@ -18,6 +18,7 @@ from ..errors import FigureError
 
 if TYPE_CHECKING:
     from ..hardware.spec import HwSpec
+    from .complexity_time import complexity_time_figure
     from .layers import (
         LayerPoint,
         layer_roofline_figure,
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     )
     from .measured import MeasuredPoint, measured_points, measured_spec, read_measured
     from .points import RoofPoint, read_distributed, read_results, roof_points
+    from .reuse import reuse_figure
     from .ridge import RidgePoint, ridge_region, ridgeline, ridgeline_figure
     from .roof import roofline_figure
     from .sparsity import SparsityPoint, read_sparsity_points, sparsity_roofline_figure
@@ -42,6 +44,7 @@ _HOMES = {
     **dict.fromkeys(["RoofPoint", "read_distributed", "read_results", "roof_points"], "points"),
     **dict.fromkeys(["RidgePoint", "ridge_region", "ridgeline", "ridgeline_figure"], "ridge"),
     "roofline_figure": "roof",
+    "reuse_figure": "reuse",
     **dict.fromkeys(["SparsityPoint", "read_sparsity_points", "sparsity_roofline_figure"],
                     "sparsity"),
     **dict.fromkeys(["density", "spy_figure"], "spy"),
@@ -49,6 +52,7 @@ _HOMES = {
     "time_roofline_figure": "timeroof",
     **dict.fromkeys(["LayerPoint", "layer_roofline_figure", "plot_whatif_layers",
                      "read_whatif_layers", "whatif_document"], "layers"),
+    "complexity_time_figure": "complexity_time",
 }
 
 
@@ -71,6 +75,7 @@ __all__ = [
     "RidgePoint",
     "RoofPoint",
     "SparsityPoint",
+    "complexity_time_figure",
     "read_distributed",
     "density",
     "figure_format",
@@ -87,6 +92,7 @@ __all__ = [
     "read_results",
     "read_sparsity_points",
     "read_whatif_layers",
+    "reuse_figure",
     "ridge_points",
     "ridge_region",
     "ridgeline",
@@ -101,14 +107,15 @@ __all__ = [
 ]
 
 #: figure kinds drawn from analysis results
-KINDS = ("roofline", "time", "ridgeline")
+KINDS = ("roofline", "time", "complexity-time", "ridgeline")
 
 
 def plot_points(points: Sequence[RoofPoint], spec: HwSpec, path: str | Path, *,
                 kind: str = "roofline", size: tuple[float, float] | None = None,
                 dpi: int = 150, measured: Sequence[MeasuredPoint] = ()) -> Path:
-    """Draw ``points`` (and ``measured`` runs beside their bound) as a roofline or
-    time-based roofline and write ``path``."""
+    """Draw ``points`` (and ``measured`` runs beside their bound) as a roofline, a
+    time-based roofline or a complexity-time roofline and write ``path``."""
+    from .complexity_time import complexity_time_figure
     from .roof import roofline_figure
     from .style import figure_format, save
     from .timeroof import time_roofline_figure
@@ -124,8 +131,12 @@ def plot_points(points: Sequence[RoofPoint], spec: HwSpec, path: str | Path, *,
     elif kind == "time":
         fig = time_roofline_figure(points, spec, size=size or (12.0, 5.5), dpi=dpi,
                                    measured=measured)
+    elif kind == "complexity-time":
+        fig = complexity_time_figure(points, spec, size=size or (9.0, 6.5), dpi=dpi,
+                                     measured=measured)
     else:
-        raise FigureError(f"unknown figure kind {kind!r} (use roofline, time)")
+        raise FigureError(f"unknown figure kind {kind!r} (use roofline, time, "
+                          "complexity-time)")
     return save(fig, path)
 
 

@@ -29,6 +29,7 @@ class MeasuredPoint:
     measured_s: float
     spec: str
     source: str
+    implementation: str = ""  # the code that ran, where the runs say
 
     @property
     def ratio(self) -> float:
@@ -69,7 +70,8 @@ def measured_points(judged: Iterable[Judged]) -> list[MeasuredPoint]:
             compute_s=b.compute_s, memory_s=b.memory_s, launch_s=b.launch_s,
             sol_s=b.sol_s, bound=b.bound, memory_level=b.memory_level,
             peak_flops=b.peak_flops, bandwidth=b.bandwidth)
-        out.append(MeasuredPoint(point, j.run.time_s, j.spec, j.run.source))
+        out.append(MeasuredPoint(point, j.run.time_s, j.spec, j.run.source,
+                                 j.run.implementation))
     return out
 
 
@@ -104,7 +106,7 @@ def _from_record(source: str, i: int, r: Any) -> MeasuredPoint:
                                  "intensity": flops / nbytes if nbytes else 0.0},
                        source, f"runs[{i}]")
     return MeasuredPoint(point, checked["measured_s"], str(r["spec"]),
-                         str(r.get("source", where)))
+                         str(r.get("source", where)), str(r.get("implementation") or ""))
 
 
 def read_measured(path: str | Path, *, hw: str = "a100", time_unit: str = "s"

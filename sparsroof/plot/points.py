@@ -1,11 +1,12 @@
 """What the roofline plots draw: one flat record per (matrix, width, format, model).
 
-Records come from :class:`~sparsroof.analysis.Analysis` objects in memory, or from the
-JSON that ``sparsroof analyze --output json`` writes, so that any tool producing that
-document can be drawn. Fields are read by name; anything else in the input is ignored.
-Every point read from a file goes through :func:`roof_point`, which checks each of its
-numbers: a missing field, null, NaN, an infinity, a string or a negative value is one
-error naming the file, the record and the field.
+Records come from :class:`~sparsroof.analysis.Analysis` objects in memory, from the
+JSON that ``sparsroof analyze --output json`` writes, or from the tables of results that
+``analyze -O csv`` and ``batch --export`` write (:mod:`.tabular`), so that any tool
+producing those documents can be drawn. Fields are read by name; anything else in the
+input is ignored. Every point read from a file goes through :func:`roof_point`, which
+checks each of its numbers: a missing field, null, NaN, an infinity, a string or a
+negative value is one error naming the file, the record and the field.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 from ..errors import FigureError
 from ..model.ridgeline import RankBound
 from ..userfile import finite_numbers, read_json
+from .tabular import TABLE_SUFFIXES, json_rows, read_table, table_points
 
 __all__ = ["RoofPoint", "roof_points", "roof_point", "read_results", "read_distributed",
            "OPTIMISTIC", "PESSIMISTIC", "NUMBERS"]
@@ -51,6 +53,7 @@ class RoofPoint:
     memory_level: str
     peak_flops: float  # the roof this point was bounded by
     bandwidth: float
+    role: str = ""  # the model's role: class, optimistic, pessimistic, measured or ""
 
 
 #: the fields of a RoofPoint that hold numbers (all >= 0); ``width`` is a whole number
@@ -80,8 +83,9 @@ def roof_point(values: Mapping[str, Any], source: str, where: str = "", *,
         f"{source}: {problem}"), where=where, from_text=from_text, minimum=0,
         integers=_INTEGERS)
     texts: dict[str, Any] = {f.name: str(_field(source, where or "record", values, f.name))
-             for f in fields(RoofPoint) if f.name not in numbers}
-    return RoofPoint(**texts, **numbers)
+                             for f in fields(RoofPoint)
+                             if f.name not in numbers and f.name != "role"}
+    return RoofPoint(**texts, **numbers, role=str(values.get("role") or ""))
 
 
 _TRAFFIC = ("kernel", "width", "storage", "model", "intensity", "flops_useful",
@@ -98,7 +102,7 @@ def roof_points(analyses: Iterable[Any]) -> list[RoofPoint]:
             t, b = r.traffic, r.bound
             values = {k: getattr(t, k) for k in _TRAFFIC}
             values |= {k: getattr(b, k) for k in _BOUND}
-            points.append(RoofPoint(matrix=a.matrix.name, **values))
+            points.append(RoofPoint(matrix=a.matrix.name, role=r.role, **values))
     return points
 
 
@@ -108,7 +112,7 @@ def _field(source: str, where: str, record: Any, key: str) -> Any:
     return record[key]
 
 
-def _points_of(source: str, doc: dict[str, Any]) -> list[RoofPoint]:
+def _points_of(source: str, doc: dict[str, Any]) -> list[tuple[RoofPoint, str]]:
     matrices = doc.get("matrices")
     if not isinstance(matrices, list):
         raise FigureError(f"{source}: expected the JSON of 'sparsroof analyze --output json' "
@@ -117,27 +121,51 @@ def _points_of(source: str, doc: dict[str, Any]) -> list[RoofPoint]:
     for i, m in enumerate(matrices):
         where = f"matrices[{i}]"
         name = _field(source, where, _field(source, where, m, "matrix"), "name")
+        spec = str(m.get("spec") or "")
         for j, r in enumerate(_field(source, where, m, "results")):
             at = f"{where}.results[{j}]"
             t = _field(source, at, r, "traffic")
             b = _field(source, at, r, "bound")
             values = {k: _field(source, f"{at}.traffic", t, k) for k in _TRAFFIC}
             values |= {k: _field(source, f"{at}.bound", b, k) for k in _BOUND}
-            points.append(roof_point(values | {"matrix": name}, source, at))
+            points.append((roof_point(values | {"matrix": name, "role": r.get("role")},
+                                      source, at), spec))
     return points
 
 
-def read_results(path: str | Path) -> tuple[list[RoofPoint], str | None]:
-    """Points and spec name from an analyze JSON document at ``path``."""
+def read_results(path: str | Path, spec: str | None = None
+                 ) -> tuple[list[RoofPoint], str | None]:
+    """Points and spec name from saved results at ``path``: the JSON of ``analyze -O
+    json``, the CSV of ``analyze -O csv``, or an export of ``batch --export`` (CSV,
+    Parquet or JSON). Results of several specs keep only those of ``spec`` (a spec's
+    name), which must then be one of them."""
     source = str(path)
-    doc = read_json(path, lambda problem: FigureError(f"{source}: {problem}"))
-    if not isinstance(doc, dict):
-        raise FigureError(f"{source}: expected a JSON object")
-    points = _points_of(source, doc)
-    if not points:
+    if Path(path).suffix.lower() in TABLE_SUFFIXES:
+        pairs = [(roof_point(fields, source), spec) for fields, spec in read_table(path)]
+    else:
+        doc = read_json(path, lambda problem: FigureError(f"{source}: {problem}"))
+        if not isinstance(doc, dict):
+            raise FigureError(f"{source}: expected a JSON object")
+        if doc.get("kind") == "batch":
+            pairs = [(roof_point(fields, source), spec) for fields, spec in
+                     table_points(source, json_rows(source, doc.get("rows")))]
+        else:
+            pairs = _points_of(source, doc)
+    if not pairs:
         raise FigureError(f"{source}: no results to plot")
-    specs = {str(m.get("spec")) for m in doc["matrices"] if m.get("spec")}
-    return points, (specs.pop() if len(specs) == 1 else None)
+    return _of_one_spec(source, pairs, spec)
+
+
+def _of_one_spec(source: str, pairs: list[tuple[RoofPoint, str]], spec: str | None
+                 ) -> tuple[list[RoofPoint], str | None]:
+    """The points of the one spec the results hold, or of ``spec`` among several."""
+    specs = sorted({s for _, s in pairs if s})
+    if len(specs) <= 1:
+        return [p for p, _ in pairs], (specs[0] if specs else None)
+    if spec not in specs:
+        raise FigureError(f"{source}: results of {len(specs)} specs ({', '.join(specs)}): "
+                          "pass --hw with one of them to draw its results")
+    return [p for p, s in pairs if s == spec], spec
 
 
 def read_distributed(path: str | Path) -> list[tuple[str, str, list[RankBound]]]:

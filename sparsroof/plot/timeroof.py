@@ -6,14 +6,15 @@ arithmetic intensity, the bold one the machine balance P/β, and the box below
 (β·t_launch, P·t_launch) is work so small that the launch overhead dominates. Right, the
 same kernels at (memory time B/β, compute time F/P): above the diagonal compute-bound,
 below it memory-bound, iso-time curves max(t_c, t_m) = T are L-shaped, and the square
-of side t_launch is launch-bound.
+of side t_launch is launch-bound. In both planes the three regions are shaded
+(:mod:`.regions`).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..errors import FigureError
 from ..hardware.spec import HwSpec
@@ -22,6 +23,7 @@ from .gaps import draw_gaps, gap_handles, gap_summary
 from .labels import place_labels
 from .measured import MeasuredPoint
 from .points import OPTIMISTIC, RoofPoint, common
+from .regions import region_handles, shade_regions
 from .roof import (
     decades,
     drawable,
@@ -38,10 +40,11 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
     from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
 
 __all__ = ["time_roofline_figure"]
 
-_LAUNCH: dict[str, Any] = {"facecolor": "#E69F00", "alpha": 0.15, "edgecolor": "#E69F00", "lw": 1.0}
+_LAUNCH_TEXT = "#7a3b62"  # the launch region's purple, dark enough for text
 
 
 def _scatter(ax: Axes, points: Sequence[RoofPoint], x: str, y: str, tag: str) -> None:
@@ -91,6 +94,7 @@ def _complexity(ax: Axes, points: Sequence[RoofPoint], peak: float, bw: float,
         ax.plot([lo, hi], [lo * 10.0**k, hi * 10.0**k], color="0.85", lw=0.6, zorder=0)
     ax.plot([lo, hi], [lo * balance, hi * balance], color="black", lw=1.4, zorder=1,
             gid="balance", label=f"machine balance {balance:.3g} FLOP/B")
+    shade_regions(ax, balance, (corner[0], corner[1]) if launch else None)
     if launch:
         _box(ax, corner[0], corner[1], f"launch overhead\n{si(launch, 's')} dominates")
     log_axis(ax.xaxis, "B")
@@ -99,15 +103,13 @@ def _complexity(ax: Axes, points: Sequence[RoofPoint], peak: float, bw: float,
     ax.set_ylabel("computational complexity (FLOPs executed)")
     ax.set_title("complexity plane (grey: constant AI, ×10 apart)", fontsize=9)
     _scatter(ax, points, "bytes_total", "flops_executed", "complexity")
-    ax.legend(loc="upper left", fontsize=7.5, framealpha=0.9)
+    ax.legend(handles=[*ax.get_legend_handles_labels()[0], *region_handles(launch)],
+              loc="lower right", fontsize=7, framealpha=0.9)
 
 
 def _box(ax: Axes, x: float, y: float, text: str) -> None:
-    from matplotlib.patches import Rectangle
-
-    x0, y0 = ax.get_xlim()[0], ax.get_ylim()[0]
-    ax.add_patch(Rectangle((x0, y0), x - x0, y - y0, zorder=0.5, gid="launch", **_LAUNCH))
-    ax.text(x, y, text, fontsize=7, color="#8a5a00", ha="right", va="top",
+    """The launch box's words, in its corner (the box is shaded with the regions)."""
+    ax.text(x, y, text, fontsize=7, color=_LAUNCH_TEXT, ha="right", va="top",
             transform=ax.transData, zorder=4)
 
 
@@ -144,6 +146,7 @@ def _times(ax: Axes, points: Sequence[RoofPoint], launch: float | None,
                 zorder=0.8, gid=f"isotime|{t:g}")
         ax.annotate(si(t, "s"), (t, lim[0]), xytext=(2, 3), textcoords="offset points",
                     fontsize=6.5, color="0.35", rotation=90, ha="left", va="bottom")
+    shade_regions(ax, 1.0, (launch, launch) if launch else None)
     if launch:
         _box(ax, launch, launch, f"launch-bound\n(< {si(launch, 's')})")
     ax.text(0.04, 0.96, "compute-bound", transform=ax.transAxes, fontsize=8, va="top",
@@ -158,13 +161,14 @@ def _times(ax: Axes, points: Sequence[RoofPoint], launch: float | None,
     _scatter(ax, points, "memory_s", "compute_s", "time")
     if measured:
         draw_gaps(ax, measured, matrix_colors(points), _sol_at, _run_at, "time", _model_at)
-    _legend(ax, points, gap_handles(measured) if measured else [])
+    _legend(ax, points, [*region_handles(launch),
+                         *(gap_handles(measured) if measured else [])])
 
 
-def _legend(ax: Axes, points: Sequence[RoofPoint], extra: Sequence[Line2D] = ()) -> None:
+def _legend(ax: Axes, points: Sequence[RoofPoint], extra: Sequence[Line2D | Patch] = ()
+            ) -> None:
     """Matrices by colour and (format, model) by marker, beside the time plane."""
     from matplotlib.lines import Line2D
-    from matplotlib.patches import Patch
 
     numbered = len(matrix_colors(points)) > 1
     handles: list[Line2D | Patch] = [

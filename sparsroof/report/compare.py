@@ -21,7 +21,8 @@ def record(j: Judged) -> dict[str, Any]:
     b = j.bound
     return {"source": j.run.source, "matrix": j.matrix, "path": j.run.matrix,
             "stored_entries": j.stored_entries, "kernel": j.run.kernel,
-            "format": j.run.storage, "d": j.run.width, "dtype": j.run.dtype, "spec": j.spec,
+            "format": j.run.storage, "implementation": j.run.implementation,
+            "d": j.run.width, "dtype": j.run.dtype, "spec": j.spec,
             "measured_s": j.run.time_s, "bound_s": b.sol_s, "pct_sol": j.pct_sol,
             "measured_over_bound": j.ratio, "bound": b.bound, "band": j.band,
             "memory_level": b.memory_level, "bytes_total": j.bytes_total,
