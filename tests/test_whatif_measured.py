@@ -1,7 +1,9 @@
 """Measured layer times against the Sparsity Roofline's SoL (section 3.4), worked by hand.
 
-A100 at fp16 (see test_whatif): HBM 2039 GB/s. Layer fc: 64 x 128 weights, n = 16,
-occurring twice. Dense GEMM 22528 bytes, SoL 22528 / 2039e9 = 11.049 ns (memory bound);
+The hand values use the A100's peaks and HBM (2039 GB/s) without its L2 and its launch
+floor, so that they isolate the memory term (the spec below); the last test checks that
+on the bundled A100 both apply. Layer fc: 64 x 128 weights, n = 16, occurring twice, at
+fp16. Dense GEMM 22528 bytes, SoL 22528 / 2039e9 = 11.049 ns (memory bound);
 unstructured 75 %: CSR 12548 + features 6144 = 18692 bytes, SoL 9.167 ns.
 """
 
@@ -16,6 +18,8 @@ import pytest
 
 from sparsroof.errors import MeasuredRunsError
 from sparsroof.hardware.library import load_spec
+
+from .conftest import ROOT
 from sparsroof.whatif.manifest import Layer, Manifest
 from sparsroof.whatif.measured import measured_layers, model_totals, read_layer_times
 from sparsroof.whatif.placement import Options
@@ -33,6 +37,18 @@ layers:
 """
 
 
+def _hbm_only(tmp_path: Path) -> Path:
+    """The bundled A100 spec without its L2 level and its launch floor."""
+    lines = (ROOT / "hwspecs" / "a100-80gb.yaml").read_text().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("  - name: L2"))
+    end = next(i for i, line in enumerate(lines) if line.startswith("  - name: HBM2e"))
+    kept = [line for line in lines[:start] + lines[end:]
+            if not line.startswith(("launch_overhead:", "aliases:"))]
+    path = tmp_path / "hbm-only.yaml"
+    path.write_text("\n".join(kept).replace("name: a100-80gb", "name: hbm-only") + "\n")
+    return path
+
+
 def _times(tmp_path: Path, rows: str) -> Path:
     path = tmp_path / "times.csv"
     path.write_text("layer,pattern,sparsity,time_s\n" + rows)
@@ -43,7 +59,8 @@ def test_per_layer_and_per_model_pct_of_sol(tmp_path: Path) -> None:
     path = _times(tmp_path, "fc,dense,,20e-9\nfc,unstructured,75,20e-9\nhead,dense,,1e-9\n")
     times, bad = read_layer_times(path)
     assert bad == []
-    found, errors = measured_layers(times, NET, load_spec("a100"), Options())
+    found, errors = measured_layers(times, NET, load_spec(str(_hbm_only(tmp_path))),
+                                    Options())
     assert errors == []
     assert [m.bound.sol_s for m in found[:2]] == pytest.approx([DENSE_SOL, SPARSE_SOL])
     totals = {t.pattern: t for t in model_totals(found)}
@@ -79,10 +96,11 @@ def test_bad_rows_are_one_line_each_and_the_rest_is_judged(tmp_path: Path) -> No
         read_layer_times(tmp_path / "no.csv")
 
 
-def _cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def _cli(tmp_path: Path, *args: str, hw: str = "") -> subprocess.CompletedProcess[str]:
     (tmp_path / "toy.yaml").write_text(MANIFEST)
-    return subprocess.run([sys.executable, "-m", "sparsroof", "whatif", "toy.yaml", *args],
-                          capture_output=True, text=True, cwd=tmp_path)
+    spec = hw or str(_hbm_only(tmp_path))
+    return subprocess.run([sys.executable, "-m", "sparsroof", "whatif", "toy.yaml", "--hw",
+                           spec, *args], capture_output=True, text=True, cwd=tmp_path)
 
 
 def test_cli_exits_1_on_a_layer_faster_than_its_sol(tmp_path: Path) -> None:
@@ -106,3 +124,18 @@ def test_cli_exits_1_on_a_layer_faster_than_its_sol(tmp_path: Path) -> None:
     table = _cli(tmp_path, "--measured", "times.csv")
     assert table.returncode == 0, table.stderr
     assert "55.2" in table.stdout and "per model" in table.stdout  # 11.049 / 20 ns
+
+
+def test_on_the_bundled_a100_the_launch_floor_and_l2_bound_the_layers(tmp_path: Path) -> None:
+    """Whatever the study's options, measured times are judged against the bound compare
+    uses: fc's 22,528 bytes fit the L2 (5.5 TB/s: 4.1 ns), so one launch, 1.3 us, binds; a
+    20 ns run beats it, a 2 us run does not."""
+    _times(tmp_path, "fc,dense,,20e-9\nfc,dense,,2e-6\n")
+    out = _cli(tmp_path, "--measured", "times.csv", "-O", "json", hw="a100")
+    assert out.returncode == 1
+    runs = {r["source"]: r for r in json.loads(out.stdout)["runs"]}
+    fast, slow = runs["times.csv:2"], runs["times.csv:3"]
+    assert fast["bound_s"] == pytest.approx(1.3e-6) and fast["bound"] == "launch"
+    assert fast["memory_level"] == "L2"
+    assert fast["memory_s"] == pytest.approx(22528 / 5.5e12)
+    assert fast["violation"] is True and slow["violation"] is False

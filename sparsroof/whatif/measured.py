@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import csv
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..errors import MeasuredRunsError, SparsroofError
@@ -137,7 +137,12 @@ def _measure(t: LayerTime, layer: Layer, manifest: Manifest, spec: HwSpec,
 def measured_layers(times: list[LayerTime], manifest: Manifest, spec: HwSpec,
                     options: Options) -> tuple[list[MeasuredLayer], list[tuple[str, str]]]:
     """Each time beside its layer's kernel bound; an unknown layer or model, or a pattern
-    the layer cannot take, becomes a (source, problem) error and the rest are kept."""
+    the layer cannot take, becomes a (source, problem) error and the rest are kept.
+
+    A measured time is judged against the bound ``compare`` uses, whatever the study's
+    own options say: the cache level a layer's working set fits (not main memory) and
+    one kernel launch, so that no real run can beat it."""
+    options = replace(options, cache_roof=True, launches=max(options.launches, 1))
     by_name = {layer.name: layer for layer in manifest.layers}
     found, errors = [], []
     for t in times:
