@@ -119,3 +119,19 @@ def test_cli_json_table_and_saved_figure(tmp_path: Path) -> None:
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1
     none = _cli("whatif", cwd=tmp_path)
     assert none.returncode == 2 and "--mlp" in none.stderr
+
+
+def test_a_step_that_fits_a_cache_is_charged_at_that_cache() -> None:
+    """A bound must hold for a real run: a rank whose working set (the bytes its step
+    moves, each tensor once) fits the A100's 40 MB L2 is charged at the L2's bandwidth,
+    a larger one at HBM's."""
+    from sparsroof.whatif.mlp import mlp_study
+
+    a100 = load_spec("a100")
+    l2, hbm = (lv.bandwidth.value for lv in a100.memory)
+    # 512 x 512, batch 256 over 1 rank, fp32: 4·(2·512·512 + 2·256·512 + 2·256·512) =
+    # 4 MiB; 8192 x 8192, batch 8192: 4·(2·8192² + 4·8192²) = 1.5 GiB
+    small = mlp_study(MlpLayer(512, 512, 256), a100, [1], "fp32")[2][0]
+    large = mlp_study(MlpLayer(8192, 8192, 8192), a100, [1], "fp32")[2][0]
+    assert (small.bandwidth, large.bandwidth) == (l2, hbm)
+    assert small.memory_s == pytest.approx(4 * (2 * 512 * 512 + 4 * 256 * 512) / l2)

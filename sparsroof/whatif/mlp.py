@@ -2,8 +2,10 @@
 study (*Ridgeline: A 2D Roofline Model for Distributed Systems*, §III) on a spec.
 
 The GEMMs run on the spec's fastest dense unit at the value precision (tensor cores where
-it has them, else its vector units), memory at main-memory bandwidth, the all-reduce at
-the spec's network bandwidth. The model itself is :mod:`sparsroof.model.mlp`.
+it has them, else its vector units), memory at the bandwidth of the fastest level that
+holds a rank's working set (its step moves each tensor once, so the working set is the
+memory bytes; main memory for the paper's layers), the all-reduce at the spec's network
+bandwidth. The model itself is :mod:`sparsroof.model.mlp`.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from collections.abc import Sequence
 from ..analysis.config import _ints
 from ..errors import OptionError
 from ..hardware.spec import HwSpec
-from ..model.bound import resolve_unit
+from ..model.bound import memory_level, resolve_unit
 from ..model.mlp import MlpLayer, mlp_rank_bound
 from ..model.ridgeline import RankBound
 from ..model.traffic import VALUE_BYTES
@@ -37,8 +39,14 @@ def mlp_study(layer: MlpLayer, spec: HwSpec, ranks: Sequence[int | str],
     if not counts:
         raise OptionError("--mlp needs --ranks, e.g. --ranks 1,2,4,8")
     unit, precision = resolve_unit(spec, "tensor", dtype, None, False)
-    rows = [mlp_rank_bound(layer, p, s_v=VALUE_BYTES[dtype],
-                           peak_flops=spec.peak(unit, precision).value,
-                           bandwidth=spec.dram.bandwidth.value, network=spec.network.value)
-            for p in counts]
+    s_v = VALUE_BYTES[dtype]
+    rows = []
+    for p in counts:
+        # the fastest level holding the rank's working set: a cache-resident step must
+        # not be charged at main memory's speed, or a real run could beat its bound
+        level, _ = memory_level(spec, layer.memory_bytes(layer.per_rank(p), s_v))
+        assert level.bandwidth is not None  # memory_level only returns levels with one
+        rows.append(mlp_rank_bound(layer, p, s_v=s_v,
+                                   peak_flops=spec.peak(unit, precision).value,
+                                   bandwidth=level.bandwidth.value, network=spec.network.value))
     return unit, precision, rows
