@@ -18,11 +18,11 @@ import pytest
 
 from sparsroof.errors import MeasuredRunsError
 from sparsroof.hardware.library import load_spec
-
-from .conftest import ROOT
 from sparsroof.whatif.manifest import Layer, Manifest
 from sparsroof.whatif.measured import measured_layers, model_totals, read_layer_times
 from sparsroof.whatif.placement import Options
+
+from .conftest import ROOT
 
 BW = 2039e9
 DENSE_SOL = 22528 / BW
