@@ -204,3 +204,18 @@ def test_complexity_time_commands(tmp_path: Path) -> None:
         text = (tmp_path / svg).read_text()
         assert 'id="region|compute"' in text and 'id="launch"' in text
         assert 'id="time|lap2d_64|csr|' in text and "Complexity-time roofline" in text
+
+
+def test_complexity_time_refuses_results_bounded_by_several_roofs() -> None:
+    """The plane scales time by one P and one β: kernels bounded by the A100's L2 (small
+    widths) and its HBM (d = 2048) cannot share it, so the figure names both roofs
+    instead of drawing half of the kernels off their bound."""
+    from sparsroof.errors import FigureError
+    from sparsroof.hardware.library import load_spec
+
+    a100 = load_spec("a100")
+    config = Config(kernel="spmm", widths=(4, 2048), models=("compulsory",))
+    pts = roof_points([analyze(load(DATA / "lap2d_64.mtx"), a100, config)])
+    assert {p.memory_level for p in pts} == {"L2", "HBM2e"}
+    with pytest.raises(FigureError, match=r"bounded by 2 roofs \(HBM2e .*, L2 .*\)"):
+        complexity_time_figure(pts, a100)

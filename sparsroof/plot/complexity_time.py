@@ -133,6 +133,13 @@ def complexity_time_figure(points: Sequence[RoofPoint], spec: HwSpec, *,
     shown = drawable(points)
     if not shown:
         raise FigureError("nothing to plot: every result has zero work or zero bytes")
+    roofs = sorted({(p.peak_flops, p.bandwidth, p.memory_level) for p in shown})
+    if len(roofs) > 1:
+        named = ", ".join(f"{level} {si(bw_, 'B/s')} / {si(peak_, 'FLOP/s')}"
+                          for peak_, bw_, level in roofs)
+        raise FigureError(f"the results were bounded by {len(roofs)} roofs ({named}): this "
+                          "plane scales time by one P and one β; analyze with "
+                          "--no-cache-roof, or draw them with 'plot time'")
     peak, bw = common_roof(shown)
     launch = spec.launch_overhead.value if spec.launch_overhead else None
     fig = new_figure(size, dpi)
