@@ -7,7 +7,14 @@ import itertools
 import numpy as np
 import pytest
 
-from sparsroof.advisor.partition import CostModel, partition, strips
+from sparsroof.advisor.partition import (
+    DP_FORMATS,
+    THREAD_PER_ROW,
+    CostModel,
+    partition,
+    strip_sizes,
+    strips,
+)
 from sparsroof.matrix.mtx import Matrix
 from sparsroof.model import storage as formats
 
@@ -63,27 +70,40 @@ def _skewed(seed: int) -> Matrix:
     return make_matrix(n, n, row, rng.integers(0, n, row.size))
 
 
-@pytest.mark.parametrize("matrix, size", [(_mixed(0), 32), (_mixed(1), 32),
-                                          (_skewed(2), 2048)])
-def test_dp_equals_brute_force(matrix: Matrix, size: int) -> None:
+def _thread_strips(size: int, times: int) -> dict[str, int]:
+    """Strips of ``times`` grid strips for the formats of one thread per row."""
+    return {f: size * times if f in THREAD_PER_ROW else size for f in DP_FORMATS}
+
+
+@pytest.mark.parametrize("matrix, size, times", [
+    (_mixed(0), 32, 1), (_mixed(1), 32, 1), (_mixed(1), 32, 2), (_mixed(0), 32, 3),
+    (_skewed(2), 2048, 1), (_skewed(2), 2048, 2)])
+def test_dp_equals_brute_force(matrix: Matrix, size: int, times: int) -> None:
     m = matrix  # 8 or 6 strips: 2^7 = 128 or 2^5 = 32 partitions
     model = CostModel(const=2e-6, u=1e-10, v=1e-9, w=5e-10, z=1e-10)
-    models = {f: model for f in ("csr", "csc", "coo", "ell", "hyb", "dia", "bsr")}
+    models = {f: model for f in DP_FORMATS}
+    strip_of = _thread_strips(size, times)
     st = strips(m, size, block=4)
     n = st.rows.size
+
+    def allowed(f: str, a: int, b: int) -> bool:  # whole strips of f, or the last block
+        return (b - a) % (strip_of[f] // size) == 0 or b == n
+
     best = np.inf
     for cuts in itertools.product([False, True], repeat=n - 1):
         edges = [0, *[i + 1 for i, c in enumerate(cuts) if c], n]
         total = sum(min(_block_seconds(m, a * size, min(b * size, m.rows), model, f)
-                        for f in models) for a, b in itertools.pairwise(edges))
+                        for f in models if allowed(f, a, b))
+                    for a, b in itertools.pairwise(edges))
         best = min(best, total)
-    parts, total = partition(st, models, 8, 4, max_block=n)
+    parts, total = partition(st, models, 8, 4, max_block=n, strip_of=strip_of)
     assert total == pytest.approx(best, rel=1e-12)
     assert parts[0][0] == 0 and parts[-1][1] == n - 1
     for (_, last), (first, _) in itertools.pairwise([(p[0], p[1]) for p in parts]):
         assert first == last + 1
-    # the blocks' own times add up to the total
+    # the blocks' own times add up to the total, and each block is allowed its format
     assert sum(p[3] for p in parts) == pytest.approx(total)
+    assert all(allowed(f, a, b + 1) for a, b, f, _ in parts)
     # HYB alone, block by block, against the formats module (its width chosen per block)
     hyb = {"hyb": model}
     for first, last, fmt, seconds in partition(st, hyb, 8, 4, max_block=n)[0]:
@@ -213,12 +233,67 @@ def test_one_calibrated_block_costs_what_the_whole_matrix_does() -> None:
     s = measure(m)
     spec = load_spec("epyc-7763")
     rows = format_rows(s, spec, cal.predict_matrix(m, s, ["csr", "dia"]))
-    size, models, single, x_bytes = prediction_models(spec, s, rows, cal)
+    sizes, models, single, x_bytes = prediction_models(spec, s, rows, cal)
     assert x_bytes == 4096 * 8
+    size = sizes["csr"]
+    assert set(sizes.values()) == {size}  # a CPU: one strip size for every format
     st = strips(m, size)
     assert st.rows.size == 1  # lap2d_64's 4,096 rows fit one strip: one block
     for f in ("csr", "dia"):
         _, total = partition(st, {f: models[f]}, 8, 4, x_per_row=x_bytes / m.rows)
         assert total == pytest.approx(single[f], rel=1e-12)
-    advice = advise(m, spec, models, single, size=size, x_bytes=x_bytes)
+    advice = advise(m, spec, models, single, size=sizes, x_bytes=x_bytes)
     assert advice.gain == 1.0  # one strip: the partition is the best single format
+
+
+def test_strip_sizes_follow_the_kernels_granularity() -> None:
+    """The paper's strips for its Tesla C2050 (section 4): S_CSR = 14 SMs x 48 warps = 672
+    rows, S_ELL = 14 x 1,536 threads = 21,504 rows (672 x 32). On a CPU every format has
+    the one cache-sized strip."""
+    from sparsroof.hardware.library import load_spec
+
+    sizes = strip_sizes(load_spec("c2050"), 100.0)
+    assert {f: sizes[f] for f in ("csr", "coo", "ell", "hyb")} == {
+        "csr": 672, "coo": 672, "ell": 21_504, "hyb": 21_504}
+    assert sizes["dia"] == 21_504 and sizes["csc"] == sizes["bsr"] == 672
+    assert len(set(strip_sizes(load_spec("epyc-7763"), 100.0).values())) == 1
+
+
+def test_whole_ell_strips_change_the_partition_by_hand() -> None:
+    """96 rows in three strips of 32, at 1 GB/s (u = 1 ns per byte, nothing else charged),
+    CSR against ELL, 8-byte values, 4-byte indices, y = 32·8 = 256 bytes a strip:
+
+    strip A (rows 0-31) and C (64-95): 4 entries a row. ELL 32·4·12 + 256 = 1,792 bytes;
+    CSR 128·12 + 33·4 + 256 = 1,924. Strip B (32-63): row 32 holds 40 entries, the others 1
+    (71 in all). CSR 71·12 + 33·4 + 256 = 1,240; ELL pads every row to 40: 15,616.
+    CSR of A and B as one block: 199·12 + 65·4 + 512 = 3,160 (4 bytes less than apart).
+
+    With one strip size, ELL A + CSR B + ELL C = 1,792 + 1,240 + 1,792 = 4,824 bytes.
+    With ELL strips of 64 rows, an ELL block spans 2 strips or ends the matrix: A alone
+    cannot be ELL (any ELL block of 2 strips holds B), so the best is CSR of A and B in one
+    block, then ELL of C, which ends the matrix: 3,160 + 1,792 = 4,952 bytes (CSR of A, B
+    apart and ELL of C: 4,956; CSR throughout: 327·12 + 97·4 + 768 = 5,080)."""
+    n = 96
+    quad = np.arange(32)
+    r = np.concatenate([np.repeat(quad, 4), np.full(40, 32), np.arange(33, 64),
+                        np.repeat(quad + 64, 4)])
+    four = np.tile(np.arange(4), 32)
+    c = np.concatenate([np.repeat(quad, 4) + four, np.arange(40), np.arange(33, 64),
+                        (np.repeat(quad + 64, 4) + four) % n])
+    m = make_matrix(n, n, r, c)
+    st = strips(m, 32)
+    assert st.nnz.tolist() == [128, 71, 128] and st.max_len.tolist() == [4, 40, 4]
+    gbps = CostModel(0.0, 1e-9, 0.0, 0.0, 0.0)
+    models = {"csr": gbps, "ell": gbps}
+    parts, total = partition(st, models, 8, 4)
+    assert [(a, b, f) for a, b, f, _ in parts] == [(0, 0, "ell"), (1, 1, "csr"), (2, 2, "ell")]
+    assert total == pytest.approx(4_824e-9, rel=1e-12)
+    parts, total = partition(st, models, 8, 4, strip_of={"csr": 32, "ell": 64})
+    assert [(a, b, f) for a, b, f, _ in parts] == [(0, 1, "csr"), (2, 2, "ell")]
+    assert [t for *_, t in parts] == pytest.approx([3_160e-9, 1_792e-9], rel=1e-12)
+    assert total == pytest.approx(4_952e-9, rel=1e-12)
+    # ELL strips of 96 rows: only the whole matrix, or a block ending it, may be ELL
+    parts, _ = partition(st, models, 8, 4, strip_of={"csr": 32, "ell": 96})
+    assert [(a, b, f) for a, b, f, _ in parts] == [(0, 1, "csr"), (2, 2, "ell")]
+    with pytest.raises(ValueError, match="whole number"):
+        partition(st, models, 8, 4, strip_of={"csr": 32, "ell": 48})

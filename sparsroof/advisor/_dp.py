@@ -6,7 +6,8 @@ CSR nnz·(s_v+s_i) + (rows+1)·s_i; CSC nnz·(s_v+s_i) + (k+1)·s_i; COO nnz·(s
 ELL rows·K·(s_v+s_i); DIA n_diag·rows·s_v + n_diag·s_i; BSR n_b·b²·s_v + n_b·s_i +
 (ceil(rows/b)+1)·s_i; HYB rows·K_h·(s_v+s_i) + overflow·(s_v+2·s_i), with K_h the block's
 own ELL width by Bell & Garland's rule (:func:`hyb_split`). Slots (executed entries) are
-nnz, nnz, nnz, rows·K, n_diag·rows, n_b·b², rows·K_h + overflow.
+nnz, nnz, nnz, rows·K, n_diag·rows, n_b·b², rows·K_h + overflow. Format f may cover a
+block of a whole number of ``mult[f]`` strips, or the block that ends the matrix.
 """
 
 from __future__ import annotations
@@ -92,7 +93,7 @@ def _add_diagonals(stamp: Any, diag_ptr: Any, diag_off: Any, i: int, shift: int,
 @njit(cache=True)
 def dp(rows: Any, nnz: Any, max_len: Any, diag_ptr: Any, diag_off: Any, blocks: Any, b: int,
        cols: int, len_ptr: Any, len_val: Any, len_cnt: Any, kinds: Any, coef: Any, s_v: int,
-       s_i: int, max_block: int, x_per_row: float = 0.0
+       s_i: int, max_block: int, x_per_row: float, mult: Any
        ) -> tuple[Any, Any, Any, Any]:  # pragma: no cover
     """best[j]: least time of strips [0, j); cut[j], fmt[j], cost[j]: its last block."""
     n = rows.size
@@ -128,6 +129,8 @@ def dp(rows: Any, nnz: Any, max_len: Any, diag_ptr: Any, diag_off: Any, blocks: 
             for f in range(kinds.size):
                 if kinds[f] == 4 and not dia_alive:
                     continue
+                if j < n and (j - i) % mult[f] != 0:
+                    continue  # not whole strips of the format, and not the last block
                 t = block_cost(kinds[f], coef[f], r, z, kmax, nd, nb, b, cols, s_v, s_i,
                                hk, over, x_per_row)
                 if kinds[f] == 4 and t >= best[j]:

@@ -14,6 +14,21 @@ Strip size S: on GPUs the paper's S_CSR = SMs x warps per SM (one warp per row, 
 wave of the device). On CPUs: the rows whose CSR data fill the second-largest cache (L2
 of all cores), at least 32 rows, a multiple of 32 so that BSR blocks never straddle strips.
 
+Strips per format: a strip is what the device runs in one full wave, so its size follows
+the kernel's granularity. The paper's kernels for ELL (and Bell & Garland's for DIA, and
+HYB's ELL part) run one thread per row, so their strip is S_ELL = SMs x threads per SM
+rows (32 times S_CSR); COO runs one thread per entry, so its strip, S_COO, counts entries,
+not rows. The paper models a format only on matrices of whole strips (its benchmark
+matrices have R = S·I rows) and cuts the rows on the finest grid (S_CSR). sparsroof keeps
+that grid (the gcd of the row strips) and lets a block take a format only when it spans a
+whole number of that format's strips, or when it is the block that ends the matrix (which
+holds the matrix's partial last strip, as the whole matrix does: I = ceil(N_R / S)). It
+does not charge a partial strip as a whole one: the block costs below are bounds on what a
+kernel can do, and a part-filled wave can still stream its bytes. COO's strips of entries
+cannot be aligned with cuts between rows, and COO's time depends on its entries only, so
+COO (like CSR, CSC and BSR) takes any block of the grid. On CPUs, and on GPUs whose spec
+gives no threads per SM, every format has the one strip size.
+
 Predicted time of a block in format f: ``const_f + max(u_f·bytes + v_f·rows + w_f·slots,
 z_f·slots)``, bytes being the format's A bytes (as in :mod:`sparsroof.model.storage`) plus y.
 HYB's ELL width is chosen per block, by the rule the paper takes for whole matrices
@@ -30,7 +45,8 @@ the others).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -39,12 +55,14 @@ from ..arrays import distinct
 from ..hardware.spec import HwSpec
 from ..matrix.mtx import Matrix
 
-__all__ = ["DP_FORMATS", "CostModel", "Strips", "Block", "Advice", "FormatRow", "strip_rows",
-           "strips", "format_rows", "prediction_models",
+__all__ = ["DP_FORMATS", "THREAD_PER_ROW", "CostModel", "Strips", "Block", "Advice", "FormatRow",
+           "strip_rows", "strip_sizes", "strips", "format_rows", "prediction_models",
            "sol_models", "calibrated_models", "partition", "advise"]
 
 #: formats the partition considers (HYB's ELL width is chosen per block)
 DP_FORMATS = ("csr", "csc", "coo", "ell", "hyb", "dia", "bsr")
+#: formats whose kernels run one thread per row: their strips are SMs x threads per SM rows
+THREAD_PER_ROW = ("ell", "hyb", "dia")
 _KIND = {"csr": 0, "csc": 1, "coo": 2, "ell": 3, "dia": 4, "bsr": 5, "hyb": 6}
 
 
@@ -89,12 +107,14 @@ class Block:
 
 @dataclass(frozen=True)
 class Advice:
-    strip_rows: int
+    strip_rows: int  # the grid: blocks start and end on multiples of it
     n_strips: int
     blocks: tuple[Block, ...]
     total_s: float
     best_single: str
     best_single_s: float
+    format_strip_rows: dict[str, int] = field(default_factory=dict)  # a block in format f
+    # spans a whole number of strips of format_strip_rows[f] rows, unless it ends the matrix
 
     @property
     def gain(self) -> float:
@@ -116,6 +136,24 @@ def strip_rows(spec: HwSpec, csr_bytes_per_row: float) -> int:
     cache = caches[-2] if len(caches) >= 2 else (caches[-1] if caches else 2**20)
     rows = int(cache / max(csr_bytes_per_row, 1.0))
     return max(32, rows // 32 * 32)
+
+
+def strip_sizes(spec: HwSpec, csr_bytes_per_row: float) -> dict[str, int]:
+    """Rows per strip of each format of the partition (see the module docstring): S_ELL =
+    SMs x threads per SM for the formats of :data:`THREAD_PER_ROW` on a GPU whose spec gives
+    threads per SM, :func:`strip_rows` for the others and everywhere else.
+
+    >>> from sparsroof.hardware.library import load_spec
+    >>> sizes = strip_sizes(load_spec("a100"), 100.0)   # 108 SMs x 2,048 threads
+    >>> sizes["csr"], sizes["coo"], sizes["ell"], sizes["hyb"]
+    (6912, 6912, 221184, 221184)
+    """
+    size = strip_rows(spec, csr_bytes_per_row)
+    par = spec.parallelism
+    thread = size
+    if spec.kind == "gpu" and all(k in par for k in ("sms", "warps_per_sm", "threads_per_sm")):
+        thread = int(par["sms"].value * par["threads_per_sm"].value)
+    return {f: thread if f in THREAD_PER_ROW else size for f in DP_FORMATS}
 
 
 def strips(m: Matrix, size: int, block: int = 4) -> Strips:
@@ -182,20 +220,37 @@ def _params(models: dict[str, CostModel]) -> tuple[np.ndarray, np.ndarray]:
     return kinds, coef
 
 
+def _multiples(st: Strips, names: list[str], strip_of: Mapping[str, int] | None
+               ) -> np.ndarray:
+    """Each format's strip in strips of ``st`` (1 where ``strip_of`` names none)."""
+    out = []
+    for f in names:
+        rows = (strip_of or {}).get(f, st.size)
+        if rows < st.size or rows % st.size:
+            raise ValueError(f"the strip of {f} ({rows} rows) is not a whole number of the "
+                             f"grid's strips ({st.size} rows)")
+        out.append(rows // st.size)
+    return np.array(out, dtype=np.int64)
+
+
 def partition(st: Strips, models: dict[str, CostModel], s_v: int, s_i: int,
-              max_block: int = 64, x_per_row: float = 0.0
+              max_block: int = 64, x_per_row: float = 0.0,
+              strip_of: Mapping[str, int] | None = None
               ) -> tuple[list[tuple[int, int, str, float]], float]:
     """Optimal partition into blocks of at most ``max_block`` strips: ([(first, last,
-    format, seconds)], total seconds); each block reads ``x_per_row`` bytes of x per row."""
+    format, seconds)], total seconds); each block reads ``x_per_row`` bytes of x per row.
+    A block takes format f only if it spans a whole number of strips of ``strip_of[f]``
+    rows (a multiple of ``st.size``; by default ``st.size``) or ends the matrix."""
     from ._dp import dp
 
     names = list(models)
     kinds, coef = _params(models)
+    mult = _multiples(st, names, strip_of)
     n = st.rows.size
     best, cut, fmt, cost = dp(st.rows, st.nnz, st.max_len, st.diag_ptr, st.diag_off,
                               st.blocks, st.block, st.cols, st.len_ptr, st.len_val,
                               st.len_cnt, kinds, coef, s_v, s_i, max(1, max_block),
-                              x_per_row)
+                              x_per_row, mult)
     out = []
     j = n
     while j > 0:
@@ -206,20 +261,25 @@ def partition(st: Strips, models: dict[str, CostModel], s_v: int, s_i: int,
 
 
 def advise(m: Matrix, spec: HwSpec, models: dict[str, CostModel], single: dict[str, float],
-           *, size: int, s_v: int = 8, s_i: int = 4, block: int = 4,
+           *, size: int | Mapping[str, int], s_v: int = 8, s_i: int = 4, block: int = 4,
            max_block: int = 64, x_bytes: float = 0.0) -> Advice:
     """Partition ``m`` and compare it with the best single format (``single``: seconds
-    per format for the whole matrix, x included). The blocks share the ``x_bytes`` of x
-    by rows."""
-    st = strips(m, size, block)
-    parts, total = partition(st, models, s_v, s_i, max_block, x_bytes / max(m.rows, 1))
+    per format for the whole matrix, x included). ``size``: rows per strip, one for every
+    format or each format's (:func:`strip_sizes`); the grid is their greatest common
+    divisor. The blocks share the ``x_bytes`` of x by rows."""
+    strip_of = dict.fromkeys(models, size) if isinstance(size, int) else dict(size)
+    grid = size if isinstance(size, int) else math.gcd(*size.values())
+    st = strips(m, grid, block)
+    parts, total = partition(st, models, s_v, s_i, max_block, x_bytes / max(m.rows, 1),
+                             strip_of)
     best_single = min(single, key=lambda k: single[k])
     if single[best_single] <= total:
         n = st.rows.size
         parts, total = [(0, n - 1, best_single, single[best_single])], single[best_single]
-    blocks = tuple(Block(i, j, i * size, min((j + 1) * size, m.rows), f, t)
+    blocks = tuple(Block(i, j, i * grid, min((j + 1) * grid, m.rows), f, t)
                    for i, j, f, t in parts)
-    return Advice(size, st.rows.size, blocks, total, best_single, single[best_single])
+    return Advice(grid, st.rows.size, blocks, total, best_single, single[best_single],
+                  {f: strip_of[f] for f in DP_FORMATS if f in strip_of})
 
 
 @dataclass(frozen=True)
@@ -258,13 +318,14 @@ def format_rows(s: Any, spec: HwSpec, calibrated: dict[str, float] | None = None
 
 
 def prediction_models(spec: HwSpec, s: Any, rows: list[FormatRow], calibration: Any = None
-                      ) -> tuple[int, dict[str, CostModel], dict[str, float], float]:
-    """(strip size, per-format block cost models, whole-matrix seconds per format, bytes
-    of x read once) from the SoL model, or from ``calibration`` when given."""
+                      ) -> tuple[dict[str, int], dict[str, CostModel], dict[str, float], float]:
+    """(rows per strip of each format, per-format block cost models, whole-matrix seconds
+    per format, bytes of x read once) from the SoL model, or from ``calibration`` when
+    given."""
     from ..model.bound import memory_level
 
     csr = next(r for r in rows if r.storage == "csr")
-    size = strip_rows(spec, csr.bytes_total / max(s.rows, 1))
+    size = strip_sizes(spec, csr.bytes_total / max(s.rows, 1))
     x_bytes = s.nonempty_cols * 8
     if calibration is not None:
         # the core's costs (x misses, mispredicted exits, long chains) belong to the whole
