@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
+import os
 
 import numpy as np
 import pytest
@@ -11,6 +13,7 @@ from sparsroof.advisor.partition import (
     DP_FORMATS,
     THREAD_PER_ROW,
     CostModel,
+    native,
     partition,
     strip_sizes,
     strips,
@@ -19,6 +22,8 @@ from sparsroof.matrix.mtx import Matrix
 from sparsroof.model import storage as formats
 
 from .conftest import make_matrix
+
+_ROUTES = ["numpy", *(["native"] if native() is not None else [])]
 
 
 def _mixed(seed: int) -> Matrix:
@@ -97,6 +102,8 @@ def test_dp_equals_brute_force(matrix: Matrix, size: int, times: int) -> None:
                     for a, b in itertools.pairwise(edges))
         best = min(best, total)
     parts, total = partition(st, models, 8, 4, max_block=n, strip_of=strip_of)
+    assert partition(st, models, 8, 4, max_block=n, strip_of=strip_of,
+                     route="numpy") == (parts, total)  # numba, where the C build is used
     assert total == pytest.approx(best, rel=1e-12)
     assert parts[0][0] == 0 and parts[-1][1] == n - 1
     for (_, last), (first, _) in itertools.pairwise([(p[0], p[1]) for p in parts]):
@@ -126,11 +133,28 @@ def test_strip_counts_by_hand() -> None:
     # {0, 1} and {-1, 0, 1}; rows 2-3 hold 3 + 2 on {-1, 0, 1} and {-1, 0}
     r = np.array([0, 0, 1, 1, 1, 2, 2, 2, 3, 3])
     c = np.array([0, 1, 0, 1, 2, 1, 2, 3, 2, 3])
-    st = strips(make_matrix(4, 4, r, c), 2, block=2)
-    assert st.nnz.tolist() == [5, 5]
-    assert st.max_len.tolist() == [3, 3]
-    assert np.diff(st.diag_ptr).tolist() == [3, 3]
-    assert st.blocks.tolist() == [2, 2]  # 2x2 blocks (0,0),(0,1) and (1,0),(1,1)
+    # strip 0 holds its 3 diagonals first (gap s + 1 = 1), strip 1 the same 3 again (gap 1)
+    for route in _ROUTES:
+        st = strips(make_matrix(4, 4, r, c), 2, block=2, route=route)
+        assert st.nnz.tolist() == [5, 5]
+        assert st.max_len.tolist() == [3, 3]
+        assert st.diagonals().tolist() == [3, 3]
+        assert st.blocks.tolist() == [2, 2]  # 2x2 blocks (0,0),(0,1) and (1,0),(1,1)
+        assert st.diag_ptr.tolist() == [0, 1, 2]
+        assert st.diag_gap.tolist() == [1, 1] and st.diag_cnt.tolist() == [3, 3]
+        assert st.len_val.tolist() == [2, 3, 2, 3] and st.len_cnt.tolist() == [1, 1, 1, 1]
+
+
+def test_diagonal_gaps_by_hand() -> None:
+    # 6 x 6, strips of 2 rows: diagonal 0 in strips 0 and 2 (gaps 1, then 2), diagonal 2
+    # in strip 0 only (gap 1), diagonal -3 first in strip 1 (gap 2) then in strip 2 (gap 1)
+    r = np.array([0, 0, 3, 4, 5])
+    c = np.array([0, 2, 0, 4, 2])
+    for route in _ROUTES:
+        st = strips(make_matrix(6, 6, r, c), 2, route=route)
+        assert st.diag_ptr.tolist() == [0, 1, 2, 4]
+        assert st.diag_gap.tolist() == [1, 2, 1, 2] and st.diag_cnt.tolist() == [2, 1, 1, 1]
+        assert st.diagonals().tolist() == [2, 1, 2]
 
 
 def test_strip_keys_do_not_overflow_int32_indices() -> None:
@@ -138,9 +162,10 @@ def test_strip_keys_do_not_overflow_int32_indices() -> None:
     n = 400_000
     m = make_matrix(n, n, [0, n - 1], [0, n - 1])
     assert m.row.dtype == m.col.dtype == np.int32
-    st = strips(m, 200_000, block=4)
-    assert st.blocks.tolist() == [1, 1]
-    assert np.diff(st.diag_ptr).tolist() == [1, 1]
+    for route in _ROUTES:
+        st = strips(m, 200_000, block=4, route=route)
+        assert st.blocks.tolist() == [1, 1]
+        assert st.diagonals().tolist() == [1, 1]
 
 
 def test_a_calibrated_partition_pays_the_core_costs_too() -> None:
@@ -297,3 +322,71 @@ def test_whole_ell_strips_change_the_partition_by_hand() -> None:
     assert [(a, b, f) for a, b, f, _ in parts] == [(0, 1, "csr"), (2, 2, "ell")]
     with pytest.raises(ValueError, match="whole number"):
         partition(st, models, 8, 4, strip_of={"csr": 32, "ell": 48})
+
+
+def _skip_without_native() -> None:
+    """Skip where no C compiler built the advisor's passes; CI sets
+    SPARSROOF_REQUIRE_NATIVE, where a missing build is a failure, not a skip."""
+    if native() is None:
+        if os.environ.get("SPARSROOF_REQUIRE_NATIVE"):
+            pytest.fail("sparsroof.advisor._native was not built")
+        pytest.skip("sparsroof.advisor._native was not built")
+
+
+def test_native_route_is_built_and_used() -> None:
+    _skip_without_native()
+    m = _mixed(0)
+    assert strips(m, 32).diag_gap.tolist() == strips(m, 32, route="native").diag_gap.tolist()
+    with pytest.raises(ValueError, match="unknown route"):
+        strips(m, 32, route="fortran")
+
+
+def _shuffled(m: Matrix, seed: int) -> Matrix:
+    """The same entries in no order (the C pass then groups them by row itself)."""
+    order = np.random.default_rng(seed).permutation(m.row.size)
+    return dataclasses.replace(m, row=m.row[order], col=m.col[order],
+                               values=None if m.values is None else m.values[order])
+
+
+def _routes_agree(m: Matrix, size: int, block: int = 4) -> None:
+    """The C and numpy/numba routes give the same counts, and the same partitions and
+    seconds to the last bit, under several cost models, strips per format and limits."""
+    a, b = strips(m, size, block, route="numpy"), strips(m, size, block, route="native")
+    for name in ("rows", "nnz", "max_len", "diag_ptr", "diag_gap", "diag_cnt", "blocks",
+                 "len_ptr", "len_val", "len_cnt"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
+    rng = np.random.default_rng(size)
+    n = a.rows.size
+    cases = [{f: CostModel(2e-6, 1e-10, 1e-9, 5e-10, 1e-10) for f in DP_FORMATS},
+             {f: CostModel(*rng.random(5) * [1e-6, 1e-10, 1e-9, 1e-9, 1e-9]) for f in DP_FORMATS},
+             {f: CostModel(0.0, 1e-9, 0.0, 0.0, 0.0) for f in ("dia", "hyb", "csr")}]
+    for models in cases:
+        for times, max_block, x in ((1, 64, 0.0), (2, 3, 8.0), (3, n, 2.5)):
+            strip_of = _thread_strips(size, times)
+            got = [partition(st, models, 8, 4, max_block, x, strip_of, route=route)
+                   for st, route in ((a, "numpy"), (b, "native"))]
+            assert got[0] == got[1]
+
+
+@pytest.mark.parametrize("m, size", [(_mixed(0), 32), (_mixed(1), 8), (_skewed(2), 2048),
+                                     (_skewed(3), 512)])
+def test_native_and_numba_routes_agree(m: Matrix, size: int) -> None:
+    _skip_without_native()
+    _routes_agree(m, size)
+    _routes_agree(_shuffled(m, size), size)
+
+
+def test_routes_agree_on_bundled_and_odd_matrices() -> None:
+    from sparsroof.matrix.mtx import load
+
+    _skip_without_native()
+    for path in ("data/lap2d_64.mtx", "data/random_1000.mtx"):
+        m = load(path)
+        for size in (32, 96, 1000):
+            _routes_agree(m, size)
+    _routes_agree(make_matrix(5, 300, [0, 4, 4], [299, 0, 150]), 2, block=8)  # wide
+    _routes_agree(make_matrix(300, 3, [0, 299, 150], [2, 0, 1]), 7, block=2)  # tall
+    _routes_agree(make_matrix(40, 40, [], []), 16)  # no entries
+    with pytest.raises(ValueError, match="outside"):
+        m = make_matrix(4, 4, [0, 3], [0, 3])
+        strips(dataclasses.replace(m, col=np.array([0, 4], m.col.dtype)), 2, route="native")

@@ -6,8 +6,11 @@ a predicted time E[i, j] in each format, and the dynamic program
 
     T[j] = min over i <= j of T[i - 1] + min_f E_f[i, j],   T[0] = 0
 
-finds the partition with the least total. Blocks are at most ``max_block`` strips long
-(the paper's recurrence is quadratic in the strip count); the single format for the whole
+finds the partition with the least total. The per-strip counts and the program are
+compiled ahead of time in C (``_native.c``); where that was not built, numpy counts and
+numba runs the same program (``_dp.py``), to the same partition and the same seconds.
+Blocks are at most ``max_block`` strips long (the paper's recurrence is quadratic in the
+strip count); the single format for the whole
 matrix is always a candidate, so the answer is never worse than the best single format.
 
 Strip size S: on GPUs the paper's S_CSR = SMs x warps per SM (one warp per row, one full
@@ -47,6 +50,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -55,9 +60,9 @@ from ..arrays import distinct
 from ..hardware.spec import HwSpec
 from ..matrix.mtx import Matrix
 
-__all__ = ["DP_FORMATS", "THREAD_PER_ROW", "CostModel", "Strips", "Block", "Advice", "FormatRow",
-           "strip_rows", "strip_sizes", "strips", "format_rows", "prediction_models",
-           "sol_models", "calibrated_models", "partition", "advise"]
+__all__ = ["DP_FORMATS", "THREAD_PER_ROW", "ROUTES", "CostModel", "Strips", "Block", "Advice",
+           "FormatRow", "strip_rows", "strip_sizes", "native", "strips", "format_rows",
+           "prediction_models", "sol_models", "calibrated_models", "partition", "advise"]
 
 #: formats the partition considers (HYB's ELL width is chosen per block)
 DP_FORMATS = ("csr", "csc", "coo", "ell", "hyb", "dia", "bsr")
@@ -85,14 +90,22 @@ class Strips:
     rows: np.ndarray
     nnz: np.ndarray
     max_len: np.ndarray
-    diag_ptr: np.ndarray  # CSR-like lists of the distinct diagonal offsets of each strip
-    diag_off: np.ndarray
+    diag_ptr: np.ndarray  # CSR-like lists of each strip's diagonals: the histogram of their
+    diag_gap: np.ndarray  # gaps (strip s minus the last strip before s holding the same
+    diag_cnt: np.ndarray  # diagonal, s + 1 where none does), ascending, and the counts
     blocks: np.ndarray  # non-empty b x b blocks per strip
     block: int
     cols: int
     len_ptr: np.ndarray  # CSR-like lists of each strip's row lengths and how many rows
     len_val: np.ndarray  # have each (HYB's width rule needs a block's row-length
     len_cnt: np.ndarray  # histogram)
+
+    def diagonals(self) -> np.ndarray:
+        """Distinct diagonals of each strip."""
+        counts = np.zeros(self.rows.size, np.int64)
+        owner = np.repeat(np.arange(self.rows.size), np.diff(self.diag_ptr))
+        np.add.at(counts, owner, self.diag_cnt)
+        return counts
 
 
 @dataclass(frozen=True)
@@ -156,22 +169,68 @@ def strip_sizes(spec: HwSpec, csr_bytes_per_row: float) -> dict[str, int]:
     return {f: thread if f in THREAD_PER_ROW else size for f in DP_FORMATS}
 
 
-def strips(m: Matrix, size: int, block: int = 4) -> Strips:
-    """Per-strip rows, entries, longest row, distinct diagonals, b x b blocks and the
-    histogram of row lengths."""
+#: the routes of the per-strip counts and the dynamic program: "compiled" is the C build
+#: where there is one, else numpy for the counts and numba for the program
+ROUTES = ("compiled", "native", "numpy")
+#: the version of the passes this module expects of the C build (a stale one is not used)
+_NATIVE_VERSION = 1
+
+
+@lru_cache(maxsize=1)
+def native() -> ModuleType | None:
+    """The ahead-of-time build of the advisor's passes, or None where missing or stale."""
+    try:
+        from . import _native  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    module: ModuleType = _native
+    return module if getattr(module, "KERNEL_VERSION", None) == _NATIVE_VERSION else None
+
+
+def _compiled(route: str) -> ModuleType | None:
+    """The C build for ``route`` (None: the numpy and numba route)."""
+    if route not in ROUTES:
+        raise ValueError(f"unknown route {route!r} (expected one of {', '.join(ROUTES)})")
+    k = native() if route != "numpy" else None
+    if route == "native" and k is None:
+        raise RuntimeError("the format advisor's passes were not built in C here")
+    return k
+
+
+def strips(m: Matrix, size: int, block: int = 4, route: str = "compiled") -> Strips:
+    """Per-strip rows, entries, longest row, b x b blocks, and the histograms of the gaps
+    of its diagonals and of its row lengths (see :class:`Strips`), by the C build or numpy
+    (``route``, one of :data:`ROUTES`)."""
     n = max(1, math.ceil(m.rows / size))
+    starts = np.arange(n, dtype=np.int64) * size
+    rows = np.minimum(starts + size, m.rows) - starts
+    k = _compiled(route)
+    if k is not None:
+        row, col = m.row, m.col
+        if not (row.dtype == col.dtype and row.dtype in (np.int32, np.int64)):
+            row, col = row.astype(np.int64), col.astype(np.int64)
+        nnz, max_len, blocks = (np.zeros(n, np.int64) for _ in range(3))
+        diag_ptr, len_ptr = np.zeros(n + 1, np.int64), np.zeros(n + 1, np.int64)
+        lists = k.strips(np.ascontiguousarray(row), np.ascontiguousarray(col), m.rows, m.cols,
+                         size, block, nnz, max_len, blocks, diag_ptr, len_ptr)
+        gap, gap_cnt, length, len_cnt = (np.frombuffer(b, np.int64) for b in lists)
+        return Strips(size, rows, nnz, max_len, diag_ptr, gap, gap_cnt, blocks, block,
+                      m.cols, len_ptr, length, len_cnt)
     row, col = m.row.astype(np.int64), m.col.astype(np.int64)  # keys below overflow int32
     lengths = np.bincount(row, minlength=m.rows) if m.rows else np.zeros(0, np.int64)
-    starts = np.arange(n) * size
-    rows = np.minimum(starts + size, m.rows) - starts
     nnz = np.add.reduceat(lengths, starts) if m.rows else np.zeros(n, np.int64)
     max_len = np.maximum.reduceat(lengths, starts) if m.rows else np.zeros(n, np.int64)
     strip = row // size
-    span = m.rows + m.cols
-    key = distinct(strip * span + (col - row + m.rows))
-    key_strip = key // span
-    diag_ptr = np.searchsorted(key_strip, np.arange(n + 1))
-    diag_off = (key % span - m.rows).astype(np.int64)
+    # distinct (diagonal, strip) pairs, by diagonal then strip: a diagonal's gap in a strip
+    # is the distance to the strip before that holds it, s + 1 in the first one
+    key = distinct((col - row + m.rows) * n + strip)
+    diag, where = key // n, key % n
+    again = np.zeros(key.size, np.bool_)
+    again[1:] = diag[1:] == diag[:-1]
+    gap = where + 1
+    gap[1:][again[1:]] = (where[1:] - where[:-1])[again[1:]]
+    gkey, gcnt = np.unique(where * (n + 2) + gap, return_counts=True)
+    diag_ptr = np.searchsorted(gkey // (n + 2), np.arange(n + 1))
     bkey = distinct((row // block) * (m.cols // block + 1) + col // block)
     bstrip = (bkey // (m.cols // block + 1)) * block // size
     blocks = np.bincount(bstrip, minlength=n)
@@ -179,7 +238,8 @@ def strips(m: Matrix, size: int, block: int = 4) -> Strips:
     lkey, lcnt = np.unique(np.arange(m.rows) // size * top + lengths, return_counts=True)
     len_ptr = np.searchsorted(lkey // top, np.arange(n + 1))
     return Strips(size, rows.astype(np.int64), nnz.astype(np.int64),
-                  max_len.astype(np.int64), diag_ptr.astype(np.int64), diag_off,
+                  max_len.astype(np.int64), diag_ptr.astype(np.int64),
+                  (gkey % (n + 2)).astype(np.int64), gcnt.astype(np.int64),
                   blocks.astype(np.int64), block, m.cols, len_ptr.astype(np.int64),
                   (lkey % top).astype(np.int64), lcnt.astype(np.int64))
 
@@ -235,22 +295,31 @@ def _multiples(st: Strips, names: list[str], strip_of: Mapping[str, int] | None
 
 def partition(st: Strips, models: dict[str, CostModel], s_v: int, s_i: int,
               max_block: int = 64, x_per_row: float = 0.0,
-              strip_of: Mapping[str, int] | None = None
+              strip_of: Mapping[str, int] | None = None, route: str = "compiled"
               ) -> tuple[list[tuple[int, int, str, float]], float]:
     """Optimal partition into blocks of at most ``max_block`` strips: ([(first, last,
     format, seconds)], total seconds); each block reads ``x_per_row`` bytes of x per row.
     A block takes format f only if it spans a whole number of strips of ``strip_of[f]``
-    rows (a multiple of ``st.size``; by default ``st.size``) or ends the matrix."""
-    from ._dp import dp
-
+    rows (a multiple of ``st.size``; by default ``st.size``) or ends the matrix. ``route``:
+    the C build, or numba (one of :data:`ROUTES`; "numpy" takes numba here)."""
     names = list(models)
     kinds, coef = _params(models)
     mult = _multiples(st, names, strip_of)
     n = st.rows.size
-    best, cut, fmt, cost = dp(st.rows, st.nnz, st.max_len, st.diag_ptr, st.diag_off,
-                              st.blocks, st.block, st.cols, st.len_ptr, st.len_val,
-                              st.len_cnt, kinds, coef, s_v, s_i, max(1, max_block),
-                              x_per_row, mult)
+    args = (st.rows, st.nnz, st.max_len, st.diag_ptr, st.diag_gap, st.diag_cnt, st.blocks,
+            st.len_ptr, st.len_val, st.len_cnt, kinds, coef, mult)
+    k = _compiled(route)
+    if k is None:
+        from ._dp import dp
+
+        best, cut, fmt, cost = dp(*args, st.block, st.cols, s_v, s_i, max(1, max_block),
+                                  float(x_per_row))
+    else:
+        best, cost = np.empty(n + 1), np.empty(n + 1)
+        cut, fmt = np.empty(n + 1, np.int64), np.empty(n + 1, np.int64)
+        k.dp(*(np.ascontiguousarray(a, np.float64 if a is coef else np.int64) for a in args),
+             st.block, st.cols, s_v, s_i, max(1, max_block), float(x_per_row),
+             best, cut, fmt, cost)
     out = []
     j = n
     while j > 0:
