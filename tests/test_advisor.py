@@ -21,7 +21,7 @@ from sparsroof.advisor.partition import (
 from sparsroof.matrix.mtx import Matrix
 from sparsroof.model import storage as formats
 
-from .conftest import make_matrix
+from .conftest import ROOT, make_matrix
 
 _ROUTES = ["numpy", *(["native"] if native() is not None else [])]
 
@@ -390,3 +390,44 @@ def test_routes_agree_on_bundled_and_odd_matrices() -> None:
     with pytest.raises(ValueError, match="outside"):
         m = make_matrix(4, 4, [0, 3], [0, 3])
         strips(dataclasses.replace(m, col=np.array([0, 4], m.col.dtype)), 2, route="native")
+
+
+def test_formats_loads_no_numba_where_the_c_build_is() -> None:
+    """numba's start-up (about a second per process) is paid only where the C build of the
+    advisor's and the structure's passes is missing."""
+    import subprocess
+    import sys
+
+    from sparsroof.structure.counts import native as structure_native
+
+    _skip_without_native()
+    if structure_native() is None:
+        pytest.skip("sparsroof.structure._native was not built")
+    code = ("import sys; from sparsroof.cli import main\n"
+            "try:\n    main(['formats', 'data/random_1000.mtx', '--hw', 'a100', '--no-cache'])\n"
+            "except SystemExit:\n    pass\n"
+            "print('NUMBA', 'numba' in sys.modules, file=sys.stderr)")
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                            text=True)
+    assert "NUMBA False" in result.stderr, result.stderr
+    assert "partition into blocks" in result.stdout
+
+
+@pytest.mark.parametrize("shape", ["0 0 0", "3 4 0"])
+def test_formats_of_a_matrix_without_entries(tmp_path, shape: str) -> None:  # type: ignore[no-untyped-def]
+    """No entries: every format stores only its pointers, and the partition is one block."""
+    import json
+    import subprocess
+    import sys
+
+    path = tmp_path / "empty.mtx"
+    path.write_text(f"%%MatrixMarket matrix coordinate real general\n{shape}\n")
+    result = subprocess.run([sys.executable, "-m", "sparsroof", "formats", str(path), "--hw",
+                             "a100", "-O", "json", "--no-cache"], cwd=ROOT, capture_output=True,
+                            text=True)
+    assert result.returncode == 0, result.stderr
+    doc = json.loads(result.stdout)
+    rows = int(shape.split()[0])
+    bsr = next(r for r in doc["formats"] if r["storage"] == "bsr4")
+    assert bsr["bytes_total"] == ((rows + 3) // 4 + 1) * 4 + rows * 8  # pointers and y
+    assert [b["storage"] for b in doc["partition"]["blocks"]] == [doc["partition"]["best_single"]]

@@ -112,10 +112,18 @@ static int group_rows(const Strips *p, int64_t *indptr, const void **grouped, vo
     return 0;
 }
 
+/* how many entries ahead the sweep asks for the stamps it will need */
+#define AHEAD 32
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH_W(a) __builtin_prefetch((a), 1)
+#else
+#define PREFETCH_W(a) ((void)(a))
+#endif
+
 /* One sweep over the rows in order: a diagonal is new to strip s when its stamp is not s
  * (its gap is s minus the stamp it had), a b x b block new to block row br when its block
  * column's stamp is not br. 0, or -2 when out of memory. */
-static int sweep_strips(Strips *p, const int64_t *indptr, const void *colidx, int64_t *last,
+static int sweep_strips(Strips *p, const int64_t *indptr, const void *colidx, int32_t *last,
                         int64_t *bstamp, int64_t *gap_count, int64_t *len_count) {
     List gaps_seen = {0}, lens_seen = {0};
     int status = 0;
@@ -132,9 +140,17 @@ static int sweep_strips(Strips *p, const int64_t *indptr, const void *colidx, in
             status |= tally(len_count, &lens_seen, length);
             for (int64_t k = indptr[r]; k < indptr[r + 1] && !status; k++) {
                 int64_t c = at(colidx, p->wide, k), d = c - r + p->rows;
-                if (last[d] != s) {
+                if (k + AHEAD < p->n_entries) {
+                    /* a random pattern misses the caches on every stamp: ask for the
+                     * stamps of the entry AHEAD places on (its row is about r) */
+                    int64_t ahead = at(colidx, p->wide, k + AHEAD);
+                    int64_t da = ahead - r + p->rows;
+                    if (da >= 0 && da <= p->rows + p->cols) PREFETCH_W(last + da);
+                    PREFETCH_W(bstamp + ahead / p->block);
+                }
+                if (last[d] != (int32_t)s) {
                     status |= tally(gap_count, &gaps_seen, last[d] < 0 ? s + 1 : s - last[d]);
-                    last[d] = s;
+                    last[d] = (int32_t)s;
                 }
                 if (bstamp[c / p->block] != br) {
                     bstamp[c / p->block] = br;
@@ -192,12 +208,13 @@ static PyObject *strips(PyObject *self, PyObject *args) {
     if (v[S_COL].itemsize != v[S_ROW].itemsize || v[S_COL].len != v[S_ROW].len || size < 1
         || block < 1 || rows < 0 || cols < 0 || v[S_MAX_LEN].len / 8 != p.n
         || v[S_BLOCKS].len / 8 != p.n || v[S_DIAG_PTR].len / 8 != p.n + 1
-        || v[S_LEN_PTR].len / 8 != p.n + 1 || p.n < 1 || p.n < (rows + size - 1) / size) {
+        || v[S_LEN_PTR].len / 8 != p.n + 1 || p.n < 1 || p.n < (rows + size - 1) / size
+        || p.n >= INT32_MAX) {
         PyErr_SetString(PyExc_ValueError, "strips: arrays of inconsistent sizes");
         goto fail;
     }
     int64_t *indptr = calloc((size_t)rows + 1, sizeof(int64_t));
-    int64_t *last = malloc((size_t)(rows + cols + 1) * sizeof(int64_t));
+    int32_t *last = malloc((size_t)(rows + cols + 1) * sizeof(int32_t));
     int64_t *bstamp = malloc((size_t)(cols / block + 1) * sizeof(int64_t));
     int64_t *gap_count = calloc((size_t)p.n + 2, sizeof(int64_t));
     int64_t *len_count = NULL;

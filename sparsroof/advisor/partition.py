@@ -205,6 +205,8 @@ def strips(m: Matrix, size: int, block: int = 4, route: str = "compiled") -> Str
     starts = np.arange(n, dtype=np.int64) * size
     rows = np.minimum(starts + size, m.rows) - starts
     k = _compiled(route)
+    if k is not None and route == "compiled" and n >= 2**31 - 1:
+        k = None  # the C pass stamps strips in 32 bits
     if k is not None:
         row, col = m.row, m.col
         if not (row.dtype == col.dtype and row.dtype in (np.int32, np.int64)):
