@@ -431,3 +431,7 @@ def test_formats_of_a_matrix_without_entries(tmp_path, shape: str) -> None:  # t
     bsr = next(r for r in doc["formats"] if r["storage"] == "bsr4")
     assert bsr["bytes_total"] == ((rows + 3) // 4 + 1) * 4 + rows * 8  # pointers and y
     assert [b["storage"] for b in doc["partition"]["blocks"]] == [doc["partition"]["best_single"]]
+    # the grid is S_CSR = 108 SMs x 64 warps; ELL, HYB and DIA strips S_ELL = 108 x 2,048
+    strips_of = doc["partition"]["format_strip_rows"]
+    assert doc["partition"]["strip_rows"] == strips_of["csr"] == strips_of["coo"] == 6912
+    assert strips_of["ell"] == strips_of["hyb"] == strips_of["dia"] == 221_184
