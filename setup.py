@@ -1,11 +1,19 @@
-"""The C build of the structure passes; everything else is in pyproject.toml.
+"""The C builds of the structure passes and of the format advisor's passes; everything
+else is in pyproject.toml.
 
-The extension is optional: where it cannot be built (no C compiler), the package
-installs without it and the same passes run through numba.
+The extensions are optional: where they cannot be built (no C compiler), the package
+installs without them and the same passes run through numba (and numpy).
 """
+
+import sys
 
 from setuptools import Extension, setup
 
+# the advisor's program must round as its numba twin does: no fused multiply-adds
+_NO_CONTRACT = [] if sys.platform == "win32" else ["-ffp-contract=off"]
+
 setup(ext_modules=[
     Extension("sparsroof.structure._native", ["sparsroof/structure/_native.c"], optional=True),
+    Extension("sparsroof.advisor._native", ["sparsroof/advisor/_native.c"], optional=True,
+              extra_compile_args=_NO_CONTRACT),
 ])

@@ -2,16 +2,28 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
+import os
 
 import numpy as np
 import pytest
 
-from sparsroof.advisor.partition import CostModel, partition, strips
+from sparsroof.advisor.partition import (
+    DP_FORMATS,
+    THREAD_PER_ROW,
+    CostModel,
+    native,
+    partition,
+    strip_sizes,
+    strips,
+)
 from sparsroof.matrix.mtx import Matrix
 from sparsroof.model import storage as formats
 
-from .conftest import make_matrix
+from .conftest import ROOT, make_matrix
+
+_ROUTES = ["numpy", *(["native"] if native() is not None else [])]
 
 
 def _mixed(seed: int) -> Matrix:
@@ -63,27 +75,42 @@ def _skewed(seed: int) -> Matrix:
     return make_matrix(n, n, row, rng.integers(0, n, row.size))
 
 
-@pytest.mark.parametrize("matrix, size", [(_mixed(0), 32), (_mixed(1), 32),
-                                          (_skewed(2), 2048)])
-def test_dp_equals_brute_force(matrix: Matrix, size: int) -> None:
+def _thread_strips(size: int, times: int) -> dict[str, int]:
+    """Strips of ``times`` grid strips for the formats of one thread per row."""
+    return {f: size * times if f in THREAD_PER_ROW else size for f in DP_FORMATS}
+
+
+@pytest.mark.parametrize("matrix, size, times", [
+    (_mixed(0), 32, 1), (_mixed(1), 32, 1), (_mixed(1), 32, 2), (_mixed(0), 32, 3),
+    (_skewed(2), 2048, 1), (_skewed(2), 2048, 2)])
+def test_dp_equals_brute_force(matrix: Matrix, size: int, times: int) -> None:
     m = matrix  # 8 or 6 strips: 2^7 = 128 or 2^5 = 32 partitions
     model = CostModel(const=2e-6, u=1e-10, v=1e-9, w=5e-10, z=1e-10)
-    models = {f: model for f in ("csr", "csc", "coo", "ell", "hyb", "dia", "bsr")}
+    models = {f: model for f in DP_FORMATS}
+    strip_of = _thread_strips(size, times)
     st = strips(m, size, block=4)
     n = st.rows.size
+
+    def allowed(f: str, a: int, b: int) -> bool:  # whole strips of f, or the last block
+        return (b - a) % (strip_of[f] // size) == 0 or b == n
+
     best = np.inf
     for cuts in itertools.product([False, True], repeat=n - 1):
         edges = [0, *[i + 1 for i, c in enumerate(cuts) if c], n]
         total = sum(min(_block_seconds(m, a * size, min(b * size, m.rows), model, f)
-                        for f in models) for a, b in itertools.pairwise(edges))
+                        for f in models if allowed(f, a, b))
+                    for a, b in itertools.pairwise(edges))
         best = min(best, total)
-    parts, total = partition(st, models, 8, 4, max_block=n)
+    parts, total = partition(st, models, 8, 4, max_block=n, strip_of=strip_of)
+    assert partition(st, models, 8, 4, max_block=n, strip_of=strip_of,
+                     route="numpy") == (parts, total)  # numba, where the C build is used
     assert total == pytest.approx(best, rel=1e-12)
     assert parts[0][0] == 0 and parts[-1][1] == n - 1
     for (_, last), (first, _) in itertools.pairwise([(p[0], p[1]) for p in parts]):
         assert first == last + 1
-    # the blocks' own times add up to the total
+    # the blocks' own times add up to the total, and each block is allowed its format
     assert sum(p[3] for p in parts) == pytest.approx(total)
+    assert all(allowed(f, a, b + 1) for a, b, f, _ in parts)
     # HYB alone, block by block, against the formats module (its width chosen per block)
     hyb = {"hyb": model}
     for first, last, fmt, seconds in partition(st, hyb, 8, 4, max_block=n)[0]:
@@ -106,11 +133,28 @@ def test_strip_counts_by_hand() -> None:
     # {0, 1} and {-1, 0, 1}; rows 2-3 hold 3 + 2 on {-1, 0, 1} and {-1, 0}
     r = np.array([0, 0, 1, 1, 1, 2, 2, 2, 3, 3])
     c = np.array([0, 1, 0, 1, 2, 1, 2, 3, 2, 3])
-    st = strips(make_matrix(4, 4, r, c), 2, block=2)
-    assert st.nnz.tolist() == [5, 5]
-    assert st.max_len.tolist() == [3, 3]
-    assert np.diff(st.diag_ptr).tolist() == [3, 3]
-    assert st.blocks.tolist() == [2, 2]  # 2x2 blocks (0,0),(0,1) and (1,0),(1,1)
+    # strip 0 holds its 3 diagonals first (gap s + 1 = 1), strip 1 the same 3 again (gap 1)
+    for route in _ROUTES:
+        st = strips(make_matrix(4, 4, r, c), 2, block=2, route=route)
+        assert st.nnz.tolist() == [5, 5]
+        assert st.max_len.tolist() == [3, 3]
+        assert st.diagonals().tolist() == [3, 3]
+        assert st.blocks.tolist() == [2, 2]  # 2x2 blocks (0,0),(0,1) and (1,0),(1,1)
+        assert st.diag_ptr.tolist() == [0, 1, 2]
+        assert st.diag_gap.tolist() == [1, 1] and st.diag_cnt.tolist() == [3, 3]
+        assert st.len_val.tolist() == [2, 3, 2, 3] and st.len_cnt.tolist() == [1, 1, 1, 1]
+
+
+def test_diagonal_gaps_by_hand() -> None:
+    # 6 x 6, strips of 2 rows: diagonal 0 in strips 0 and 2 (gaps 1, then 2), diagonal 2
+    # in strip 0 only (gap 1), diagonal -3 first in strip 1 (gap 2) then in strip 2 (gap 1)
+    r = np.array([0, 0, 3, 4, 5])
+    c = np.array([0, 2, 0, 4, 2])
+    for route in _ROUTES:
+        st = strips(make_matrix(6, 6, r, c), 2, route=route)
+        assert st.diag_ptr.tolist() == [0, 1, 2, 4]
+        assert st.diag_gap.tolist() == [1, 2, 1, 2] and st.diag_cnt.tolist() == [2, 1, 1, 1]
+        assert st.diagonals().tolist() == [2, 1, 2]
 
 
 def test_strip_keys_do_not_overflow_int32_indices() -> None:
@@ -118,9 +162,10 @@ def test_strip_keys_do_not_overflow_int32_indices() -> None:
     n = 400_000
     m = make_matrix(n, n, [0, n - 1], [0, n - 1])
     assert m.row.dtype == m.col.dtype == np.int32
-    st = strips(m, 200_000, block=4)
-    assert st.blocks.tolist() == [1, 1]
-    assert np.diff(st.diag_ptr).tolist() == [1, 1]
+    for route in _ROUTES:
+        st = strips(m, 200_000, block=4, route=route)
+        assert st.blocks.tolist() == [1, 1]
+        assert st.diagonals().tolist() == [1, 1]
 
 
 def test_a_calibrated_partition_pays_the_core_costs_too() -> None:
@@ -213,12 +258,180 @@ def test_one_calibrated_block_costs_what_the_whole_matrix_does() -> None:
     s = measure(m)
     spec = load_spec("epyc-7763")
     rows = format_rows(s, spec, cal.predict_matrix(m, s, ["csr", "dia"]))
-    size, models, single, x_bytes = prediction_models(spec, s, rows, cal)
+    sizes, models, single, x_bytes = prediction_models(spec, s, rows, cal)
     assert x_bytes == 4096 * 8
+    size = sizes["csr"]
+    assert set(sizes.values()) == {size}  # a CPU: one strip size for every format
     st = strips(m, size)
     assert st.rows.size == 1  # lap2d_64's 4,096 rows fit one strip: one block
     for f in ("csr", "dia"):
         _, total = partition(st, {f: models[f]}, 8, 4, x_per_row=x_bytes / m.rows)
         assert total == pytest.approx(single[f], rel=1e-12)
-    advice = advise(m, spec, models, single, size=size, x_bytes=x_bytes)
+    advice = advise(m, spec, models, single, size=sizes, x_bytes=x_bytes)
     assert advice.gain == 1.0  # one strip: the partition is the best single format
+
+
+def test_strip_sizes_follow_the_kernels_granularity() -> None:
+    """The paper's strips for its Tesla C2050 (section 4): S_CSR = 14 SMs x 48 warps = 672
+    rows, S_ELL = 14 x 1,536 threads = 21,504 rows (672 x 32). On a CPU every format has
+    the one cache-sized strip."""
+    from sparsroof.hardware.library import load_spec
+
+    sizes = strip_sizes(load_spec("c2050"), 100.0)
+    assert {f: sizes[f] for f in ("csr", "coo", "ell", "hyb")} == {
+        "csr": 672, "coo": 672, "ell": 21_504, "hyb": 21_504}
+    assert sizes["dia"] == 21_504 and sizes["csc"] == sizes["bsr"] == 672
+    assert len(set(strip_sizes(load_spec("epyc-7763"), 100.0).values())) == 1
+
+
+def test_whole_ell_strips_change_the_partition_by_hand() -> None:
+    """96 rows in three strips of 32, at 1 GB/s (u = 1 ns per byte, nothing else charged),
+    CSR against ELL, 8-byte values, 4-byte indices, y = 32·8 = 256 bytes a strip:
+
+    strip A (rows 0-31) and C (64-95): 4 entries a row. ELL 32·4·12 + 256 = 1,792 bytes;
+    CSR 128·12 + 33·4 + 256 = 1,924. Strip B (32-63): row 32 holds 40 entries, the others 1
+    (71 in all). CSR 71·12 + 33·4 + 256 = 1,240; ELL pads every row to 40: 15,616.
+    CSR of A and B as one block: 199·12 + 65·4 + 512 = 3,160 (4 bytes less than apart).
+
+    With one strip size, ELL A + CSR B + ELL C = 1,792 + 1,240 + 1,792 = 4,824 bytes.
+    With ELL strips of 64 rows, an ELL block spans 2 strips or ends the matrix: A alone
+    cannot be ELL (any ELL block of 2 strips holds B), so the best is CSR of A and B in one
+    block, then ELL of C, which ends the matrix: 3,160 + 1,792 = 4,952 bytes (CSR of A, B
+    apart and ELL of C: 4,956; CSR throughout: 327·12 + 97·4 + 768 = 5,080)."""
+    n = 96
+    quad = np.arange(32)
+    r = np.concatenate([np.repeat(quad, 4), np.full(40, 32), np.arange(33, 64),
+                        np.repeat(quad + 64, 4)])
+    four = np.tile(np.arange(4), 32)
+    c = np.concatenate([np.repeat(quad, 4) + four, np.arange(40), np.arange(33, 64),
+                        (np.repeat(quad + 64, 4) + four) % n])
+    m = make_matrix(n, n, r, c)
+    st = strips(m, 32)
+    assert st.nnz.tolist() == [128, 71, 128] and st.max_len.tolist() == [4, 40, 4]
+    gbps = CostModel(0.0, 1e-9, 0.0, 0.0, 0.0)
+    models = {"csr": gbps, "ell": gbps}
+    parts, total = partition(st, models, 8, 4)
+    assert [(a, b, f) for a, b, f, _ in parts] == [(0, 0, "ell"), (1, 1, "csr"), (2, 2, "ell")]
+    assert total == pytest.approx(4_824e-9, rel=1e-12)
+    parts, total = partition(st, models, 8, 4, strip_of={"csr": 32, "ell": 64})
+    assert [(a, b, f) for a, b, f, _ in parts] == [(0, 1, "csr"), (2, 2, "ell")]
+    assert [t for *_, t in parts] == pytest.approx([3_160e-9, 1_792e-9], rel=1e-12)
+    assert total == pytest.approx(4_952e-9, rel=1e-12)
+    # ELL strips of 96 rows: only the whole matrix, or a block ending it, may be ELL
+    parts, _ = partition(st, models, 8, 4, strip_of={"csr": 32, "ell": 96})
+    assert [(a, b, f) for a, b, f, _ in parts] == [(0, 1, "csr"), (2, 2, "ell")]
+    with pytest.raises(ValueError, match="whole number"):
+        partition(st, models, 8, 4, strip_of={"csr": 32, "ell": 48})
+
+
+def _skip_without_native() -> None:
+    """Skip where no C compiler built the advisor's passes; CI sets
+    SPARSROOF_REQUIRE_NATIVE, where a missing build is a failure, not a skip."""
+    if native() is None:
+        if os.environ.get("SPARSROOF_REQUIRE_NATIVE"):
+            pytest.fail("sparsroof.advisor._native was not built")
+        pytest.skip("sparsroof.advisor._native was not built")
+
+
+def test_native_route_is_built_and_used() -> None:
+    _skip_without_native()
+    m = _mixed(0)
+    assert strips(m, 32).diag_gap.tolist() == strips(m, 32, route="native").diag_gap.tolist()
+    with pytest.raises(ValueError, match="unknown route"):
+        strips(m, 32, route="fortran")
+
+
+def _shuffled(m: Matrix, seed: int) -> Matrix:
+    """The same entries in no order (the C pass then groups them by row itself)."""
+    order = np.random.default_rng(seed).permutation(m.row.size)
+    return dataclasses.replace(m, row=m.row[order], col=m.col[order],
+                               values=None if m.values is None else m.values[order])
+
+
+def _routes_agree(m: Matrix, size: int, block: int = 4) -> None:
+    """The C and numpy/numba routes give the same counts, and the same partitions and
+    seconds to the last bit, under several cost models, strips per format and limits."""
+    a, b = strips(m, size, block, route="numpy"), strips(m, size, block, route="native")
+    for name in ("rows", "nnz", "max_len", "diag_ptr", "diag_gap", "diag_cnt", "blocks",
+                 "len_ptr", "len_val", "len_cnt"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
+    rng = np.random.default_rng(size)
+    n = a.rows.size
+    cases = [{f: CostModel(2e-6, 1e-10, 1e-9, 5e-10, 1e-10) for f in DP_FORMATS},
+             {f: CostModel(*rng.random(5) * [1e-6, 1e-10, 1e-9, 1e-9, 1e-9]) for f in DP_FORMATS},
+             {f: CostModel(0.0, 1e-9, 0.0, 0.0, 0.0) for f in ("dia", "hyb", "csr")}]
+    for models in cases:
+        for times, max_block, x in ((1, 64, 0.0), (2, 3, 8.0), (3, n, 2.5)):
+            strip_of = _thread_strips(size, times)
+            got = [partition(st, models, 8, 4, max_block, x, strip_of, route=route)
+                   for st, route in ((a, "numpy"), (b, "native"))]
+            assert got[0] == got[1]
+
+
+@pytest.mark.parametrize("m, size", [(_mixed(0), 32), (_mixed(1), 8), (_skewed(2), 2048),
+                                     (_skewed(3), 512)])
+def test_native_and_numba_routes_agree(m: Matrix, size: int) -> None:
+    _skip_without_native()
+    _routes_agree(m, size)
+    _routes_agree(_shuffled(m, size), size)
+
+
+def test_routes_agree_on_bundled_and_odd_matrices() -> None:
+    from sparsroof.matrix.mtx import load
+
+    _skip_without_native()
+    for path in ("data/lap2d_64.mtx", "data/random_1000.mtx"):
+        m = load(path)
+        for size in (32, 96, 1000):
+            _routes_agree(m, size)
+    _routes_agree(make_matrix(5, 300, [0, 4, 4], [299, 0, 150]), 2, block=8)  # wide
+    _routes_agree(make_matrix(300, 3, [0, 299, 150], [2, 0, 1]), 7, block=2)  # tall
+    _routes_agree(make_matrix(40, 40, [], []), 16)  # no entries
+    with pytest.raises(ValueError, match="outside"):
+        m = make_matrix(4, 4, [0, 3], [0, 3])
+        strips(dataclasses.replace(m, col=np.array([0, 4], m.col.dtype)), 2, route="native")
+
+
+def test_formats_loads_no_numba_where_the_c_build_is() -> None:
+    """numba's start-up (about a second per process) is paid only where the C build of the
+    advisor's and the structure's passes is missing."""
+    import subprocess
+    import sys
+
+    from sparsroof.structure.counts import native as structure_native
+
+    _skip_without_native()
+    if structure_native() is None:
+        pytest.skip("sparsroof.structure._native was not built")
+    code = ("import sys; from sparsroof.cli import main\n"
+            "try:\n    main(['formats', 'data/random_1000.mtx', '--hw', 'a100', '--no-cache'])\n"
+            "except SystemExit:\n    pass\n"
+            "print('NUMBA', 'numba' in sys.modules, file=sys.stderr)")
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                            text=True)
+    assert "NUMBA False" in result.stderr, result.stderr
+    assert "partition into blocks" in result.stdout
+
+
+@pytest.mark.parametrize("shape", ["0 0 0", "3 4 0"])
+def test_formats_of_a_matrix_without_entries(tmp_path, shape: str) -> None:  # type: ignore[no-untyped-def]
+    """No entries: every format stores only its pointers, and the partition is one block."""
+    import json
+    import subprocess
+    import sys
+
+    path = tmp_path / "empty.mtx"
+    path.write_text(f"%%MatrixMarket matrix coordinate real general\n{shape}\n")
+    result = subprocess.run([sys.executable, "-m", "sparsroof", "formats", str(path), "--hw",
+                             "a100", "-O", "json", "--no-cache"], cwd=ROOT, capture_output=True,
+                            text=True)
+    assert result.returncode == 0, result.stderr
+    doc = json.loads(result.stdout)
+    rows = int(shape.split()[0])
+    bsr = next(r for r in doc["formats"] if r["storage"] == "bsr4")
+    assert bsr["bytes_total"] == ((rows + 3) // 4 + 1) * 4 + rows * 8  # pointers and y
+    assert [b["storage"] for b in doc["partition"]["blocks"]] == [doc["partition"]["best_single"]]
+    # the grid is S_CSR = 108 SMs x 64 warps; ELL, HYB and DIA strips S_ELL = 108 x 2,048
+    strips_of = doc["partition"]["format_strip_rows"]
+    assert doc["partition"]["strip_rows"] == strips_of["csr"] == strips_of["coo"] == 6912
+    assert strips_of["ell"] == strips_of["hyb"] == strips_of["dia"] == 221_184

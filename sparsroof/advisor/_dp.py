@@ -1,4 +1,5 @@
-"""Compiled dynamic program of :mod:`sparsroof.advisor.partition` (numba).
+"""Compiled dynamic program of :mod:`sparsroof.advisor.partition` (numba), the route
+where the C build (``_native.c``, the same program operation for operation) is missing.
 
 Block sizes in bytes follow :mod:`sparsroof.model.storage` (A read once) plus y = rows·s_v
 and the block's share of x, rows·x_per_row:
@@ -6,7 +7,8 @@ CSR nnz·(s_v+s_i) + (rows+1)·s_i; CSC nnz·(s_v+s_i) + (k+1)·s_i; COO nnz·(s
 ELL rows·K·(s_v+s_i); DIA n_diag·rows·s_v + n_diag·s_i; BSR n_b·b²·s_v + n_b·s_i +
 (ceil(rows/b)+1)·s_i; HYB rows·K_h·(s_v+s_i) + overflow·(s_v+2·s_i), with K_h the block's
 own ELL width by Bell & Garland's rule (:func:`hyb_split`). Slots (executed entries) are
-nnz, nnz, nnz, rows·K, n_diag·rows, n_b·b², rows·K_h + overflow.
+nnz, nnz, nnz, rows·K, n_diag·rows, n_b·b², rows·K_h + overflow. Format f may cover a
+block of a whole number of ``mult[f]`` strips, or the block that ends the matrix.
 """
 
 from __future__ import annotations
@@ -77,43 +79,51 @@ def _add_lengths(hist: Any, len_ptr: Any, len_val: Any, len_cnt: Any, first: int
 
 
 @njit(cache=True)
-def _add_diagonals(stamp: Any, diag_ptr: Any, diag_off: Any, i: int, shift: int, j: int
-                   ) -> float:  # pragma: no cover
-    """The diagonals of strip ``i`` not yet stamped ``j``, stamping them."""
-    new = 0.0
-    for p in range(diag_ptr[i], diag_ptr[i + 1]):
-        o = diag_off[p] + shift
-        if stamp[o] != j:
-            stamp[o] = j
-            new += 1
-    return new
+def _add_diagonals(nd_from: Any, diag_ptr: Any, diag_gap: Any, diag_cnt: Any, s: int,
+                   lo: int) -> None:  # pragma: no cover
+    """Add strip ``s``'s diagonals to the blocks [i, s + 1), i = lo ... s: those whose gap
+    exceeds s - i are new to the block."""
+    total = 0.0
+    for q in range(diag_ptr[s], diag_ptr[s + 1]):
+        total += diag_cnt[q]
+    seen = 0.0
+    q = diag_ptr[s]
+    for i in range(s, lo - 1, -1):
+        while q < diag_ptr[s + 1] and diag_gap[q] <= s - i:
+            seen += diag_cnt[q]
+            q += 1
+        nd_from[i] += total - seen
 
 
 @njit(cache=True)
-def dp(rows: Any, nnz: Any, max_len: Any, diag_ptr: Any, diag_off: Any, blocks: Any, b: int,
-       cols: int, len_ptr: Any, len_val: Any, len_cnt: Any, kinds: Any, coef: Any, s_v: int,
-       s_i: int, max_block: int, x_per_row: float = 0.0
+def dp(rows: Any, nnz: Any, max_len: Any, diag_ptr: Any, diag_gap: Any, diag_cnt: Any,
+       blocks: Any, len_ptr: Any, len_val: Any, len_cnt: Any, kinds: Any, coef: Any,
+       mult: Any, b: int, cols: int, s_v: int, s_i: int, max_block: int, x_per_row: float
        ) -> tuple[Any, Any, Any, Any]:  # pragma: no cover
-    """best[j]: least time of strips [0, j); cut[j], fmt[j], cost[j]: its last block."""
+    """best[j]: least time of strips [0, j); cut[j], fmt[j], cost[j]: its last block.
+
+    nd_from[i] holds the distinct diagonals of strips [i, j): strip s = j - 1 adds those
+    of its diagonals whose gap (the distance to the last strip before s holding it)
+    exceeds s - i."""
     n = rows.size
     best = np.full(n + 1, np.inf)
     best[0] = 0.0
     cut = np.zeros(n + 1, np.int64)
     fmt = np.zeros(n + 1, np.int64)
     cost = np.zeros(n + 1)
-    span = rows.sum() + cols + 2
-    stamp = np.full(span, -1, np.int64)
-    shift = rows.sum() + 1
+    nd_from = np.zeros(n + 1)
     with_hyb = (kinds == 6).any()
     hist = np.zeros((max_len.max() if n else 0) + 1)  # row lengths of the growing block
     for j in range(1, n + 1):
+        s = j - 1
+        lo = max(0, j - max_block)
+        _add_diagonals(nd_from, diag_ptr, diag_gap, diag_cnt, s, lo)
         r = 0.0
         z = 0.0
         kmax = 0.0
-        nd = 0.0
         nb = 0.0
         dia_alive = True
-        for i in range(j - 1, max(-1, j - 1 - max_block), -1):
+        for i in range(j - 1, lo - 1, -1):
             r += rows[i]
             z += nnz[i]
             kmax = max(kmax, max_len[i])
@@ -123,11 +133,12 @@ def dp(rows: Any, nnz: Any, max_len: Any, diag_ptr: Any, diag_off: Any, blocks: 
             if with_hyb:
                 _add_lengths(hist, len_ptr, len_val, len_cnt, i, i + 1, 1)
                 hk, over = hyb_split(hist, r, z, kmax)
-            if dia_alive:
-                nd += _add_diagonals(stamp, diag_ptr, diag_off, i, shift, j)
+            nd = nd_from[i]
             for f in range(kinds.size):
                 if kinds[f] == 4 and not dia_alive:
                     continue
+                if j < n and (j - i) % mult[f] != 0:
+                    continue  # not whole strips of the format, and not the last block
                 t = block_cost(kinds[f], coef[f], r, z, kmax, nd, nb, b, cols, s_v, s_i,
                                hk, over, x_per_row)
                 if kinds[f] == 4 and t >= best[j]:
@@ -138,5 +149,5 @@ def dp(rows: Any, nnz: Any, max_len: Any, diag_ptr: Any, diag_off: Any, blocks: 
                     fmt[j] = f
                     cost[j] = t
         if with_hyb:  # empty the histogram for the next j
-            _add_lengths(hist, len_ptr, len_val, len_cnt, max(0, j - max_block), j, -1)
+            _add_lengths(hist, len_ptr, len_val, len_cnt, lo, j, -1)
     return best, cut, fmt, cost

@@ -142,7 +142,8 @@ def storage_of(s: Structure, name: str, s_v: int, s_i: int, hyb_split: str = "ru
     (``hyb_split="least"``) at the width that stores the fewest bytes."""
     if name.startswith("bsr"):
         b = int(name[3:])
-        return formats.bsr(s.blocks[b], s.rows, b, s_v, s_i)
+        # a matrix without entries has no blocks (its pattern passes are not run)
+        return formats.bsr(s.blocks[b] if s.stored_entries else 0, s.rows, b, s_v, s_i)
     if name == "nm":
         n, m_group, share = nm_pattern(s.nm_conformance)
         return formats.nm(s.stored_entries, n, m_group, share, s_v)

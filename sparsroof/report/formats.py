@@ -42,6 +42,13 @@ def formats_report(name: str, spec: str, rows: list[FormatRow], advice: Advice,
     # printed apart: a table title wraps at the (narrow) table's width
     heading = (f"partition into blocks of strips: {n} strip{'s' if n != 1 else ''} of "
                f"{a.strip_rows} rows, by {'calibrated' if calibrated else 'SoL'} time")
+    coarser: dict[int, list[str]] = {}
+    for f, rows_f in a.format_strip_rows.items():
+        if rows_f != a.strip_rows:
+            coarser.setdefault(rows_f, []).append(f.upper())
+    for rows_f, names in sorted(coarser.items()):
+        heading += (f"\n{', '.join(names)} blocks span whole strips of {rows_f} rows (one "
+                    "thread per row), or end the matrix")
     part = fitted_table(
         ("strips", "rows", "format", "predicted"),
         [[f"{b.first_strip + 1}-{b.last_strip + 1}", f"{b.first_row}-{b.last_row}", b.storage,
