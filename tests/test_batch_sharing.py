@@ -96,7 +96,9 @@ def test_kill_9_loses_nothing_and_repeats_nothing(matrices: Path, tmp_path: Path
     before = rows(db, "SELECT name, run_id, finished FROM matrices ORDER BY id")
     orphaned = rows(db, "SELECT path, pid FROM claims")
     assert 3 <= len(before) < COUNT, "the batch should be killed part-way"
-    assert orphaned and all(pid == proc.pid for _, pid in orphaned)
+    # the killed process held claims when it died (almost always: two workers keep claims
+    # in flight; only the instant between one release and the next claim has none)
+    assert all(pid == proc.pid for _, pid in orphaned)
     assert rows(db, "PRAGMA integrity_check") == [("ok",)]
     # every committed matrix is whole: as many rows as every other
     per_matrix = {n for (n,) in rows(db, "SELECT COUNT(*) FROM results GROUP BY matrix_id")}
