@@ -1,14 +1,34 @@
-"""Sorted distinct values of an integer array: a sort and a neighbour compare.
+"""Whole-array helpers shared by the compiled passes.
 
-numpy >= 2.3's :func:`numpy.unique` hashes by default, at about a microsecond per element
-on this project's machines: twenty times slower than sorting once.
+- :func:`distinct`: sorted distinct values of an integer array, a sort and a neighbour
+  compare (numpy >= 2.3's :func:`numpy.unique` hashes by default, at about a microsecond
+  per element on this project's machines: twenty times slower than sorting once);
+- :func:`compiled`: an ahead-of-time build of a package's passes (a C extension), or
+  None where it was not built or is stale.
 """
 
 from __future__ import annotations
 
+import importlib
+from types import ModuleType
+
 import numpy as np
 
-__all__ = ["distinct"]
+__all__ = ["distinct", "compiled"]
+
+
+def compiled(name: str, version: int) -> ModuleType | None:
+    """The extension module ``name`` if it is built and its ``KERNEL_VERSION`` is
+    ``version`` (a build of older passes is not used), else None.
+
+    >>> compiled("sparsroof.no_such_extension", 1) is None
+    True
+    """
+    try:
+        module = importlib.import_module(name)
+    except ImportError:
+        return None
+    return module if getattr(module, "KERNEL_VERSION", None) == version else None
 
 
 def distinct(keys: np.ndarray) -> np.ndarray:

@@ -56,7 +56,7 @@ from typing import Any
 
 import numpy as np
 
-from ..arrays import distinct
+from ..arrays import compiled, distinct
 from ..hardware.spec import HwSpec
 from ..matrix.mtx import Matrix
 
@@ -179,12 +179,7 @@ _NATIVE_VERSION = 1
 @lru_cache(maxsize=1)
 def native() -> ModuleType | None:
     """The ahead-of-time build of the advisor's passes, or None where missing or stale."""
-    try:
-        from . import _native  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    module: ModuleType = _native
-    return module if getattr(module, "KERNEL_VERSION", None) == _NATIVE_VERSION else None
+    return compiled(f"{__package__}._native", _NATIVE_VERSION)
 
 
 def _compiled(route: str) -> ModuleType | None:

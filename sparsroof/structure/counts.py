@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from ..arrays import compiled
+
 __all__ = ["Counts", "SMALL", "SYMMETRY_SAMPLE", "GROUP_SHIFTS", "MAX_COUNT", "ROUTES",
            "counts", "native"]
 
@@ -65,12 +67,7 @@ class Counts:
 @lru_cache(maxsize=1)
 def native() -> ModuleType | None:
     """The ahead-of-time build of the passes, or None where it is missing or stale."""
-    try:
-        from . import _native  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    module: ModuleType = _native
-    return module if getattr(module, "KERNEL_VERSION", None) == _NATIVE_VERSION else None
+    return compiled(f"{__package__}._native", _NATIVE_VERSION)
 
 
 def _levels(rows: int) -> int:
