@@ -107,7 +107,10 @@ def roof_points(analyses: Iterable[Any]) -> list[RoofPoint]:
 
 
 def _field(source: str, where: str, record: Any, key: str) -> Any:
-    if not isinstance(record, dict) or key not in record:
+    if not isinstance(record, dict):
+        raise FigureError(f"{source}: {where}: expected an object, not "
+                          f"{type(record).__name__}")
+    if key not in record:
         raise FigureError(f"{source}: {where}: missing {key!r}")
     return record[key]
 
@@ -122,7 +125,11 @@ def _points_of(source: str, doc: dict[str, Any]) -> list[tuple[RoofPoint, str]]:
         where = f"matrices[{i}]"
         name = _field(source, where, _field(source, where, m, "matrix"), "name")
         spec = str(m.get("spec") or "")
-        for j, r in enumerate(_field(source, where, m, "results")):
+        results = _field(source, where, m, "results")
+        if not isinstance(results, list):
+            raise FigureError(f"{source}: {where}.results: expected a list of results, "
+                              f"not {type(results).__name__}")
+        for j, r in enumerate(results):
             at = f"{where}.results[{j}]"
             t = _field(source, at, r, "traffic")
             b = _field(source, at, r, "bound")
