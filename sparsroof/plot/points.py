@@ -22,7 +22,7 @@ from ..userfile import finite_numbers, read_json
 from .tabular import TABLE_SUFFIXES, json_rows, read_table, table_points
 
 __all__ = ["RoofPoint", "roof_points", "roof_point", "read_results", "read_distributed",
-           "OPTIMISTIC", "PESSIMISTIC", "NUMBERS"]
+           "rank_bound", "OPTIMISTIC", "PESSIMISTIC", "NUMBERS"]
 
 #: the B-reuse models that bracket every other: perfect reuse and none
 OPTIMISTIC = "compulsory"
@@ -194,7 +194,7 @@ def read_distributed(path: str | Path) -> list[tuple[str, str, list[RankBound]]]
         if not isinstance(rows, list):
             raise FigureError(f"{source}: {where}.distributed: expected the rank bounds "
                               "of 'sparsroof analyze --ranks'")
-        bounds = [_rank_bound(source, f"{where}.distributed[{j}]", r)
+        bounds = [rank_bound(source, f"{where}.distributed[{j}]", r)
                   for j, r in enumerate(rows)]
         found.append((name, str(m.get("spec", "")), bounds))
     return found
@@ -208,7 +208,11 @@ _RANK_LATER = tuple(f.name for f in fields(RankBound) if f.type in ("float", "in
                     and f.default is not MISSING)
 
 
-def _rank_bound(source: str, where: str, r: Any) -> RankBound:
+def rank_bound(source: str, where: str, r: Any) -> RankBound:
+    """A :class:`~sparsroof.model.ridgeline.RankBound` from the object ``r`` at ``where``
+    of ``source`` (the rank bounds of ``analyze --ranks`` or ``whatif --mlp``): every
+    number checked as :func:`roof_point` checks them, ranks, width and the slowest rank
+    whole numbers; the roofs added later to the documents default to 0 where absent."""
     if not isinstance(r, dict):
         raise FigureError(f"{source}: {where}: expected an object")
     names = _RANK_NUMBERS + tuple(k for k in _RANK_LATER if k in r)
