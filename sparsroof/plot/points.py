@@ -148,13 +148,13 @@ def read_results(path: str | Path, spec: str | None = None
     name), which must then be one of them."""
     source = str(path)
     if Path(path).suffix.lower() in TABLE_SUFFIXES:
-        pairs = [(roof_point(fields, source), spec) for fields, spec in read_table(path)]
+        pairs = [(roof_point(fields, where), spec) for fields, spec, where in read_table(path)]
     else:
         doc = read_json(path, lambda problem: FigureError(f"{source}: {problem}"))
         if not isinstance(doc, dict):
             raise FigureError(f"{source}: expected a JSON object")
         if doc.get("kind") == "batch":
-            pairs = [(roof_point(fields, source), spec) for fields, spec in
+            pairs = [(roof_point(fields, where), spec) for fields, spec, where in
                      table_points(source, json_rows(source, doc.get("rows")))]
         else:
             pairs = _points_of(source, doc)
