@@ -166,3 +166,35 @@ def test_a_bad_number_in_a_whatif_study_is_one_line(study: Path, tmp_path: Path,
     assert out.returncode == 1
     assert out.stderr == f"sparsroof: error: {bad}: {says}\n"
     assert not (tmp_path / "f.png").exists()
+
+
+@pytest.mark.parametrize("row,says", [
+    ('"sparsity": true, "accuracy": 80', "field 'sparsity' is true, expected a finite "
+     "number"),
+    ('"sparsity": 0.5, "accuracy": NaN', "field 'accuracy' is NaN, expected a finite "
+     "number"),
+    ('"sparsity": "0.5", "accuracy": 80', "field 'sparsity' is the string '0.5', expected "
+     "a finite number"),
+    ('"sparsity": 50, "accuracy": 80', "sparsity 50 is not a fraction in [0, 1] (write "
+     "0.5 for 50 %)"),
+])
+def test_a_bad_number_in_accuracy_points_is_one_line(tmp_path: Path, row: str,
+                                                     says: str) -> None:
+    points = tmp_path / "p.json"
+    points.write_text('{"points": [{"pattern": "2:4", "sparsity": 0.5, "accuracy": 79, '
+                      f'"flops_useful": 1e9}}, {{"pattern": "x", {row}, '
+                      '"flops_useful": 1e9}]}')
+    out = cli("plot", "accuracy", str(points), "-o", str(tmp_path / "a.png"))
+    assert out.returncode == 1
+    assert out.stderr == f"sparsroof: error: {points}: point 1: {says}\n"
+    assert not (tmp_path / "a.png").exists()
+
+
+def test_a_bad_cell_in_accuracy_points_names_its_line(tmp_path: Path) -> None:
+    points = tmp_path / "p.csv"
+    points.write_text("pattern,sparsity,accuracy,flops_useful\n2:4,0.5,79,1e9\n"
+                      "x,0.5,nan,1e9\n")
+    out = cli("plot", "accuracy", str(points), "-o", str(tmp_path / "a.png"))
+    assert out.returncode == 1
+    assert out.stderr == (f"sparsroof: error: {points}: line 3: field 'accuracy' is NaN, "
+                          "expected a finite number\n")
