@@ -166,7 +166,7 @@ def _roofs(points: Sequence[LayerPoint]) -> list[tuple[str, float, str, float]]:
 
 
 def _draw_roofs(ax: Axes, roofs: list[tuple[str, float, str, float]], precision: str) -> None:
-    from .roof import _slope_angle
+    from .roof import slope_angle
 
     (xlo, xhi) = ax.get_xlim()
     units_at: dict[float, list[str]] = {}
@@ -179,7 +179,7 @@ def _draw_roofs(ax: Axes, roofs: list[tuple[str, float, str, float]], precision:
         ax.annotate(f"{', '.join(dict.fromkeys(units))} {precision} {si(peak, 'FLOP/s')}",
                     (xhi, peak), xytext=(-4, 2), textcoords="offset points", fontsize=7.5,
                     color="0.25", ha="right", va="bottom")
-    angle = _slope_angle(ax)
+    angle = slope_angle(ax)
     for level, bw in sorted({(level, bw) for _, _, level, bw in roofs}):
         x = xlo * 1.6
         ax.annotate(f"{level} {si(bw, 'B/s')}", (x, bw * x), xytext=(0, 3),
