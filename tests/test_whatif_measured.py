@@ -106,3 +106,24 @@ def test_cli_exits_1_on_a_layer_faster_than_its_sol(tmp_path: Path) -> None:
     table = _cli(tmp_path, "--measured", "times.csv")
     assert table.returncode == 0, table.stderr
     assert "55.2" in table.stdout and "per model" in table.stdout  # 11.049 / 20 ns
+
+
+def test_compare_and_whatif_measured_render_through_one_function(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """echo_judged writes the errors and violations, the chosen output and the exit code
+    for both commands; whatif adds its per-model document and table."""
+    from sparsroof.cli.compare import echo_judged
+    from sparsroof.compare import RowError
+
+    code = echo_judged([], [RowError("t.csv:2", "no matrix named")], "json", title="t")
+    out, err = capsys.readouterr()
+    assert code == 1 and err == "sparsroof: error: t.csv:2: no matrix named\n"
+    assert json.loads(out)["summary"]["errors"] == 1
+    code = echo_judged([], [], "table", title="runs", tables=lambda: ["per model"],
+                       document=lambda summary: "unused")
+    out, err = capsys.readouterr()
+    assert code == 0 and err == "" and out.rstrip().endswith("per model")
+    _times(tmp_path, "fc,dense,,20e-9\n")
+    csv_out = _cli(tmp_path, "--measured", "times.csv", "-O", "csv")
+    assert csv_out.returncode == 0, csv_out.stderr
+    assert ",source,matrix," in csv_out.stdout.splitlines()[0]  # compare's CSV

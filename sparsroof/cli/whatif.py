@@ -19,7 +19,7 @@ from ..whatif.mlp import mlp_study
 from ..whatif.patterns import parse_patterns, parse_sparsity
 from ..whatif.placement import Options
 from ..whatif.study import DEFAULT_SPARSITIES, ModelResult, read_accuracy, study
-from .common import HW_OPTION, OUTPUT_OPTION, check_figure, echo_error, emit, table_console
+from .common import HW_OPTION, OUTPUT_OPTION, check_figure, emit, table_console
 
 __all__ = ["command"]
 
@@ -140,32 +140,20 @@ def command(model: str | None, hw: str, patterns: tuple[str, ...], sparsities: t
 def _measured(manifest: Manifest, spec: HwSpec, options: Options, path: str,
               output: str) -> int:
     """Measured layer times against their SoL (section 3.4), judged as compare judges."""
-    from ..compare import summarise
-    from ..report.compare import compare_csv, compare_table
     from ..report.layertimes import judged_layers, layer_errors, layer_times_json, models_table
     from ..whatif.measured import measured_layers, model_totals, read_layer_times
+    from .compare import echo_judged
 
     times, bad = read_layer_times(path)
     found, unknown = measured_layers(times, manifest, spec, options)
     errors = layer_errors([*bad, *unknown])
     judged = judged_layers(found, spec.name)
-    summary = summarise(judged, len(errors))
     totals = model_totals(found)
-    for err in errors:
-        echo_error(str(err))
-    for j in judged:
-        if j.violation:
-            click.echo(f"sparsroof: violation: {j.explanation()}", err=True)
-    if output == "json":
-        emit(layer_times_json(judged, summary, errors, totals))
-    elif output == "csv":
-        emit(compare_csv(judged))
-    else:
-        console = table_console()
-        console.print(compare_table(judged, summary, f"{path}: measured layers of "
-                                    f"{manifest.name} against their speed of light"))
-        console.print(models_table(totals, f"{manifest.name} on {spec.name}: per model"))
-    return 1 if errors or summary.violations else 0
+    return echo_judged(
+        judged, errors, output,
+        title=f"{path}: measured layers of {manifest.name} against their speed of light",
+        document=lambda summary: layer_times_json(judged, summary, errors, totals),
+        tables=lambda: [models_table(totals, f"{manifest.name} on {spec.name}: per model")])
 
 
 def _mlp(model: str | None, mlp: str, ranks: tuple[str, ...], hw: str, dtype: str,
