@@ -177,3 +177,21 @@ def test_a_zero_roof_in_a_saved_mlp_study_names_the_file(tmp_path: Path) -> None
     assert fig.returncode == 1
     assert fig.stderr == ("sparsroof: error: bad.json: distributed[0]: field 'network' is "
                           "0, expected a positive number\n")
+
+
+@pytest.mark.parametrize("option", [
+    ("--pattern", "2:4"), ("--sparsity", "50"), ("--unit", "simt"), ("--measured", "t.csv"),
+    ("--accuracy", "a.csv"), ("--points", "p.csv"), ("--batch", "4"), ("--nm-native",),
+    ("--im2col",), ("--cache-roof",), ("--layers",)])
+def test_options_of_a_pruned_network_are_refused_with_mlp(tmp_path: Path,
+                                                          option: tuple[str, ...]) -> None:
+    out = _cli("whatif", "--mlp", "64,64,64", "--ranks", "2", *option, cwd=tmp_path)
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr == ("sparsroof: error: --mlp studies one dense MLP layer: give it "
+                          f"without {option[0]}\n")
+
+
+def test_ranks_without_mlp_is_a_usage_error(tmp_path: Path) -> None:
+    out = _cli("whatif", "swin_tiny", "--ranks", "2", cwd=tmp_path)
+    assert out.returncode == 2 and out.stderr.count("\n") == 1
+    assert "--ranks splits the batch of --mlp" in out.stderr

@@ -127,3 +127,12 @@ def test_compare_and_whatif_measured_render_through_one_function(
     csv_out = _cli(tmp_path, "--measured", "times.csv", "-O", "csv")
     assert csv_out.returncode == 0, csv_out.stderr
     assert ",source,matrix," in csv_out.stdout.splitlines()[0]  # compare's CSV
+
+
+def test_measured_with_plot_names_the_conflict(tmp_path: Path) -> None:
+    """--plot wants --accuracy, but with --measured the conflict is what to say."""
+    _times(tmp_path, "fc,dense,,20e-9\n")
+    out = _cli(tmp_path, "--measured", "times.csv", "--plot", "x.png")
+    assert out.returncode == 2
+    assert out.stderr == ("sparsroof: error: --measured judges layer times: give it without "
+                          "--plot, --points or --accuracy\n")

@@ -99,9 +99,15 @@ def command(model: str | None, hw: str, patterns: tuple[str, ...], sparsities: t
           --dtype fp32 --plot mlp-ridge.png
     """
     if mlp:
+        _refuse_given(_NETWORK_ONLY, "--mlp studies one dense MLP layer")
         return _mlp(model, mlp, ranks, hw, dtype, plot_file, output)
+    if ranks:
+        raise OptionError("--ranks splits the batch of --mlp: give it with --mlp IN,OUT,BATCH")
     if model is None:
         raise OptionError("give a MODEL (or a manifest), or --mlp IN,OUT,BATCH")
+    if measured_file and (plot_file or points_file or accuracy_file):
+        raise OptionError("--measured judges layer times: give it without --plot, "
+                          "--points or --accuracy")
     if plot_file and not accuracy_file:
         raise OptionError("--plot draws accuracy against speedup: give --accuracy ACC.csv")
     if points_file and Path(points_file).suffix.lower() not in (".csv", ".json"):
@@ -111,9 +117,6 @@ def command(model: str | None, hw: str, patterns: tuple[str, ...], sparsities: t
     options = Options(dtype=dtype, batch=batch, unit=unit, nm_native=nm_native,
                       im2col=im2col, cache_roof=cache_roof)
     if measured_file:
-        if plot_file or points_file or accuracy_file:
-            raise OptionError("--measured judges layer times: give it without --plot, "
-                              "--points or --accuracy")
         return _measured(manifest, spec, options, measured_file, output)
     accuracy = read_accuracy(accuracy_file) if accuracy_file else None
     results = study(manifest, spec, parse_patterns(patterns or ("unstructured,block4,2:4",)),
@@ -135,6 +138,22 @@ def command(model: str | None, hw: str, patterns: tuple[str, ...], sparsities: t
         for r in results if show_layers else ():
             console.print(to_layer_table(r))
     return 0
+
+
+#: the options of a pruned network's study, which the one dense layer of --mlp does not take
+_NETWORK_ONLY = ("patterns", "sparsities", "batch", "unit", "nm_native", "im2col",
+                 "cache_roof", "accuracy_file", "points_file", "measured_file", "show_layers")
+
+
+def _refuse_given(names: tuple[str, ...], why: str) -> None:
+    """A usage error naming the first of the options ``names`` given on the command line."""
+    from click.core import ParameterSource
+
+    ctx = click.get_current_context()
+    for param in ctx.command.params:
+        if param.name in names and ctx.get_parameter_source(param.name) not in (
+                ParameterSource.DEFAULT, None):
+            raise OptionError(f"{why}: give it without {param.opts[0]}")
 
 
 def _measured(manifest: Manifest, spec: HwSpec, options: Options, path: str,
