@@ -136,3 +136,24 @@ def test_measured_with_plot_names_the_conflict(tmp_path: Path) -> None:
     assert out.returncode == 2
     assert out.stderr == ("sparsroof: error: --measured judges layer times: give it without "
                           "--plot, --points or --accuracy\n")
+
+
+def test_the_per_model_table_is_drawn_as_every_other_table(tmp_path: Path) -> None:
+    """The per-model table has the rule under its header of every fitted table, no box
+    around it, and fits a 100-column terminal."""
+    from rich.console import Console
+
+    from sparsroof.report.layertimes import models_table
+    from sparsroof.report.tables import fitted_table
+
+    path = _times(tmp_path, "fc,dense,,20e-9\nfc,unstructured,75,20e-9\n")
+    found, _ = measured_layers(read_layer_times(path)[0], NET, load_spec("a100"), Options())
+    table = models_table(model_totals(found), "toy on a100-80gb: per model")
+    assert table.box == fitted_table(["a"], [["1"]]).box and not table.show_edge
+    console = Console(width=100, record=True, color_system=None, force_terminal=False)
+    console.print(table)
+    text = console.export_text()
+    assert max(len(line) for line in text.splitlines()) <= 100
+    assert "│" not in text and "┏" not in text
+    assert [line.split()[:2] for line in text.splitlines() if line.startswith(
+        ("dense", "unstructured"))] == [["dense", "2"], ["unstructured", "75"]]

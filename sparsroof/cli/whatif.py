@@ -101,17 +101,7 @@ def command(model: str | None, hw: str, patterns: tuple[str, ...], sparsities: t
     if mlp:
         _refuse_given(_NETWORK_ONLY, "--mlp studies one dense MLP layer")
         return _mlp(model, mlp, ranks, hw, dtype, plot_file, output)
-    if ranks:
-        raise OptionError("--ranks splits the batch of --mlp: give it with --mlp IN,OUT,BATCH")
-    if model is None:
-        raise OptionError("give a MODEL (or a manifest), or --mlp IN,OUT,BATCH")
-    if measured_file and (plot_file or points_file or accuracy_file):
-        raise OptionError("--measured judges layer times: give it without --plot, "
-                          "--points or --accuracy")
-    if plot_file and not accuracy_file:
-        raise OptionError("--plot draws accuracy against speedup: give --accuracy ACC.csv")
-    if points_file and Path(points_file).suffix.lower() not in (".csv", ".json"):
-        raise OptionError(f"--points {points_file}: use a .csv or .json file")
+    model = _check_study(model, ranks, measured_file, plot_file, points_file, accuracy_file)
     spec = load_spec(hw)
     manifest = load_manifest(model)
     options = Options(dtype=dtype, batch=batch, unit=unit, nm_native=nm_native,
@@ -138,6 +128,25 @@ def command(model: str | None, hw: str, patterns: tuple[str, ...], sparsities: t
         for r in results if show_layers else ():
             console.print(to_layer_table(r))
     return 0
+
+
+def _check_study(model: str | None, ranks: tuple[str, ...], measured_file: str | None,
+                 plot_file: str | None, points_file: str | None,
+                 accuracy_file: str | None) -> str:
+    """The model of a pruned network's study, once its options agree (else a usage
+    error): --measured first, since --plot without --accuracy is then beside the point."""
+    if ranks:
+        raise OptionError("--ranks splits the batch of --mlp: give it with --mlp IN,OUT,BATCH")
+    if model is None:
+        raise OptionError("give a MODEL (or a manifest), or --mlp IN,OUT,BATCH")
+    if measured_file and (plot_file or points_file or accuracy_file):
+        raise OptionError("--measured judges layer times: give it without --plot, "
+                          "--points or --accuracy")
+    if plot_file and not accuracy_file:
+        raise OptionError("--plot draws accuracy against speedup: give --accuracy ACC.csv")
+    if points_file and Path(points_file).suffix.lower() not in (".csv", ".json"):
+        raise OptionError(f"--points {points_file}: use a .csv or .json file")
+    return model
 
 
 #: the options of a pruned network's study, which the one dense layer of --mlp does not take

@@ -35,8 +35,8 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-__all__ = ["reuse_figure", "reuse_storage", "model_colors", "roof_levels", "RunOnLine", "runs_on_lines",
-           "CLASS"]
+__all__ = ["reuse_figure", "reuse_storage", "model_colors", "roof_levels", "RunOnLine",
+           "runs_on_lines", "CLASS"]
 
 #: ``at`` value that puts each run on its matrix's class model
 CLASS = "class"
