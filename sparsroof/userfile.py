@@ -9,7 +9,8 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-__all__ = ["MAX_NESTING", "read_text", "read_json", "check_shape", "finite_numbers"]
+__all__ = ["MAX_NESTING", "read_text", "read_json", "read_csv", "check_shape",
+           "finite_numbers"]
 
 #: deepest nesting of brackets or indentation a user's file may have; the YAML and JSON
 #: parsers recurse per level, and a deep enough file overflows their stack
@@ -91,6 +92,33 @@ def read_json(path: str | Path, fail: Callable[[str], Exception]) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as err:
         raise fail(f"line {err.lineno}: not valid JSON: {err.msg}") from None
+
+
+def read_csv(path: str | Path, fail: Callable[[str], Exception]
+             ) -> tuple[list[str], list[tuple[int, dict[str, Any]]]]:
+    r"""The header of the CSV table at ``path`` (names stripped of spaces) and its rows,
+    each with the line it ends on, the file read as :func:`read_text` reads it. Text the
+    csv module refuses (a field past its size limit) raises ``fail`` naming the line. A
+    short row holds None in its missing columns.
+
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "t.csv"
+    >>> _ = p.write_text('a, b\n1,"two\nlines"\n3\n')
+    >>> read_csv(p, ValueError)
+    (['a', 'b'], [(3, {'a': '1', 'b': 'two\nlines'}), (4, {'a': '3', 'b': None})])
+    """
+    import csv
+    import io
+
+    reader = csv.DictReader(io.StringIO(read_text(path, fail), newline=""))
+    try:
+        header = [name.strip() for name in reader.fieldnames or []]
+        reader.fieldnames = header
+        rows = [(reader.line_num, row) for row in reader]
+    except csv.Error as err:
+        # the reader counts the line it failed on only once it is read
+        raise fail(f"line {reader.line_num + 1}: not a CSV table ({err})") from None
+    return header, rows
 
 
 def _shown(value: Any) -> str:

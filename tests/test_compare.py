@@ -112,6 +112,23 @@ def test_a_file_without_the_columns_is_one_line_error(tmp_path: Path) -> None:
     assert "line 1: the header needs the columns matrix, time_s" in out.stderr
 
 
+@pytest.mark.parametrize("tail,says", [
+    (b"\xff\n", "cannot read: 'utf-8' codec can't decode byte 0xff"),
+    (b"x" * 200_000 + b"\n", "line 3: not a CSV table (field larger than field limit"),
+])
+def test_a_broken_later_line_is_one_line_error(tmp_path: Path, tail: bytes,
+                                               says: str) -> None:
+    """Bytes that are not UTF-8, or a field the csv module refuses, on the third line."""
+    path = tmp_path / "measured.csv"
+    path.write_bytes(f"matrix,time_s\n{LAP},5.0e-6\n{LAP},".encode() + tail)
+    for command in (("compare", str(path)),
+                    ("plot", "roofline", str(path), "-o", str(tmp_path / "f.png"))):
+        out = run(*command)
+        assert out.returncode == 1 and out.stdout == ""
+        assert out.stderr.startswith(f"sparsroof: error: {path}: ")
+        assert says in out.stderr and out.stderr.count("\n") == 1
+
+
 def test_table_output_lists_runs_and_summary(tmp_path: Path) -> None:
     path = _csv(tmp_path, f"matrix,time_s\n{LAP},5e-6\n{RND},6e-6\n")
     out = run("compare", str(path), "--hw", "v100-sxm2")

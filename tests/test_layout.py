@@ -84,6 +84,24 @@ def test_imports_point_down() -> None:
     assert not wrong, "imports that point up or sideways:\n" + "\n".join(wrong)
 
 
+def test_no_module_imports_another_modules_private_name() -> None:
+    """A name with a leading underscore belongs to its module: what another module needs
+    is made public under a name that says what it is. Private modules (``_native``,
+    ``_jit``, ``_version``) may be imported; ``__future__`` names are not private."""
+    modules = {_module(p) for p in PACKAGE.rglob("*.py")} | {
+        f"{_module(p.parent / '__init__.py')}.{p.name.split('.')[0]}"
+        for p in PACKAGE.rglob("_native*")}
+    found = []
+    for path in PACKAGE.rglob("*.py"):
+        own = _module(path)
+        for name in _imports(path):
+            target, _, last = name.rpartition(".")
+            if (last.startswith("_") and not last.startswith("__") and name not in modules
+                    and target != own and target.startswith("sparsroof")):
+                found.append(f"{own} imports {name}")
+    assert found == []
+
+
 def test_no_import_cycles() -> None:
     graph = _graph()
     state: dict[str, int] = {}  # 1 on the current path, 2 done

@@ -49,6 +49,33 @@ def test_one_rank_count_by_hand() -> None:
     assert allreduce_bytes(100.0, 1) == 0.0 and allreduce_bytes(100.0, 8) == 175.0
 
 
+def test_three_distinct_sizes_by_hand() -> None:
+    """K = 1000 inputs, M = 300 outputs, global batch B = 50 on P = 4 ranks, fp32: no two
+    sizes equal and a batch that does not split evenly, so a swapped size or a floor in
+    place of the ceiling changes some number below."""
+    rb = mlp_rank_bound(MlpLayer(1000, 300, 50), 4, s_v=4, **CLX)
+    # the busiest rank takes b = ceil(50 / 4) = 13 samples
+    assert rb.width == 13
+    # F(r) = 3 · 2·b·K·M = 6 · 13 · 1000 · 300 = 23,400,000 FLOP
+    assert rb.compute_s == pytest.approx(23_400_000 / 4.2e12)
+    # B_M(r) = 4 · (2·1000·300 + 2·13·1000 + 2·13·300) = 4 · (600,000 + 26,000 + 7,800)
+    #        = 2,535,200 bytes
+    assert rb.memory_s == pytest.approx(2_535_200 / 105e9)
+    # B_N(r) = 2·3/4 · 4 · (1000·300 + 300 biases) = 1.5 · 1,201,200 = 1,801,800 bytes
+    # (with K and M swapped the biases would be 1000: 1,806,000 bytes)
+    assert rb.network_s == pytest.approx(1_801_800 / 12e9)
+    # 150 us of network against 24 us of memory and 5.6 us of compute
+    assert rb.bound == "network" and rb.sol_s == rb.network_s
+    # totals over ranks: F of the whole batch 6 · 50 · 1000 · 300 = 90,000,000; memory
+    # 4 · (2·P·K·M + 2·B·(K + M)) = 4 · (2,400,000 + 130,000) = 10,120,000 (every rank
+    # holds the weights, the samples are split); network 4 · 1,801,800 = 7,207,200
+    assert rb.flops == pytest.approx(90_000_000)
+    assert rb.bytes_memory == pytest.approx(10_120_000)
+    assert rb.bytes_network == pytest.approx(7_207_200)
+    # 13 samples on the busiest rank against 12.5 on average
+    assert rb.imbalance == pytest.approx(13 * 4 / 50)
+
+
 def test_the_papers_case_study_batches() -> None:
     """§III: with batch 512 per node the MLP "is indeed on the ridgeline"; 1024 and more
     are compute bound and less than 512 network bound. Per node the compute time is
@@ -135,3 +162,50 @@ def test_a_step_that_fits_a_cache_is_charged_at_that_cache() -> None:
     large = mlp_study(MlpLayer(8192, 8192, 8192), a100, [1], "fp32")[2][0]
     assert (small.bandwidth, large.bandwidth) == (l2, hbm)
     assert small.memory_s == pytest.approx(4 * (2 * 512 * 512 + 4 * 256 * 512) / l2)
+@pytest.mark.parametrize("field,text,says", [
+    ("flops", '"abc"', "field 'flops' is the string 'abc', expected a finite number"),
+    ("flops", "NaN", "field 'flops' is NaN, expected a finite number"),
+    ("bytes_network", "-1", "field 'bytes_network' is -1, below 0"),
+    ("ranks", "2.5", "field 'ranks' is 2.5, expected a whole number"),
+])
+def test_a_bad_rank_bound_in_a_saved_mlp_study_is_one_line(tmp_path: Path, field: str,
+                                                           text: str, says: str) -> None:
+    out = _cli("whatif", "--mlp", "4096,4096,16384", "--ranks", "1,4,64", "--hw",
+               "clx-ridgeline", "--dtype", "fp32", "-O", "json", cwd=tmp_path)
+    doc = json.loads(out.stdout)
+    doc["distributed"][1][field] = "@@BAD@@"
+    (tmp_path / "bad.json").write_text(json.dumps(doc).replace('"@@BAD@@"', text))
+    fig = _cli("plot", "ridgeline", "bad.json", "-o", "r.png", cwd=tmp_path)
+    assert fig.returncode == 1
+    assert fig.stderr == f"sparsroof: error: bad.json: distributed[1]: {says}\n"
+    assert not (tmp_path / "r.png").exists()
+
+
+def test_a_zero_roof_in_a_saved_mlp_study_names_the_file(tmp_path: Path) -> None:
+    out = _cli("whatif", "--mlp", "4096,4096,16384", "--ranks", "1,4", "--hw",
+               "clx-ridgeline", "--dtype", "fp32", "-O", "json", cwd=tmp_path)
+    doc = json.loads(out.stdout)
+    doc["distributed"][0]["network"] = 0
+    (tmp_path / "bad.json").write_text(json.dumps(doc))
+    fig = _cli("plot", "ridgeline", "bad.json", "-o", "r.png", cwd=tmp_path)
+    assert fig.returncode == 1
+    assert fig.stderr == ("sparsroof: error: bad.json: distributed[0]: field 'network' is "
+                          "0, expected a positive number\n")
+
+
+@pytest.mark.parametrize("option", [
+    ("--pattern", "2:4"), ("--sparsity", "50"), ("--unit", "simt"), ("--measured", "t.csv"),
+    ("--accuracy", "a.csv"), ("--points", "p.csv"), ("--batch", "4"), ("--nm-native",),
+    ("--im2col",), ("--cache-roof",), ("--layers",)])
+def test_options_of_a_pruned_network_are_refused_with_mlp(tmp_path: Path,
+                                                          option: tuple[str, ...]) -> None:
+    out = _cli("whatif", "--mlp", "64,64,64", "--ranks", "2", *option, cwd=tmp_path)
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr == ("sparsroof: error: --mlp studies one dense MLP layer: give it "
+                          f"without {option[0]}\n")
+
+
+def test_ranks_without_mlp_is_a_usage_error(tmp_path: Path) -> None:
+    out = _cli("whatif", "swin_tiny", "--ranks", "2", cwd=tmp_path)
+    assert out.returncode == 2 and out.stderr.count("\n") == 1
+    assert "--ranks splits the batch of --mlp" in out.stderr

@@ -207,3 +207,46 @@ def test_launch_bound_tops_are_counted() -> None:
     for p in launched:
         top = lines[f"reuse|lap2d_64|{p.model}|{p.width}"].get_ydata()[1]
         assert top == pytest.approx(p.flops_useful / 1.3e-6)  # the spec's 1.3 us launch
+
+
+@pytest.fixture(scope="module")
+def spmm_results(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = subprocess.run([sys.executable, "-m", "sparsroof", "analyze", str(LAP), "--hw",
+                          "epyc-7763", "--kernel", "spmm", "--d", "1,4", "--model", "all",
+                          "-O", "json"], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    results = tmp_path_factory.mktemp("reuse") / "models.json"
+    results.write_text(out.stdout)
+    return results
+
+
+def _reuse(results: Path, runs: Path, out: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "sparsroof", "plot", "reuse", str(results),
+                           "--measured", str(runs), "-o", str(out)], capture_output=True,
+                          text=True, cwd=ROOT)
+
+
+def test_runs_of_another_format_are_counted_on_stderr(spmm_results: Path,
+                                                      tmp_path: Path) -> None:
+    runs = tmp_path / "runs.csv"
+    runs.write_text("matrix,kernel,d,format,time_s\n"
+                    f"{LAP},spmm,1,csr,2e-5\n{LAP},spmm,4,coo,4e-5\n{LAP},spmm,1,ell,3e-5\n")
+    figure = tmp_path / "reuse.svg"
+    out = _reuse(spmm_results, runs, figure)
+    assert out.returncode == 0, out.stderr
+    assert out.stderr.splitlines()[0] == (
+        "sparsroof: 2 of 3 measured runs are left out: their format (coo, ell) is not csr, "
+        "the one drawn (choose it with --storage)")
+    svg = figure.read_text()
+    assert svg.count('id="measured|lap2d_64|') == 1  # the csr run alone
+
+
+def test_a_bad_measured_row_is_a_one_line_error(spmm_results: Path, tmp_path: Path) -> None:
+    runs = tmp_path / "runs.csv"
+    runs.write_text(f"matrix,kernel,d,time_s\n{LAP},spmm,1,2e-5\n{LAP},spmm,4,0\n"
+                    f"{LAP},spmm,4,-1\n")
+    figure = tmp_path / "reuse.png"
+    out = _reuse(spmm_results, runs, figure)
+    assert out.returncode == 1 and not figure.exists()
+    assert out.stderr == (f"sparsroof: error: {runs}:3: time 0.0 is not a positive number of "
+                          f"seconds (and 1 more: 'sparsroof compare {runs}' lists them)\n")

@@ -137,14 +137,19 @@ def _bad(tmp_path: Path, sweep: Path, line: int, column: str, value: str | None)
 
 
 @pytest.mark.parametrize(("line", "column", "value", "needle"), [
-    (3, "attainable_flops", "inf", "bad.csv:3: column 'attainable_flops': 'inf' is not a "
-                                   "finite number"),
-    (4, "sol_s", "", "bad.csv:4: column 'sol_s' is empty"),
-    (5, "bandwidth", "fast", "bad.csv:5: column 'bandwidth': 'fast' is not a number"),
-    (6, "width", "1.5", "bad.csv:6: column 'width': '1.5' is not a positive whole number"),
+    (3, "attainable_flops", "inf", "bad.csv:3: field 'attainable_flops' is infinite, "
+                                   "expected a finite number"),
+    (4, "sol_s", "", "bad.csv:4: field 'sol_s' is empty, expected a finite number"),
+    (5, "bandwidth", "fast", "bad.csv:5: field 'bandwidth' is 'fast', expected a finite "
+                             "number"),
+    (6, "width", "1.5", "bad.csv:6: field 'width' is 1.5, expected a whole number"),
+    (6, "width", "0", "bad.csv:6: field 'width' is 0, expected a positive whole number"),
+    (5, "sol_s", "-1e-06", "bad.csv:5: field 'sol_s' is -1e-06, below 0"),
+    (4, "bandwidth", "true", "bad.csv:4: field 'bandwidth' is 'true', expected a finite "
+                             "number"),
     (7, "matrix", "", "bad.csv:7: column 'matrix' is empty"),
-    (2, "intensity_flop_per_byte", "nan", "bad.csv:2: column 'intensity_flop_per_byte': "
-                                          "'nan' is not a finite number"),
+    (2, "intensity_flop_per_byte", "nan", "bad.csv:2: field 'intensity_flop_per_byte' is "
+                                          "NaN, expected a finite number"),
     (0, "bound_unit", None, "bad.csv: missing column bound_unit (expected the CSV of "
                             "'sparsroof analyze -O csv'"),
 ])
@@ -199,5 +204,10 @@ def test_a_parquet_export_is_drawn_row_by_row(sweep: Path, tmp_path: Path) -> No
     import pyarrow as pa
 
     pq.write_table(table.set_column(column, "sol_s", pa.array(values)), path)
-    with pytest.raises(FigureError, match=r"r.parquet: row 3: column 'sol_s' is empty"):
+    with pytest.raises(FigureError, match=r"r.parquet: row 3: field 'sol_s' is null"):
+        read_results(path, "a100-80gb")
+    values[2] = -1e-6  # a negative time: the row is named too
+    pq.write_table(table.set_column(column, "sol_s", pa.array(values)), path)
+    with pytest.raises(FigureError, match=r"r.parquet: row 3: field 'sol_s' is -1e-06, "
+                                          "below 0"):
         read_results(path, "a100-80gb")

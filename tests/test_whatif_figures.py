@@ -10,6 +10,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -123,3 +124,77 @@ def test_accuracy_panels_are_the_points_given(tmp_path: Path) -> None:
     bad = cli("plot", "accuracy", "bad.csv", "-o", "b.png", cwd=tmp_path)
     assert bad.returncode == 1 and bad.stderr.count("\n") == 1
     assert "bad.csv: line 2: missing flops_useful" in bad.stderr
+
+
+#: (where in the study's JSON, the JSON text put there, what the error says)
+BAD_LAYER_NUMBERS = [
+    (("points", 0, "sparsity"), '"abc"', "points[0]: field 'sparsity' is the string 'abc', "
+     "expected a finite number"),
+    (("points", 0, "sparsity"), "1.5", "points[0]: sparsity 1.5 is not a fraction in [0, 1]"),
+    (("points", 0, "layer_results", 0, "dense", "bound", "bandwidth"), "0",
+     "points[0].layer_results[0].dense.bound: field 'bandwidth' is 0, expected a positive "
+     "number"),
+    (("points", 0, "layer_results", 0, "sparse", "bound", "attainable_flops"), "NaN",
+     "points[0].layer_results[0].sparse.bound: field 'attainable_flops' is NaN, expected a "
+     "finite number"),
+    (("points", 0, "layer_results", 0, "sparse", "bound", "attainable_flops"), "true",
+     "points[0].layer_results[0].sparse.bound: field 'attainable_flops' is true, expected "
+     "a finite number"),
+    (("points", 0, "layer_results", 0, "sparse", "bound", "attainable_flops"), "-1",
+     "points[0].layer_results[0].sparse.bound: field 'attainable_flops' is -1, below 0"),
+    (("points", 0, "layer_results", 0, "dense", "traffic", "bytes_b"), '"12"',
+     "points[0].layer_results[0].dense.traffic: field 'bytes_b' is the string '12', "
+     "expected a finite number"),
+    (("points", 0, "layer_results", 0, "dense", "bound", "unit"), "null",
+     "points[0].layer_results[0].dense.bound: missing field 'unit'"),
+]
+
+
+@pytest.mark.parametrize("path,text,says", BAD_LAYER_NUMBERS,
+                         ids=[f"{c[0][-1]}={c[1]}" for c in BAD_LAYER_NUMBERS])
+def test_a_bad_number_in_a_whatif_study_is_one_line(study: Path, tmp_path: Path,
+                                                     path: tuple[object, ...], text: str,
+                                                     says: str) -> None:
+    doc = json.loads(study.read_text())
+    node: Any = doc
+    for step in path[:-1]:
+        node = node[step]
+    node[path[-1]] = "@@BAD@@"
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(doc).replace('"@@BAD@@"', text))
+    out = cli("plot", "roofline", str(bad), "-o", str(tmp_path / "f.png"))
+    assert out.returncode == 1
+    assert out.stderr == f"sparsroof: error: {bad}: {says}\n"
+    assert not (tmp_path / "f.png").exists()
+
+
+@pytest.mark.parametrize("row,says", [
+    ('"sparsity": true, "accuracy": 80', "field 'sparsity' is true, expected a finite "
+     "number"),
+    ('"sparsity": 0.5, "accuracy": NaN', "field 'accuracy' is NaN, expected a finite "
+     "number"),
+    ('"sparsity": "0.5", "accuracy": 80', "field 'sparsity' is the string '0.5', expected "
+     "a finite number"),
+    ('"sparsity": 50, "accuracy": 80', "sparsity 50 is not a fraction in [0, 1] (write "
+     "0.5 for 50 %)"),
+])
+def test_a_bad_number_in_accuracy_points_is_one_line(tmp_path: Path, row: str,
+                                                     says: str) -> None:
+    points = tmp_path / "p.json"
+    points.write_text('{"points": [{"pattern": "2:4", "sparsity": 0.5, "accuracy": 79, '
+                      f'"flops_useful": 1e9}}, {{"pattern": "x", {row}, '
+                      '"flops_useful": 1e9}]}')
+    out = cli("plot", "accuracy", str(points), "-o", str(tmp_path / "a.png"))
+    assert out.returncode == 1
+    assert out.stderr == f"sparsroof: error: {points}: point 1: {says}\n"
+    assert not (tmp_path / "a.png").exists()
+
+
+def test_a_bad_cell_in_accuracy_points_names_its_line(tmp_path: Path) -> None:
+    points = tmp_path / "p.csv"
+    points.write_text("pattern,sparsity,accuracy,flops_useful\n2:4,0.5,79,1e9\n"
+                      "x,0.5,nan,1e9\n")
+    out = cli("plot", "accuracy", str(points), "-o", str(tmp_path / "a.png"))
+    assert out.returncode == 1
+    assert out.stderr == (f"sparsroof: error: {points}: line 3: field 'accuracy' is NaN, "
+                          "expected a finite number\n")

@@ -139,3 +139,52 @@ def test_on_the_bundled_a100_the_launch_floor_and_l2_bound_the_layers(tmp_path: 
     assert fast["memory_level"] == "L2"
     assert fast["memory_s"] == pytest.approx(22528 / 5.5e12)
     assert fast["violation"] is True and slow["violation"] is False
+def test_compare_and_whatif_measured_render_through_one_function(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """echo_judged writes the errors and violations, the chosen output and the exit code
+    for both commands; whatif adds its per-model document and table."""
+    from sparsroof.cli.compare import echo_judged
+    from sparsroof.compare import RowError
+
+    code = echo_judged([], [RowError("t.csv:2", "no matrix named")], "json", title="t")
+    out, err = capsys.readouterr()
+    assert code == 1 and err == "sparsroof: error: t.csv:2: no matrix named\n"
+    assert json.loads(out)["summary"]["errors"] == 1
+    code = echo_judged([], [], "table", title="runs", tables=lambda: ["per model"],
+                       document=lambda summary: "unused")
+    out, err = capsys.readouterr()
+    assert code == 0 and err == "" and out.rstrip().endswith("per model")
+    _times(tmp_path, "fc,dense,,20e-9\n")
+    csv_out = _cli(tmp_path, "--measured", "times.csv", "-O", "csv")
+    assert csv_out.returncode == 0, csv_out.stderr
+    assert ",source,matrix," in csv_out.stdout.splitlines()[0]  # compare's CSV
+
+
+def test_measured_with_plot_names_the_conflict(tmp_path: Path) -> None:
+    """--plot wants --accuracy, but with --measured the conflict is what to say."""
+    _times(tmp_path, "fc,dense,,20e-9\n")
+    out = _cli(tmp_path, "--measured", "times.csv", "--plot", "x.png")
+    assert out.returncode == 2
+    assert out.stderr == ("sparsroof: error: --measured judges layer times: give it without "
+                          "--plot, --points or --accuracy\n")
+
+
+def test_the_per_model_table_is_drawn_as_every_other_table(tmp_path: Path) -> None:
+    """The per-model table has the rule under its header of every fitted table, no box
+    around it, and fits a 100-column terminal."""
+    from rich.console import Console
+
+    from sparsroof.report.layertimes import models_table
+    from sparsroof.report.tables import fitted_table
+
+    path = _times(tmp_path, "fc,dense,,20e-9\nfc,unstructured,75,20e-9\n")
+    found, _ = measured_layers(read_layer_times(path)[0], NET, load_spec("a100"), Options())
+    table = models_table(model_totals(found), "toy on a100-80gb: per model")
+    assert table.box == fitted_table(["a"], [["1"]]).box and not table.show_edge
+    console = Console(width=100, record=True, color_system=None, force_terminal=False)
+    console.print(table)
+    text = console.export_text()
+    assert max(len(line) for line in text.splitlines()) <= 100
+    assert "│" not in text and "┏" not in text
+    assert [line.split()[:2] for line in text.splitlines() if line.startswith(
+        ("dense", "unstructured"))] == [["dense", "2"], ["unstructured", "75"]]

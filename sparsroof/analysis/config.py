@@ -12,7 +12,7 @@ from ..hardware.spec import UNITS
 from ..model.traffic import INDEX_BYTES, KERNELS, MODELS, STORAGES, VALUE_BYTES
 from ..structure.reorder import ORDERINGS
 
-__all__ = ["Config", "OptionValue"]
+__all__ = ["Config", "OptionValue", "whole_numbers"]
 
 
 #: an option's value as a person writes it: a number, a name, a comma list or a list
@@ -29,7 +29,7 @@ def _listed(value: OptionValue) -> list[Any]:
 def _normalise(name: str, value: OptionValue) -> Any:
     """One option's value as its Config field holds it."""
     if name in ("widths", "ranks"):
-        return _ints(_listed(value))
+        return whole_numbers(_listed(value))
     if name == "storages":
         return _names([str(v) for v in _listed(value)], STORAGES)
     if name == "models":
@@ -142,10 +142,10 @@ def _names(values: Sequence[str], table: Sequence[str], extra: Sequence[str] = (
     return tuple(dict.fromkeys(names))
 
 
-def _ints(values: Sequence[str | int]) -> tuple[int, ...]:
+def whole_numbers(values: Sequence[str | int]) -> tuple[int, ...]:
     """Whole numbers from ``["1,4", 16]``: ``(1, 4, 16)``.
 
-    >>> _ints(["1,4", 16])
+    >>> whole_numbers(["1,4", 16])
     (1, 4, 16)
     """
     widths: list[int] = []

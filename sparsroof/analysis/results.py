@@ -16,7 +16,7 @@ from ..structure.classify import Verdict
 from ..structure.features import Structure
 
 __all__ = ["FLOPS_CONVENTION", "MatrixInfo", "Result", "Skipped", "Analysis", "Gain",
-           "Reordering", "records", "document"]
+           "Reordering", "records", "document", "rank_bound_dict"]
 
 FLOPS_CONVENTION = "FLOPs = 2 per stored entry per column of B (multiply + add)"
 
@@ -137,7 +137,9 @@ def _result_dict(r: Result) -> dict[str, Any]:
             "speedup_vs_dense": r.speedup_vs_dense}
 
 
-def _rank_dict(rb: RankBound) -> dict[str, Any]:
+def rank_bound_dict(rb: RankBound) -> dict[str, Any]:
+    """One rank bound as its JSON record: its fields and both intensities of the ridgeline
+    plane (the memory intensity null when no byte crosses the network)."""
     mi = rb.memory_intensity
     return asdict(rb) | {"arithmetic_intensity": rb.arithmetic_intensity,
                          "memory_intensity": mi if math.isfinite(mi) else None}
@@ -202,7 +204,7 @@ def document(analyses: Iterable[Analysis], errors: Iterable[dict[str, str]] = ()
         {"matrix": asdict(a.matrix), "spec": a.spec, "device": a.device,
          "structure": _structure_dict(a), "class": _verdict_dict(a),
          "results": [_result_dict(r) for r in a.results],
-         "distributed": [_rank_dict(rb) for rb in a.distributed],
+         "distributed": [rank_bound_dict(rb) for rb in a.distributed],
          "not_computed": [asdict(k) for k in a.skipped],
          "reorderings": [_reordering_dict(ro) for ro in a.reorderings]}
         for a in analyses

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..compare import judge, read_runs, summarise
+from ..compare import Judged, Summary, judge, read_runs, summarise
 from ..compare.runs import TIME_UNITS
 from ..report.compare import compare_csv, compare_json, compare_table
 from .common import DTYPE_OPTION, KERNEL_OPTION, OUTPUT_OPTION, echo_error, emit, table_console
@@ -15,7 +16,7 @@ from .plot import echo_written
 if TYPE_CHECKING:
     from ..hardware.spec import HwSpec
 
-__all__ = ["command"]
+__all__ = ["command", "echo_judged"]
 
 
 @click.command("compare")
@@ -73,6 +74,23 @@ def command(runs_file: str, hw: str, kernel: str, width: int, dtype: str, time_u
     judged, more = judge(runs, hw, calibration=calibration_file,
                          load_spec_with=_calibrated_spec)
     errors = [*errors, *more]
+    code = echo_judged(judged, errors, output,
+                       title=f"{runs_file}: measured runs against their bound")
+    if plot_file:
+        from ..plot import measured_points, plot_measured
+
+        echo_written(plot_measured(measured_points(judged), plot_file, kind=plot_kind))
+    return code
+
+
+def echo_judged(judged: Sequence[Judged], errors: Sequence[Any], output: str, *, title: str,
+                document: Callable[[Summary], str] | None = None,
+                tables: Callable[[], Sequence[Any]] = tuple) -> int:
+    """Errors and violations on stderr, the judged runs on stdout (``output`` json, csv or
+    table) and the exit code: 1 if any row had an error or any run beat its bound.
+
+    ``document`` writes the JSON from the summary (compare's own by default); ``tables``
+    gives the tables printed after the runs' table."""
     summary = summarise(judged, len(errors))
     for err in errors:
         echo_error(str(err))
@@ -80,16 +98,14 @@ def command(runs_file: str, hw: str, kernel: str, width: int, dtype: str, time_u
         if j.violation:
             click.echo(f"sparsroof: violation: {j.explanation()}", err=True)
     if output == "json":
-        emit(compare_json(judged, summary, errors))
+        emit(document(summary) if document else compare_json(judged, summary, errors))
     elif output == "csv":
         emit(compare_csv(judged))
     else:
-        table_console().print(compare_table(judged, summary, f"{runs_file}: measured runs "
-                                            "against their bound"))
-    if plot_file:
-        from ..plot import measured_points, plot_measured
-
-        echo_written(plot_measured(measured_points(judged), plot_file, kind=plot_kind))
+        console = table_console()
+        console.print(compare_table(judged, summary, title))
+        for table in tables():
+            console.print(table)
     return 1 if errors or summary.violations else 0
 
 

@@ -177,13 +177,20 @@ def reuse(results: str, measured: str | None, at: str, storage: str | None, out:
       sparsroof analyze data/lap2d_64.mtx --model all -O json > spmv.json
       sparsroof plot reuse spmv.json --measured measured.csv --at compulsory -o reuse.png
     """
-    from ..plot import reuse_figure
+    from ..plot.reuse import reuse_figure, reuse_storage
 
     figure_format(out)
     chosen = load_spec(hw) if hw else None
     points, spec_name = read_results(results, chosen.name if chosen else None)
     spec = chosen or _spec(results, spec_name)
+    storage = reuse_storage(points, storage)
     runs = read_measured(measured, hw=spec.name) if measured else []
+    other = [m for m in runs if m.bound.storage != storage]
+    if other:
+        formats = ", ".join(sorted({m.bound.storage for m in other}))
+        click.echo(f"sparsroof: {len(other)} of {len(runs)} measured runs are left out: "
+                   f"their format ({formats}) is not {storage}, the one drawn (choose it "
+                   "with --storage)", err=True)
     fig = reuse_figure(points, spec, measured=runs, at=at, storage=storage,
                        size=size_of(size) or (9.0, 5.0), dpi=dpi)
     echo_written(save(fig, out))

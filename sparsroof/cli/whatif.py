@@ -19,7 +19,7 @@ from ..whatif.mlp import mlp_study
 from ..whatif.patterns import parse_patterns, parse_sparsity
 from ..whatif.placement import Options
 from ..whatif.study import DEFAULT_SPARSITIES, ModelResult, read_accuracy, study
-from .common import HW_OPTION, OUTPUT_OPTION, check_figure, echo_error, emit, table_console
+from .common import HW_OPTION, OUTPUT_OPTION, check_figure, emit, table_console
 
 __all__ = ["command"]
 
@@ -99,21 +99,14 @@ def command(model: str | None, hw: str, patterns: tuple[str, ...], sparsities: t
           --dtype fp32 --plot mlp-ridge.png
     """
     if mlp:
+        _refuse_given(_NETWORK_ONLY, "--mlp studies one dense MLP layer")
         return _mlp(model, mlp, ranks, hw, dtype, plot_file, output)
-    if model is None:
-        raise OptionError("give a MODEL (or a manifest), or --mlp IN,OUT,BATCH")
-    if plot_file and not accuracy_file:
-        raise OptionError("--plot draws accuracy against speedup: give --accuracy ACC.csv")
-    if points_file and Path(points_file).suffix.lower() not in (".csv", ".json"):
-        raise OptionError(f"--points {points_file}: use a .csv or .json file")
+    model = _check_study(model, ranks, measured_file, plot_file, points_file, accuracy_file)
     spec = load_spec(hw)
     manifest = load_manifest(model)
     options = Options(dtype=dtype, batch=batch, unit=unit, nm_native=nm_native,
                       im2col=im2col, cache_roof=cache_roof)
     if measured_file:
-        if plot_file or points_file or accuracy_file:
-            raise OptionError("--measured judges layer times: give it without --plot, "
-                              "--points or --accuracy")
         return _measured(manifest, spec, options, measured_file, output)
     accuracy = read_accuracy(accuracy_file) if accuracy_file else None
     results = study(manifest, spec, parse_patterns(patterns or ("unstructured,block4,2:4",)),
@@ -137,35 +130,58 @@ def command(model: str | None, hw: str, patterns: tuple[str, ...], sparsities: t
     return 0
 
 
+def _check_study(model: str | None, ranks: tuple[str, ...], measured_file: str | None,
+                 plot_file: str | None, points_file: str | None,
+                 accuracy_file: str | None) -> str:
+    """The model of a pruned network's study, once its options agree (else a usage
+    error): --measured first, since --plot without --accuracy is then beside the point."""
+    if ranks:
+        raise OptionError("--ranks splits the batch of --mlp: give it with --mlp IN,OUT,BATCH")
+    if model is None:
+        raise OptionError("give a MODEL (or a manifest), or --mlp IN,OUT,BATCH")
+    if measured_file and (plot_file or points_file or accuracy_file):
+        raise OptionError("--measured judges layer times: give it without --plot, "
+                          "--points or --accuracy")
+    if plot_file and not accuracy_file:
+        raise OptionError("--plot draws accuracy against speedup: give --accuracy ACC.csv")
+    if points_file and Path(points_file).suffix.lower() not in (".csv", ".json"):
+        raise OptionError(f"--points {points_file}: use a .csv or .json file")
+    return model
+
+
+#: the options of a pruned network's study, which the one dense layer of --mlp does not take
+_NETWORK_ONLY = ("patterns", "sparsities", "batch", "unit", "nm_native", "im2col",
+                 "cache_roof", "accuracy_file", "points_file", "measured_file", "show_layers")
+
+
+def _refuse_given(names: tuple[str, ...], why: str) -> None:
+    """A usage error naming the first of the options ``names`` given on the command line."""
+    from click.core import ParameterSource
+
+    ctx = click.get_current_context()
+    for param in ctx.command.params:
+        if param.name in names and ctx.get_parameter_source(param.name) not in (
+                ParameterSource.DEFAULT, None):
+            raise OptionError(f"{why}: give it without {param.opts[0]}")
+
+
 def _measured(manifest: Manifest, spec: HwSpec, options: Options, path: str,
               output: str) -> int:
     """Measured layer times against their SoL (section 3.4), judged as compare judges."""
-    from ..compare import summarise
-    from ..report.compare import compare_csv, compare_table
     from ..report.layertimes import judged_layers, layer_errors, layer_times_json, models_table
     from ..whatif.measured import measured_layers, model_totals, read_layer_times
+    from .compare import echo_judged
 
     times, bad = read_layer_times(path)
     found, unknown = measured_layers(times, manifest, spec, options)
     errors = layer_errors([*bad, *unknown])
     judged = judged_layers(found, spec.name)
-    summary = summarise(judged, len(errors))
     totals = model_totals(found)
-    for err in errors:
-        echo_error(str(err))
-    for j in judged:
-        if j.violation:
-            click.echo(f"sparsroof: violation: {j.explanation()}", err=True)
-    if output == "json":
-        emit(layer_times_json(judged, summary, errors, totals))
-    elif output == "csv":
-        emit(compare_csv(judged))
-    else:
-        console = table_console()
-        console.print(compare_table(judged, summary, f"{path}: measured layers of "
-                                    f"{manifest.name} against their speed of light"))
-        console.print(models_table(totals, f"{manifest.name} on {spec.name}: per model"))
-    return 1 if errors or summary.violations else 0
+    return echo_judged(
+        judged, errors, output,
+        title=f"{path}: measured layers of {manifest.name} against their speed of light",
+        document=lambda summary: layer_times_json(judged, summary, errors, totals),
+        tables=lambda: [models_table(totals, f"{manifest.name} on {spec.name}: per model")])
 
 
 def _mlp(model: str | None, mlp: str, ranks: tuple[str, ...], hw: str, dtype: str,

@@ -20,7 +20,6 @@ problem; the other rows are still read.
 
 from __future__ import annotations
 
-import csv
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +27,7 @@ from typing import Any
 
 from ..errors import MeasuredRunsError
 from ..model.traffic import KERNELS, STORAGES, VALUE_BYTES
-from ..userfile import read_json
+from ..userfile import read_csv, read_json
 
 __all__ = ["MeasuredRun", "RowError", "read_runs", "GINKGO_FORMATS", "TIME_UNITS"]
 
@@ -126,20 +125,17 @@ def _csv_run(row: dict[str, str], source: str, base: Path, d: _Defaults) -> Meas
 
 
 def _read_csv(path: Path, d: _Defaults) -> tuple[list[MeasuredRun], list[RowError]]:
-    with path.open(newline="", encoding="utf-8") as handle:
-        reader = csv.DictReader(handle)
-        header = [h.strip() for h in reader.fieldnames or []]
-        missing = [c for c in ("matrix", "time_s") if c not in header]
-        if missing:
-            raise MeasuredRunsError(f"{path}: line 1: the header needs the columns "
-                                    f"{', '.join(missing)} (found: {', '.join(header)})")
-        reader.fieldnames = header
-        runs, errors = [], []
-        for line, row in enumerate(reader, start=2):
-            try:
-                runs.append(_csv_run(row, f"{path}:{line}", path.parent, d))
-            except (ValueError, TypeError) as err:
-                errors.append(RowError(f"{path}:{line}", str(err)))
+    header, rows = read_csv(path, lambda problem: MeasuredRunsError(f"{path}: {problem}"))
+    missing = [c for c in ("matrix", "time_s") if c not in header]
+    if missing:
+        raise MeasuredRunsError(f"{path}: line 1: the header needs the columns "
+                                f"{', '.join(missing)} (found: {', '.join(header)})")
+    runs, errors = [], []
+    for line, row in rows:
+        try:
+            runs.append(_csv_run(row, f"{path}:{line}", path.parent, d))
+        except (ValueError, TypeError) as err:
+            errors.append(RowError(f"{path}:{line}", str(err)))
     return runs, errors
 
 

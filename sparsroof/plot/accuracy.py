@@ -12,16 +12,14 @@ One line per (model, pattern) in both panels, one marker per sparsity level.
 
 from __future__ import annotations
 
-import csv
-import json
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import FigureError
-from ..userfile import read_text
+from ..userfile import finite_numbers
+from .sparsity import read_point_rows
 from .style import MARKERS, PALETTE, log_axis, new_figure
 
 if TYPE_CHECKING:
@@ -44,7 +42,8 @@ class AccuracyPoint:
     flops: float
 
 
-def _point(source: str, where: str, raw: dict[str, Any]) -> AccuracyPoint | None:
+def _point(source: str, where: str, raw: dict[str, Any], from_text: bool
+           ) -> AccuracyPoint | None:
     """The point of one row; None when it has no accuracy (not measured)."""
     if raw.get("accuracy") in (None, ""):
         return None
@@ -52,15 +51,15 @@ def _point(source: str, where: str, raw: dict[str, Any]) -> AccuracyPoint | None
     if missing:
         raise FigureError(f"{source}: {where}: missing {', '.join(missing)} (write the "
                           "points with 'sparsroof whatif --accuracy ACC.csv --points FILE')")
-    try:
-        sparsity, accuracy, flops = (float(raw[f]) for f in _FIELDS[1:])
-    except (TypeError, ValueError):
-        raise FigureError(f"{source}: {where}: sparsity, accuracy and flops_useful must be "
-                          "numbers") from None
-    if not (0.0 <= sparsity <= 1.0 and flops > 0 and math.isfinite(flops)
-            and math.isfinite(accuracy)):
-        raise FigureError(f"{source}: {where}: sparsity must be a fraction in [0, 1] and "
-                          "flops_useful positive")
+    numbers = finite_numbers(raw, _FIELDS[1:], lambda problem: FigureError(
+        f"{source}: {problem}"), where=where, from_text=from_text)
+    sparsity, accuracy, flops = (numbers[f] for f in _FIELDS[1:])
+    if not 0.0 <= sparsity <= 1.0:
+        raise FigureError(f"{source}: {where}: sparsity {sparsity:g} is not a fraction in "
+                          "[0, 1] (write 0.5 for 50 %)")
+    if not flops > 0:
+        raise FigureError(f"{source}: {where}: field 'flops_useful' is {flops:g}, expected "
+                          "a positive number")
     return AccuracyPoint(str(raw.get("model") or ""), str(raw["pattern"]), sparsity,
                          accuracy, flops)
 
@@ -68,21 +67,8 @@ def _point(source: str, where: str, raw: dict[str, Any]) -> AccuracyPoint | None
 def read_accuracy_points(path: str | Path) -> tuple[list[AccuracyPoint], int]:
     """The points of a ``whatif --points`` CSV or JSON file that have an accuracy, and how
     many rows had none."""
-    source = str(path)
-    text = read_text(path, lambda problem: FigureError(f"{source}: {problem}"))
-    if source.lower().endswith(".json"):
-        try:
-            doc = json.loads(text)
-        except json.JSONDecodeError as err:
-            raise FigureError(f"{source}: line {err.lineno}: not valid JSON: {err.msg}") from None
-        rows = doc.get("points") if isinstance(doc, dict) else doc
-        if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
-            raise FigureError(f"{source}: expected a list of objects with "
-                              f"{', '.join(_FIELDS)}")
-        found = [_point(source, f"point {i}", r) for i, r in enumerate(rows)]
-    else:
-        reader = csv.DictReader(text.splitlines())
-        found = [_point(source, f"line {reader.line_num}", row) for row in reader]
+    found = [_point(str(path), where, row, from_text)
+             for where, row, from_text in read_point_rows(path, _FIELDS)]
     points = [p for p in found if p is not None]
     return points, len(found) - len(points)
 

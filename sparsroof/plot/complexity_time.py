@@ -32,7 +32,7 @@ from .points import RoofPoint, common
 from .regions import region_handles, shade_regions
 from .roof import decades, drawable, matrix_colors, model_markers, series
 from .style import log_axis, new_figure
-from .timeroof import _box, _legend, _scatter, common_roof
+from .timeroof import common_roof, launch_label, points_legend, scatter_points
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -153,14 +153,14 @@ def complexity_time_figure(points: Sequence[RoofPoint], spec: HwSpec, *,
     ax.grid(True, which="major", color="0.93", lw=0.5, zorder=0)
     shade_regions(ax, peak / bw, (bw * launch, peak * launch) if launch else None)
     if launch:
-        _box(ax, bw * launch, peak * launch, f"launch-bound\n(< {si(launch, 's')})")
+        launch_label(ax, bw * launch, peak * launch, f"launch-bound\n(< {si(launch, 's')})")
     _guides(ax, peak, bw)
     log_axis(ax.xaxis, "B")
     log_axis(ax.yaxis, "FLOP")
     ax.set_xlabel("bandwidth complexity (bytes moved; closed symbols)")
     ax.set_ylabel("computational complexity (FLOPs executed)")
     _secondary(ax, peak, bw)
-    _scatter(ax, shown, "bytes_total", "flops_executed", "complexity")
+    scatter_points(ax, shown, "bytes_total", "flops_executed", "complexity")
     _open(ax, shown, peak, bw)
     if runs:
         draw_gaps(ax, runs, matrix_colors(shown), lambda m: (m.bound.bytes_total,
@@ -170,7 +170,8 @@ def complexity_time_figure(points: Sequence[RoofPoint], spec: HwSpec, *,
 
     balance = Line2D([], [], color="black", lw=1.4,
                      label=f"machine balance {peak / bw:.3g} FLOP/B")
-    _legend(ax, shown, [balance, *region_handles(launch), *(gap_handles(runs) if runs else [])])
+    points_legend(ax, shown,
+                  [balance, *region_handles(launch), *(gap_handles(runs) if runs else [])])
     legend = ax.get_legend()
     assert legend is not None
     legend.set_bbox_to_anchor((1.16, 1.0))  # past the compute-time axis

@@ -16,14 +16,14 @@ sparse kernels are filled, one colour per pattern and one marker per sparsity le
 from __future__ import annotations
 
 import statistics
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import FigureError
 from ..units import si
-from ..userfile import read_json
+from ..userfile import finite_numbers, read_json
 from .roof import decades
 from .style import MARKERS, PALETTE, log_axis, new_figure
 
@@ -87,20 +87,36 @@ def _kernel(source: str, where: str, raw: Any, key: str) -> tuple[dict[str, Any]
     return traffic, bound
 
 
+def _fail(source: str) -> Callable[[str], FigureError]:
+    return lambda problem: FigureError(f"{source}: {problem}")
+
+
+def _text(source: str, where: str, record: dict[str, Any], key: str) -> str:
+    if record.get(key) in (None, ""):
+        raise FigureError(f"{source}: {where}: missing field {key!r}")
+    return str(record[key])
+
+
 def _layer_point(source: str, where: str, model: str, pattern: str, sparsity: float,
-                 layer: str, traffic: dict[str, Any], bound: dict[str, Any]) -> LayerPoint:
-    try:
-        return LayerPoint(
-            model=model, pattern=pattern, sparsity=sparsity, layer=layer,
-            unit=str(bound["unit"]), precision=str(bound["precision"]),
-            flops_useful=float(traffic["flops_useful"]),
-            bytes_total=float(traffic["bytes_a"]) + float(traffic["bytes_b"])
-            + float(traffic["bytes_c"]),
-            attainable_flops=float(bound["attainable_flops"]),
-            peak_flops=float(bound["peak_flops"]), memory_level=str(bound["memory_level"]),
-            bandwidth=float(bound["bandwidth"]))
-    except (KeyError, TypeError, ValueError) as err:
-        raise FigureError(f"{source}: {where}: missing or non-numeric {err}") from None
+                 layer: str, raw: Any, key: str) -> LayerPoint:
+    """The ``key`` ("dense" or "sparse") kernel of the layer result at ``where``, every
+    number checked: finite and not negative, the roof's peak and bandwidth positive."""
+    traffic, bound = _kernel(source, where, raw, key)
+    t = finite_numbers(traffic, ("flops_useful", "bytes_a", "bytes_b", "bytes_c"),
+                       _fail(source), where=f"{where}.{key}.traffic", minimum=0)
+    at = f"{where}.{key}.bound"
+    b = finite_numbers(bound, ("attainable_flops", "peak_flops", "bandwidth"), _fail(source),
+                       where=at, minimum=0)
+    for name in ("peak_flops", "bandwidth"):
+        if not b[name] > 0:
+            raise FigureError(f"{source}: {at}: field {name!r} is 0, expected a positive "
+                              "number")
+    return LayerPoint(
+        model=model, pattern=pattern, sparsity=sparsity, layer=layer,
+        unit=_text(source, at, bound, "unit"), precision=_text(source, at, bound, "precision"),
+        flops_useful=t["flops_useful"], bytes_total=t["bytes_a"] + t["bytes_b"] + t["bytes_c"],
+        attainable_flops=b["attainable_flops"], peak_flops=b["peak_flops"],
+        memory_level=_text(source, at, bound, "memory_level"), bandwidth=b["bandwidth"])
 
 
 def read_whatif_layers(path: str | Path, doc: dict[str, Any] | None = None
@@ -122,18 +138,22 @@ def read_whatif_layers(path: str | Path, doc: dict[str, Any] | None = None
             raise FigureError(f"{source}: points[{i}]: no layer_results (write the study "
                               "with 'sparsroof whatif --output json', not --points)")
         model, pattern = str(row.get("model", "")), str(row.get("pattern", ""))
-        sparsity = float(row.get("sparsity") or 0.0)
+        sparsity = finite_numbers(row, ["sparsity"], _fail(source), where=f"points[{i}]",
+                                  minimum=0)["sparsity"]
+        if sparsity > 1:
+            raise FigureError(f"{source}: points[{i}]: sparsity {sparsity:g} is not a "
+                              "fraction in [0, 1]")
         specs.add(str(row.get("spec", "")))
         for j, lr in enumerate(row["layer_results"]):
             where = f"points[{i}].layer_results[{j}]"
             layer = str(lr.get("layer", j)) if isinstance(lr, dict) else str(j)
             if (model, layer) not in seen_dense:
                 seen_dense.add((model, layer))
-                points.append(_layer_point(source, where, model, "dense", 0.0, layer,
-                                           *_kernel(source, where, lr, "dense")))
+                points.append(_layer_point(source, where, model, "dense", 0.0, layer, lr,
+                                           "dense"))
             if lr.get("storage") != "dense":  # a layer kept dense has no sparse kernel
                 points.append(_layer_point(source, where, model, pattern, sparsity, layer,
-                                           *_kernel(source, where, lr, "sparse")))
+                                           lr, "sparse"))
     if not points:
         raise FigureError(f"{source}: no layers to plot")
     return points, (specs.pop() or None) if len(specs) == 1 else None
@@ -146,7 +166,7 @@ def _roofs(points: Sequence[LayerPoint]) -> list[tuple[str, float, str, float]]:
 
 
 def _draw_roofs(ax: Axes, roofs: list[tuple[str, float, str, float]], precision: str) -> None:
-    from .roof import _slope_angle
+    from .roof import slope_angle
 
     (xlo, xhi) = ax.get_xlim()
     units_at: dict[float, list[str]] = {}
@@ -159,7 +179,7 @@ def _draw_roofs(ax: Axes, roofs: list[tuple[str, float, str, float]], precision:
         ax.annotate(f"{', '.join(dict.fromkeys(units))} {precision} {si(peak, 'FLOP/s')}",
                     (xhi, peak), xytext=(-4, 2), textcoords="offset points", fontsize=7.5,
                     color="0.25", ha="right", va="bottom")
-    angle = _slope_angle(ax)
+    angle = slope_angle(ax)
     for level, bw in sorted({(level, bw) for _, _, level, bw in roofs}):
         x = xlo * 1.6
         ax.annotate(f"{level} {si(bw, 'B/s')}", (x, bw * x), xytext=(0, 3),

@@ -113,7 +113,7 @@ def read_measured(path: str | Path, *, hw: str = "a100", time_unit: str = "s"
                   ) -> list[MeasuredPoint]:
     """Measured points from ``path``: a ``compare -O json`` document as it is; any other
     file ``compare`` reads is judged first (``hw`` for runs that name no spec). A file of
-    which no run can be judged is an error; a bad row among good ones is left out."""
+    row that cannot be judged is an error naming it (and counting the others)."""
     source = str(path)
     doc = None
     if source.lower().endswith(".json"):
@@ -121,8 +121,14 @@ def read_measured(path: str | Path, *, hw: str = "a100", time_unit: str = "s"
     if isinstance(doc, dict) and doc.get("kind") == "compare":
         points = [_from_record(source, i, r) for i, r in enumerate(doc.get("runs") or [])]
     else:
-        runs, _ = read_runs(source, time_unit=time_unit)
-        points = measured_points(judge(runs, hw)[0])
+        runs, errors = read_runs(source, time_unit=time_unit)
+        judged, more = judge(runs, hw)
+        errors = [*errors, *more]
+        if errors:  # a figure of some of the runs would hide the others
+            rest = (f" (and {len(errors) - 1} more: 'sparsroof compare {source}' lists "
+                    "them)" if len(errors) > 1 else "")
+            raise FigureError(f"{errors[0]}{rest}")
+        points = measured_points(judged)
     if not points:
         raise FigureError(f"{source}: no measured run could be judged "
                           "(run 'sparsroof compare' on it to see why)")

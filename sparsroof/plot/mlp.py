@@ -11,6 +11,7 @@ from typing import Any
 from ..errors import FigureError
 from ..model.ridgeline import RankBound
 from ..userfile import read_json
+from .points import rank_bound
 from .ridge import RidgePoint, ridgeline
 
 __all__ = ["mlp_document", "mlp_points", "mlp_ridgeline", "mlp_title", "plot_mlp_document"]
@@ -50,17 +51,17 @@ def mlp_title(layer: dict[str, Any], spec: str) -> str:
 def plot_mlp_document(doc: dict[str, Any], source: str, path: str | Path, *,
                       size: tuple[float, float] | None = None, dpi: int = 150) -> Path:
     """Draw a saved ``whatif --mlp`` JSON document."""
-    from dataclasses import fields
-
-    names = {f.name for f in fields(RankBound)}
-    try:
-        rows = [RankBound(**{k: v for k, v in r.items() if k in names})
-                for r in doc.get("distributed") or []]
-    except (TypeError, AttributeError):
+    distributed = doc.get("distributed") or []
+    if not isinstance(distributed, list):
         raise FigureError(f"{source}: distributed: expected the rank bounds of "
-                          "'sparsroof whatif --mlp'") from None
+                          "'sparsroof whatif --mlp'")
+    rows = [rank_bound(source, f"distributed[{i}]", r) for i, r in enumerate(distributed)]
     if not rows or not isinstance(doc.get("mlp"), dict):
         raise FigureError(f"{source}: no MLP layer or no rank bounds (write it with "
                           "'sparsroof whatif --mlp ... -O json')")
+    for name in ("peak_flops", "bandwidth", "network"):  # the roofs drawn are the first's
+        if not getattr(rows[0], name) > 0:
+            raise FigureError(f"{source}: distributed[0]: field {name!r} is "
+                              f"{getattr(rows[0], name):g}, expected a positive number")
     return mlp_ridgeline(rows, mlp_title(doc["mlp"], str(doc.get("spec", ""))), path,
                          size=size, dpi=dpi)

@@ -22,7 +22,7 @@ from ..userfile import finite_numbers, read_json
 from .tabular import TABLE_SUFFIXES, json_rows, read_table, table_points
 
 __all__ = ["RoofPoint", "roof_points", "roof_point", "read_results", "read_distributed",
-           "OPTIMISTIC", "PESSIMISTIC", "NUMBERS"]
+           "rank_bound", "OPTIMISTIC", "PESSIMISTIC", "NUMBERS"]
 
 #: the B-reuse models that bracket every other: perfect reuse and none
 OPTIMISTIC = "compulsory"
@@ -107,7 +107,10 @@ def roof_points(analyses: Iterable[Any]) -> list[RoofPoint]:
 
 
 def _field(source: str, where: str, record: Any, key: str) -> Any:
-    if not isinstance(record, dict) or key not in record:
+    if not isinstance(record, dict):
+        raise FigureError(f"{source}: {where}: expected an object, not "
+                          f"{type(record).__name__}")
+    if key not in record:
         raise FigureError(f"{source}: {where}: missing {key!r}")
     return record[key]
 
@@ -122,7 +125,11 @@ def _points_of(source: str, doc: dict[str, Any]) -> list[tuple[RoofPoint, str]]:
         where = f"matrices[{i}]"
         name = _field(source, where, _field(source, where, m, "matrix"), "name")
         spec = str(m.get("spec") or "")
-        for j, r in enumerate(_field(source, where, m, "results")):
+        results = _field(source, where, m, "results")
+        if not isinstance(results, list):
+            raise FigureError(f"{source}: {where}.results: expected a list of results, "
+                              f"not {type(results).__name__}")
+        for j, r in enumerate(results):
             at = f"{where}.results[{j}]"
             t = _field(source, at, r, "traffic")
             b = _field(source, at, r, "bound")
@@ -141,13 +148,13 @@ def read_results(path: str | Path, spec: str | None = None
     name), which must then be one of them."""
     source = str(path)
     if Path(path).suffix.lower() in TABLE_SUFFIXES:
-        pairs = [(roof_point(fields, source), spec) for fields, spec in read_table(path)]
+        pairs = [(roof_point(fields, where), spec) for fields, spec, where in read_table(path)]
     else:
         doc = read_json(path, lambda problem: FigureError(f"{source}: {problem}"))
         if not isinstance(doc, dict):
             raise FigureError(f"{source}: expected a JSON object")
         if doc.get("kind") == "batch":
-            pairs = [(roof_point(fields, source), spec) for fields, spec in
+            pairs = [(roof_point(fields, where), spec) for fields, spec, where in
                      table_points(source, json_rows(source, doc.get("rows")))]
         else:
             pairs = _points_of(source, doc)
@@ -187,7 +194,7 @@ def read_distributed(path: str | Path) -> list[tuple[str, str, list[RankBound]]]
         if not isinstance(rows, list):
             raise FigureError(f"{source}: {where}.distributed: expected the rank bounds "
                               "of 'sparsroof analyze --ranks'")
-        bounds = [_rank_bound(source, f"{where}.distributed[{j}]", r)
+        bounds = [rank_bound(source, f"{where}.distributed[{j}]", r)
                   for j, r in enumerate(rows)]
         found.append((name, str(m.get("spec", "")), bounds))
     return found
@@ -201,7 +208,11 @@ _RANK_LATER = tuple(f.name for f in fields(RankBound) if f.type in ("float", "in
                     and f.default is not MISSING)
 
 
-def _rank_bound(source: str, where: str, r: Any) -> RankBound:
+def rank_bound(source: str, where: str, r: Any) -> RankBound:
+    """A :class:`~sparsroof.model.ridgeline.RankBound` from the object ``r`` at ``where``
+    of ``source`` (the rank bounds of ``analyze --ranks`` or ``whatif --mlp``): every
+    number checked as :func:`roof_point` checks them, ranks, width and the slowest rank
+    whole numbers; the roofs added later to the documents default to 0 where absent."""
     if not isinstance(r, dict):
         raise FigureError(f"{source}: {where}: expected an object")
     names = _RANK_NUMBERS + tuple(k for k in _RANK_LATER if k in r)

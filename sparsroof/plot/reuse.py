@@ -35,8 +35,8 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-__all__ = ["reuse_figure", "model_colors", "roof_levels", "RunOnLine", "runs_on_lines",
-           "CLASS"]
+__all__ = ["reuse_figure", "reuse_storage", "model_colors", "roof_levels", "RunOnLine",
+           "runs_on_lines", "CLASS"]
 
 #: ``at`` value that puts each run on its matrix's class model
 CLASS = "class"
@@ -261,6 +261,19 @@ def _legend(fig: Figure, roofs: dict[str, tuple[float, bool]], colors: dict[str,
                columnspacing=1.2)
 
 
+def reuse_storage(points: Sequence[RoofPoint], storage: str | None = None) -> str:
+    """The storage format the reuse figure of ``points`` draws: ``storage``, else the
+    first of the drawable results; an error where the results hold none of it."""
+    lines = drawable(points)
+    if not lines:
+        raise FigureError("nothing to plot: no result with work and bytes")
+    storage = storage or lines[0].storage
+    if not any(p.storage == storage for p in lines):
+        have = ", ".join(sorted({p.storage for p in points}))
+        raise FigureError(f"the results hold no {storage} rows (they hold: {have})")
+    return storage
+
+
 def reuse_figure(points: Sequence[RoofPoint], spec: HwSpec, *,
                  measured: Sequence[MeasuredPoint] = (), at: str = CLASS,
                  storage: str | None = None, title: str | None = None,
@@ -272,14 +285,8 @@ def reuse_figure(points: Sequence[RoofPoint], spec: HwSpec, *,
     its matrix and width, at y = its useful FLOPs over its measured time. ``storage``
     picks the format drawn (default: the first of the results).
     """
-    lines = drawable(points)
-    if not lines:
-        raise FigureError("nothing to plot: no result with work and bytes")
-    storage = storage or lines[0].storage
-    lines = [p for p in lines if p.storage == storage]
-    if not lines:
-        have = ", ".join(sorted({p.storage for p in points}))
-        raise FigureError(f"the results hold no {storage} rows (they hold: {have})")
+    storage = reuse_storage(points, storage)
+    lines = [p for p in drawable(points) if p.storage == storage]
     precision = common(lines, "precision")
     unit = common(lines, "unit")
     runs = runs_on_lines(lines, [m for m in measured if m.bound.storage == storage

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from matplotlib.lines import Line2D
 
 __all__ = ["roofline_figure", "drawable", "series", "matrix_colors", "matrix_fills",
-           "matrix_handle", "model_markers", "decades"]
+           "matrix_handle", "model_markers", "decades", "slope_angle"]
 
 _ROOF: dict[str, Any] = {"color": "black", "lw": 1.8, "zorder": 2}
 _CEILING: dict[str, Any] = {"color": "0.45", "lw": 0.9, "ls": (0, (5, 3)), "zorder": 1}
@@ -138,7 +138,7 @@ def _limits(points: Sequence[RoofPoint], peaks: list[tuple[str, float]],
     return (xlo, xhi), (ylo, yhi)
 
 
-def _slope_angle(ax: Axes) -> float:
+def slope_angle(ax: Axes) -> float:
     """Screen angle (degrees) of a slope-1 line in log-log axes of final size and limits."""
     fig = ax.get_figure(root=True)
     assert fig is not None
@@ -154,7 +154,7 @@ def _draw_ceilings(ax: Axes, peaks: list[tuple[str, float]], levels: list[tuple[
                    roof: tuple[str, float, str, float], precision: str) -> None:
     (xlo, xhi), (ylo, _) = ax.get_xlim(), ax.get_ylim()
     top = peaks[-1][1]
-    angle = _slope_angle(ax)
+    angle = slope_angle(ax)
     for name, bw in levels:
         ax.plot([xlo, top / bw], [bw * xlo, top], gid=f"ceiling|memory|{name}", **_CEILING)
         x = max(xlo * 1.6, ylo * 2.0 / bw)
@@ -352,7 +352,7 @@ def _label(ax: Axes, points: Sequence[RoofPoint], anchors: list[tuple[str, RoofP
         callout_labels(ax, [a.intensity for _, a in anchors],
                        [a.attainable_flops for _, a in anchors],
                        [str(i) for i in range(1, len(anchors) + 1)],
-                       [colors[m] for m, _ in anchors], angle=_slope_angle(ax))
+                       [colors[m] for m, _ in anchors], angle=slope_angle(ax))
     elif len(colors) == 1 and len({p.width for p in points}) > 1:
         top = [p for p in points if p.model == anchors[0][1].model]
         place_labels(ax, [p.intensity for p in top], [p.attainable_flops for p in top],

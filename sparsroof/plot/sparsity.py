@@ -10,20 +10,20 @@ line per (model, pattern), the pattern by colour and the model by line style.
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import FigureError
-from ..userfile import finite_numbers, read_json, read_text
+from ..userfile import finite_numbers, read_csv, read_json
 from .style import MARKERS, PALETTE, new_figure
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["SparsityPoint", "read_sparsity_points", "sparsity_roofline_figure"]
+__all__ = ["SparsityPoint", "read_point_rows", "read_sparsity_points",
+           "sparsity_roofline_figure"]
 
 _FIELDS = ("pattern", "sparsity", "speedup", "accuracy")
 #: one line style per model (network) when the points hold several
@@ -59,8 +59,12 @@ def _point(source: str, where: str, raw: dict[str, Any], from_text: bool) -> Spa
                          str(raw.get("model") or ""))
 
 
-def read_sparsity_points(path: str | Path) -> list[SparsityPoint]:
-    """Points from a CSV with a header row, or JSON (a list, or {"points": [...]})."""
+def read_point_rows(path: str | Path, columns: Sequence[str]
+                    ) -> list[tuple[str, dict[str, Any], bool]]:
+    """(where, row, from_text) of every point of a CSV file with a header row, or of JSON
+    (a list of objects, or {"points": [...]}); ``from_text`` for the text cells of CSV.
+    ``columns`` name the fields the points need, for the message of a file that is not
+    a list of points."""
     source = str(path)
     def fail(problem: str) -> FigureError:
         return FigureError(f"{source}: {problem}")
@@ -70,11 +74,16 @@ def read_sparsity_points(path: str | Path) -> list[SparsityPoint]:
         rows = doc.get("points") if isinstance(doc, dict) else doc
         if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
             raise FigureError(f"{source}: expected a list of objects with "
-                              f"{', '.join(_FIELDS)}")
-        points = [_point(source, f"point {i}", r, False) for i, r in enumerate(rows)]
-    else:
-        reader = csv.DictReader(read_text(path, fail).splitlines())
-        points = [_point(source, f"line {reader.line_num}", row, True) for row in reader]
+                              f"{', '.join(columns)}")
+        return [(f"point {i}", r, False) for i, r in enumerate(rows)]
+    return [(f"line {line}", row, True) for line, row in read_csv(path, fail)[1]]
+
+
+def read_sparsity_points(path: str | Path) -> list[SparsityPoint]:
+    """Points from a CSV with a header row, or JSON (a list, or {"points": [...]})."""
+    source = str(path)
+    points = [_point(source, where, row, from_text)
+              for where, row, from_text in read_point_rows(path, _FIELDS)]
     if not points:
         raise FigureError(f"{source}: no points")
     return points

@@ -4,19 +4,20 @@ that a whole batch sweep can be drawn.
 
 Every row is one (matrix, spec, kernel, width, format, model) result with flat columns of
 raw SI numbers. Columns are read by name and others are ignored; a missing column, an
-empty cell, a word where a number belongs or a non-finite number is a one-line error
-naming the file and the row. Parquet needs pyarrow (``pip install 'sparsroof[parquet]'``).
+empty cell, a word where a number belongs, a non-finite or negative number is a one-line
+error naming the file and the row (the numbers are checked by
+:func:`~sparsroof.userfile.finite_numbers`, as every user file's are). Parquet needs
+pyarrow (``pip install 'sparsroof[parquet]'``).
 """
 
 from __future__ import annotations
 
-import csv
-import math
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from ..errors import FigureError
+from ..userfile import finite_numbers, read_csv
 
 __all__ = ["TABLE_SUFFIXES", "read_table", "table_points"]
 
@@ -34,29 +35,6 @@ _NUMBER = {"intensity": "intensity_flop_per_byte", "attainable_flops": "attainab
 _COLUMNS = (*_TEXT.values(), "width", *_NUMBER.values())
 
 
-def _number(value: Any, column: str) -> float:
-    """A finite number from a cell (text in CSV, a value in Parquet or JSON).
-
-    >>> _number("2.5e9", "bandwidth"), _number(3, "width")
-    (2500000000.0, 3.0)
-    >>> _number("inf", "sol_s")
-    Traceback (most recent call last):
-    ...
-    ValueError: column 'sol_s': 'inf' is not a finite number
-    """
-    if value is None or (isinstance(value, str) and not value.strip()):
-        raise ValueError(f"column {column!r} is empty")
-    if isinstance(value, bool):
-        raise ValueError(f"column {column!r}: {value!r} is not a number")
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"column {column!r}: {value!r} is not a number") from None
-    if not math.isfinite(number):
-        raise ValueError(f"column {column!r}: {value!r} is not a finite number")
-    return number
-
-
 def _text(value: Any, column: str, required: bool) -> str:
     text = "" if value is None else str(value).strip()
     if required and not text:
@@ -67,30 +45,36 @@ def _text(value: Any, column: str, required: bool) -> str:
 Fields = dict[str, Any]  # the fields of a plot.points.RoofPoint
 
 
-def _point(row: dict[str, Any]) -> tuple[Fields, str]:
-    """One row as the fields of a roofline point and the spec it was bounded on."""
-    width = _number(row["width"], "width")
-    if width < 1 or width != int(width):
-        raise ValueError(f"column 'width': {row['width']!r} is not a positive whole number")
+def _point(row: dict[str, Any], from_text: bool) -> tuple[Fields, str]:
+    """One row as the fields of a roofline point and the spec it was bounded on; every
+    number checked by :func:`~sparsroof.userfile.finite_numbers` (``from_text`` for the
+    text cells of a CSV file), the problem naming the column."""
+    numbers = finite_numbers(row, ("width", *_NUMBER.values()), ValueError, minimum=0,
+                             from_text=from_text, integers=("width",))
+    if numbers["width"] < 1:
+        raise ValueError("field 'width' is 0, expected a positive whole number")
     values: Fields = {f: _text(row[c], c, f in ("matrix", "kernel", "storage", "model"))
                       for f, c in _TEXT.items()}
     ordering = _text(row.get("ordering"), "ordering", False)
     if ordering and ordering != "original":  # analyze --reorder: each ordering its own matrix
         values["matrix"] = f"{values['matrix']} ({ordering})"
-    values |= {f: _number(row[c], c) for f, c in _NUMBER.items()}
-    values["width"] = int(width)
+    values |= {f: numbers[c] for f, c in _NUMBER.items()}
+    values["width"] = numbers["width"]
     values["role"] = _text(row.get("role"), "role", False)
     return values, _text(row.get("spec"), "spec", False)
 
 
-def table_points(source: str, rows: Iterable[tuple[str, dict[str, Any]]]
-                 ) -> list[tuple[Fields, str]]:
-    """(point fields, spec) per row; ``rows`` are (where, row) with ``where`` naming the row for
-    messages ("file.csv:3", "file.parquet: row 3")."""
+#: a row of a table of results: where it is ("file.csv:3", "file.parquet: row 3"), its
+#: cells, and whether they are text to be parsed (CSV)
+Row = tuple[str, dict[str, Any], bool]
+
+
+def table_points(source: str, rows: Iterable[Row]) -> list[tuple[Fields, str, str]]:
+    """(point fields, spec, where) per row, ``where`` naming the row for messages."""
     out = []
-    for where, row in rows:
+    for where, row, from_text in rows:
         try:
-            out.append(_point(row))
+            out.append((*_point(row, from_text), where))
         except ValueError as err:
             raise FigureError(f"{where}: {err}") from None
     if not out:
@@ -106,23 +90,14 @@ def _check_columns(source: str, columns: Iterable[str]) -> None:
                           "csv' or an export of 'sparsroof batch --export')")
 
 
-def _csv_rows(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
-    try:
-        handle = path.open(newline="", encoding="utf-8")
-    except OSError as err:
-        raise FigureError(f"{path}: cannot read: {err.strerror or err}") from None
-    with handle:
-        reader = csv.DictReader(handle)
-        try:
-            _check_columns(str(path), [c.strip() for c in reader.fieldnames or []])
-            reader.fieldnames = [c.strip() for c in reader.fieldnames or []]
-            for row in reader:
-                yield f"{path}:{reader.line_num}", row
-        except (csv.Error, UnicodeDecodeError) as err:
-            raise FigureError(f"{path}:{reader.line_num}: not a CSV table ({err})") from None
+def _csv_rows(path: Path) -> Iterator[Row]:
+    header, rows = read_csv(path, lambda problem: FigureError(f"{path}: {problem}"))
+    _check_columns(str(path), header)
+    for line, row in rows:
+        yield f"{path}:{line}", row, True
 
 
-def _parquet_rows(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+def _parquet_rows(path: Path) -> Iterator[Row]:
     try:
         import pyarrow.parquet as pq
     except ImportError:
@@ -136,10 +111,10 @@ def _parquet_rows(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
     for i, row in enumerate(table.select(list(_COLUMNS) + [
             c for c in ("spec", "ordering", "role") if c in table.column_names]
             ).to_pylist(), 1):
-        yield f"{path}: row {i}", row
+        yield f"{path}: row {i}", row, False
 
 
-def json_rows(source: str, rows: Any) -> Iterator[tuple[str, dict[str, Any]]]:
+def json_rows(source: str, rows: Any) -> Iterator[Row]:
     """The rows of a batch JSON export (``batch --export FILE.json``)."""
     if not isinstance(rows, list):
         raise FigureError(f"{source}: 'rows' is not a list")
@@ -147,11 +122,11 @@ def json_rows(source: str, rows: Any) -> Iterator[tuple[str, dict[str, Any]]]:
         if not isinstance(row, dict):
             raise FigureError(f"{source}: rows[{i}]: expected an object")
         _check_columns(f"{source}: rows[{i}]", row)
-        yield f"{source}: rows[{i}]", row
+        yield f"{source}: rows[{i}]", row, False
 
 
-def read_table(path: str | Path) -> list[tuple[Fields, str]]:
-    """(point fields, spec) of every row of a CSV or Parquet table of results at ``path``."""
+def read_table(path: str | Path) -> list[tuple[Fields, str, str]]:
+    """(point fields, spec, where) of every row of a CSV or Parquet table of results at ``path``."""
     path = Path(path)
     if not path.is_file():
         raise FigureError(f"{path}: no such file")

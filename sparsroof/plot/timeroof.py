@@ -42,12 +42,13 @@ if TYPE_CHECKING:
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
-__all__ = ["time_roofline_figure"]
+__all__ = ["time_roofline_figure", "common_roof", "scatter_points", "launch_label",
+           "points_legend"]
 
 _LAUNCH_TEXT = "#7a3b62"  # the launch region's purple, dark enough for text
 
 
-def _scatter(ax: Axes, points: Sequence[RoofPoint], x: str, y: str, tag: str) -> None:
+def scatter_points(ax: Axes, points: Sequence[RoofPoint], x: str, y: str, tag: str) -> None:
     colors, markers = matrix_colors(points), model_markers(points)
     fills = matrix_fills(points)
     for (matrix, storage, model), group in series(points).items():
@@ -96,18 +97,18 @@ def _complexity(ax: Axes, points: Sequence[RoofPoint], peak: float, bw: float,
             gid="balance", label=f"machine balance {balance:.3g} FLOP/B")
     shade_regions(ax, balance, (corner[0], corner[1]) if launch else None)
     if launch:
-        _box(ax, corner[0], corner[1], f"launch overhead\n{si(launch, 's')} dominates")
+        launch_label(ax, corner[0], corner[1], f"launch overhead\n{si(launch, 's')} dominates")
     log_axis(ax.xaxis, "B")
     log_axis(ax.yaxis, "FLOP")
     ax.set_xlabel("bandwidth complexity (bytes moved)")
     ax.set_ylabel("computational complexity (FLOPs executed)")
     ax.set_title("complexity plane (grey: constant AI, ×10 apart)", fontsize=9)
-    _scatter(ax, points, "bytes_total", "flops_executed", "complexity")
+    scatter_points(ax, points, "bytes_total", "flops_executed", "complexity")
     ax.legend(handles=[*ax.get_legend_handles_labels()[0], *region_handles(launch)],
               loc="lower right", fontsize=7, framealpha=0.9)
 
 
-def _box(ax: Axes, x: float, y: float, text: str) -> None:
+def launch_label(ax: Axes, x: float, y: float, text: str) -> None:
     """The launch box's words, in its corner (the box is shaded with the regions)."""
     ax.text(x, y, text, fontsize=7, color=_LAUNCH_TEXT, ha="right", va="top",
             transform=ax.transData, zorder=4)
@@ -148,7 +149,7 @@ def _times(ax: Axes, points: Sequence[RoofPoint], launch: float | None,
                     fontsize=6.5, color="0.35", rotation=90, ha="left", va="bottom")
     shade_regions(ax, 1.0, (launch, launch) if launch else None)
     if launch:
-        _box(ax, launch, launch, f"launch-bound\n(< {si(launch, 's')})")
+        launch_label(ax, launch, launch, f"launch-bound\n(< {si(launch, 's')})")
     ax.text(0.04, 0.96, "compute-bound", transform=ax.transAxes, fontsize=8, va="top",
             color="0.3")
     ax.text(0.97, 0.12, "memory-bound", transform=ax.transAxes, fontsize=8, ha="right",
@@ -158,14 +159,14 @@ def _times(ax: Axes, points: Sequence[RoofPoint], launch: float | None,
     ax.set_xlabel("memory time  bytes / β")
     ax.set_ylabel("compute time  FLOPs / P")
     ax.set_title("time plane (dashed: run time max(compute, memory) = T)", fontsize=9)
-    _scatter(ax, points, "memory_s", "compute_s", "time")
+    scatter_points(ax, points, "memory_s", "compute_s", "time")
     if measured:
         draw_gaps(ax, measured, matrix_colors(points), _sol_at, _run_at, "time", _model_at)
-    _legend(ax, points, [*region_handles(launch),
+    points_legend(ax, points, [*region_handles(launch),
                          *(gap_handles(measured) if measured else [])])
 
 
-def _legend(ax: Axes, points: Sequence[RoofPoint], extra: Sequence[Line2D | Patch] = ()
+def points_legend(ax: Axes, points: Sequence[RoofPoint], extra: Sequence[Line2D | Patch] = ()
             ) -> None:
     """Matrices by colour and (format, model) by marker, beside the time plane."""
     from matplotlib.lines import Line2D

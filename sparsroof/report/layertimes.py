@@ -14,6 +14,7 @@ from ..compare.runs import MeasuredRun, RowError
 from ..units import si
 from ..whatif.measured import DENSE, MeasuredLayer, ModelTotal
 from .compare import compare_json
+from .tables import fitted_table
 
 __all__ = ["judged_layers", "layer_errors", "models_table", "layer_times_json"]
 
@@ -56,13 +57,6 @@ def layer_times_json(judged: Sequence[Judged], summary: Any, errors: Sequence[Ro
 def models_table(totals: Sequence[ModelTotal], title: str) -> Any:
     """A rich Table: per pattern and level the summed SoL and measured times (one model:
     the title names it)."""
-    from rich.table import Table
-
-    table = Table(title=title, title_justify="left", caption=(
-        "% SoL = Σ SoL / Σ measured over the measured layers, each counted as often as it "
-        "occurs; x SoL, x meas.: speedup over dense at SoL and measured, over the layers "
-        "timed both dense and pruned (equal when both reach the same % of SoL)"),
-        caption_justify="left")
     headers = ("pattern", "sparsity", "layers", "SoL", "measured", "% SoL", "x SoL", "x meas.")
     rows = []
     for t in totals:
@@ -71,9 +65,7 @@ def models_table(totals: Sequence[ModelTotal], title: str) -> Any:
                      str(t.layers), si(t.sol_s, "s"), si(t.measured_s, "s"),
                      f"{t.pct_sol:.1f}", "" if sol is None else f"{sol:.2f}",
                      "" if meas is None else f"{meas:.2f}"))
-    for i, header in enumerate(headers):
-        table.add_column(header, justify="left" if header == "pattern" else "right",
-                         no_wrap=True, min_width=max([len(header), *(len(r[i]) for r in rows)]))
-    for row in rows:
-        table.add_row(*row)
-    return table
+    return fitted_table(headers, rows, left=("pattern",), title=title, caption=(
+        "% SoL = Σ SoL / Σ measured over the measured layers, each counted as often as it "
+        "occurs; x SoL, x meas.: speedup over dense at SoL and measured, over the layers "
+        "timed both dense and pruned (equal when both reach the same % of SoL)"))

@@ -9,7 +9,7 @@ from dataclasses import asdict
 from typing import Any
 
 from .._version import envelope
-from ..analysis.results import _rank_dict
+from ..analysis.results import rank_bound_dict
 from ..model.mlp import MlpLayer
 from ..model.ridgeline import RankBound
 from ..units import si
@@ -33,7 +33,7 @@ def mlp_json(layer: MlpLayer, spec: str, unit: str, precision: str, dtype: str,
     doc = envelope("whatif") | {
         "mlp": asdict(layer) | {"dtype": dtype}, "spec": spec, "unit": unit,
         "precision": precision, "formulas": MLP_FORMULAS,
-        "distributed": [_rank_dict(rb) | {"batch_per_rank": rb.width} for rb in rows]}
+        "distributed": [rank_bound_dict(rb) | {"batch_per_rank": rb.width} for rb in rows]}
     return json_text(doc)
 
 

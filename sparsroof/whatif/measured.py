@@ -153,9 +153,7 @@ def measured_layers(times: list[LayerTime], manifest: Manifest, spec: HwSpec,
             if t.layer not in by_name:
                 raise ValueError(f"{manifest.name} has no layer {t.layer!r}")
             found.append(_measure(t, by_name[t.layer], manifest, spec, options))
-        except ValueError as err:
-            errors.append((t.source, str(err)))
-        except SparsroofError as err:
+        except (ValueError, SparsroofError) as err:
             errors.append((t.source, str(err)))
     return found, errors
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..analysis.config import _ints
+from ..analysis.config import whole_numbers
 from ..errors import OptionError
 from ..hardware.spec import HwSpec
 from ..model.bound import memory_level, resolve_unit
@@ -35,7 +35,7 @@ def mlp_study(layer: MlpLayer, spec: HwSpec, ranks: Sequence[int | str],
     """
     if spec.network is None:
         raise OptionError(f"{spec.name} has no network bandwidth: the all-reduce needs one")
-    counts = _ints(ranks)
+    counts = whole_numbers(ranks)
     if not counts:
         raise OptionError("--mlp needs --ranks, e.g. --ranks 1,2,4,8")
     unit, precision = resolve_unit(spec, "tensor", dtype, None, False)
