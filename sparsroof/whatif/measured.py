@@ -15,7 +15,6 @@ optionally ``model`` (the manifest's name: rows of other models are errors).
 
 from __future__ import annotations
 
-import csv
 import math
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -24,7 +23,7 @@ from ..errors import MeasuredRunsError, SparsroofError
 from ..hardware.spec import HwSpec
 from ..model.bound import Bound
 from ..model.traffic import Traffic
-from ..userfile import read_text
+from ..userfile import read_csv
 from .manifest import Layer, Manifest
 from .patterns import Pattern, parse_pattern, parse_sparsity
 from .placement import Options
@@ -90,18 +89,15 @@ def _row(row: dict[str, str], source: str) -> LayerTime:
 def read_layer_times(path: str | Path) -> tuple[list[LayerTime], list[tuple[str, str]]]:
     """The usable rows of a layer-times CSV and (source, problem) for each other row."""
     source = str(path)
-    text = read_text(path, lambda problem: MeasuredRunsError(f"{source}: {problem}"))
-    reader = csv.DictReader(text.splitlines())
-    header = [h.strip() for h in reader.fieldnames or []]
+    header, rows = read_csv(path, lambda problem: MeasuredRunsError(f"{source}: {problem}"))
     missing = [c for c in _COLUMNS if c not in header]
     if missing:
         raise MeasuredRunsError(f"{source}: line 1: the header needs the columns "
                                 f"{', '.join(missing)} (expected {', '.join(_COLUMNS)}, "
                                 "optionally model)")
-    reader.fieldnames = header
     times, errors = [], []
-    for row in reader:
-        where = f"{source}:{reader.line_num}"
+    for line, row in rows:
+        where = f"{source}:{line}"
         try:
             times.append(_row(row, where))
         except ValueError as err:

@@ -16,7 +16,6 @@ term. Which unit runs a pattern, and what it executes, is decided in
 
 from __future__ import annotations
 
-import csv
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -26,7 +25,7 @@ from ..errors import AccuracyError, SparsroofError
 from ..hardware.spec import HwSpec
 from ..model.bound import Bound, bound
 from ..model.traffic import VALUE_BYTES, Traffic, c_bytes
-from ..userfile import read_text
+from ..userfile import read_csv
 from .manifest import Layer, Manifest
 from .patterns import Pattern, parse_pattern, parse_sparsity
 from .placement import (
@@ -239,15 +238,14 @@ def read_accuracy(path: str | Path) -> dict[tuple[str, float], float]:
     """(pattern label, sparsity fraction) -> accuracy, from a CSV with the columns
     pattern, sparsity (percent above 1, else a fraction) and accuracy."""
     source = str(path)
-    text = read_text(path, lambda problem: AccuracyError(f"{source}: {problem}"))
-    reader = csv.DictReader(text.splitlines())
-    missing = {"pattern", "sparsity", "accuracy"} - set(reader.fieldnames or ())
+    header, rows = read_csv(path, lambda problem: AccuracyError(f"{source}: {problem}"))
+    missing = {"pattern", "sparsity", "accuracy"} - set(header)
     if missing:
         raise AccuracyError(f"{source}: missing column(s) {', '.join(sorted(missing))} "
                             "(expected pattern, sparsity, accuracy)")
     table: dict[tuple[str, float], float] = {}
-    for row in reader:
-        where = f"{source}: line {reader.line_num}"
+    for line, row in rows:
+        where = f"{source}: line {line}"
         try:
             pattern = parse_pattern(row["pattern"] or "")
             level = parse_sparsity(row["sparsity"] or "")
