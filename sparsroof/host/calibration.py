@@ -53,13 +53,14 @@ from .._version import SCHEMA_VERSIONS, envelope
 from ..errors import CalibrationError
 from ..hardware.spec import HwSpec
 from ..matrix.mtx import Matrix
+from ..model.storage import hyb_width
 from ..structure.features import Structure, measure
 from ..userfile import read_json
 from .bench import KERNEL_FORMATS, bench, kernel_traffic
 from .core_cost import CHAINS, CoreCounts, core_counts, measure_branch_memory
 from .memory_roofs import effective_roofs, monotone_roofs, with_roofs
 
-__all__ = [ "FormatFit", "Calibration", "Sample", "features", "fit",
+__all__ = ["FormatFit", "Calibration", "Sample", "features", "scattered_entries", "fit",
            "held_out_error", "held_out_errors", "choose_fill", "calibrate", "save", "load",
            "SCHEMA_VERSION", "FILLS", "NOISE_TOLERANCE", "NOISY_SHARE", "checked_roofs"]
 
@@ -90,6 +91,7 @@ class Sample:
     mispredicts: float = 0.0
     chains: dict[str, float] = field(default_factory=dict)  # entries past 32, 128 in a row
     spread: float = 0.0  # slowest pass / fastest pass - 1: how disturbed the runs were
+    scattered: float = 0.0  # entries a HYB's COO part adds into y one by one
 
     @property
     def counts(self) -> CoreCounts:
@@ -97,12 +99,29 @@ class Sample:
                           {int(k): v for k, v in self.chains.items()})
 
 
+def scattered_entries(s: Structure, storage: str) -> float:
+    """Entries of ``storage`` added into y one at a time, a COO scatter inside the format:
+    a HYB's entries beyond its ELL width (0 for every other format, whose fit has its own
+    cost per entry).
+
+    >>> from sparsroof.host.sweep import generate
+    >>> [scattered_entries(measure(generate(p, 8000, 8)), "hyb") > 0 for p in ("band", "skewed")]
+    [False, True]
+    """
+    if storage != "hyb":
+        return 0.0
+    width = hyb_width(s.row_length_counts, s.rows)
+    lengths = np.arange(s.row_length_counts.size)
+    return float(np.sum(np.maximum(lengths - width, 0) * s.row_length_counts))
+
+
 def features(rows: float, slots: float, bytes_: float, level: str, levels: Iterable[str],
-             counts: CoreCounts | None = None, branch_memory: float = 0.0
-             ) -> dict[str, float]:
+             counts: CoreCounts | None = None, branch_memory: float = 0.0,
+             scattered: float = 0.0) -> dict[str, float]:
     """Feature vector of one kernel for :func:`fit`: bytes at the level that holds the
     working set, x-line misses at each cache level, the mispredicted row exits the
-    predictor does not learn, and long-chain entries.
+    predictor does not learn, long-chain entries, and the entries a HYB's COO part
+    scatters into y one by one (they cost as COO's do, not as an ELL slot).
 
     >>> f = features(10, 30, 400.0, "L2", ["L2", "DRAM"], CoreCounts({"L2": 5}, 9.0, {32: 2.0}),
     ...              branch_memory=100)
@@ -119,6 +138,7 @@ def features(rows: float, slots: float, bytes_: float, level: str, levels: Itera
     out["mispredicts"] = c.mispredicts if c.mispredicts > branch_memory else 0.0
     for k in CHAINS:
         out[f"chain@{k}"] = c.chains.get(k, 0.0)
+    out["scattered"] = scattered
     return out
 
 
@@ -178,15 +198,15 @@ class Calibration:
         return core_counts(indptr, colidx, caches, 4 if self.dtype == "fp32" else 8)
 
     def predict(self, storage: str, rows: float, slots: float, bytes_: float,
-                counts: CoreCounts | None = None, footprint: float | None = None
-                ) -> float | None:
+                counts: CoreCounts | None = None, footprint: float | None = None,
+                scattered: float = 0.0) -> float | None:
         """Predicted kernel seconds, or None when ``storage`` was not calibrated."""
         f = self.fits.get(storage)
         if f is None:
             return None
         level = self.level_of(bytes_ if footprint is None else footprint)
         return f.predict(features(rows, slots, bytes_, level, [n for n, _ in self.levels],
-                                  counts, self.branch_memory))
+                                  counts, self.branch_memory, scattered))
 
     def predict_matrix(self, m: Matrix, s: Structure, storages: Iterable[str]
                        ) -> dict[str, float]:
@@ -201,7 +221,7 @@ class Calibration:
                 by_order[order] = self.counts(m, storage)
             t = kernel_traffic(s, storage, "spmv", 1, self.dtype)
             seconds = self.predict(storage, s.rows, t.flops_executed / 2, t.bytes_total,
-                                   by_order[order])
+                                   by_order[order], scattered=scattered_entries(s, storage))
             assert seconds is not None
             out[storage] = seconds
         return out
@@ -217,7 +237,8 @@ def fit(samples: list[Sample], levels: Iterable[str], branch_memory: float = 0.0
     fits = {}
     for storage in sorted({s.storage for s in samples}):
         mine = [s for s in samples if s.storage == storage]
-        rows = [features(s.rows, s.slots, s.bytes, s.level, names, s.counts, branch_memory)
+        rows = [features(s.rows, s.slots, s.bytes, s.level, names, s.counts, branch_memory,
+                         s.scattered)
                 for s in mine]
         keys = list(rows[0])
         x = np.array([[r[k] for k in keys] for r in rows], dtype=float)
@@ -245,7 +266,8 @@ def held_out_errors(samples: list[Sample], levels: Iterable[str], branch_memory:
         fits = fit([s for i, s in enumerate(samples) if i % folds != k], names, branch_memory)
         for s in samples[k::folds]:
             if s.storage in fits:
-                x = features(s.rows, s.slots, s.bytes, s.level, names, s.counts, branch_memory)
+                x = features(s.rows, s.slots, s.bytes, s.level, names, s.counts, branch_memory,
+                             s.scattered)
                 errors.setdefault(s.storage, []).append(
                     abs(fits[s.storage].predict(x) - s.seconds) / s.seconds)
     return errors
@@ -332,7 +354,8 @@ def calibrate(spec: HwSpec, roofs: dict[str, float], *, dtype: str = "fp64",
                 best[key] = Sample(m.name, run.storage, rows, t.flops_executed / 2,
                                    t.bytes_total, partial.level_of(t.bytes_total),
                                    run.timing.min_s, c.misses, c.mispredicts,
-                                   {str(k): v for k, v in c.chains.items()})
+                                   {str(k): v for k, v in c.chains.items()},
+                                   scattered=scattered_entries(s, run.storage))
     progress(steps, steps, "fitting")
     measured = [dataclasses.replace(b, spread=max(passes[k]) / min(passes[k]) - 1)
                 for k, b in best.items()]

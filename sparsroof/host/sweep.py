@@ -27,7 +27,7 @@ from ..matrix.mtx import Header, Matrix
 
 __all__ = ["ROWS", "PER_ROW", "PATTERNS", "MAX_ENTRIES", "plan", "generate"]
 
-ROWS = (1_000, 8_000, 64_000, 512_000)
+ROWS = (125, 1_000, 8_000, 64_000, 512_000)  # 125 rows: working sets in L1
 PER_ROW = (2, 8, 32, 128, 512)
 PATTERNS = ("band", "random", "blocks", "diagonals", "skewed")
 MAX_ENTRIES = 4_200_000
@@ -39,7 +39,7 @@ def plan(rows: Iterable[int] = ROWS, per_row: Iterable[int] = PER_ROW,
     """(pattern, rows, entries per row) of the benchmark matrices, the largest skipped.
 
     >>> len(plan()), plan(rows=[1000], per_row=[8], patterns=["band"])
-    (75, [('band', 1000, 8)])
+    (90, [('band', 1000, 8)])
     """
     return [(p, r, k) for p in patterns for r in rows for k in per_row
             if r * k <= max_entries and k < r]
