@@ -331,7 +331,7 @@ INVALID_INPUTS = [
     (["--measured", "{d}/t.csv"], "matrix,kernel,width,seconds\nm,spmv,1,fast\n",
      "t.csv: line 2: 'fast' is not a time"),
     (["--measured", "{d}/t.txt"], "", "t.txt: measured results must be a .json or .csv"),
-    (["--measured", "{d}/t.json"], "{", "t.json: line 1: malformed JSON"),
+    (["--measured", "{d}/t.json"], "{", "t.json: line 1: not valid JSON"),
     (["--measured", "{d}/missing.csv"], None, "missing.csv: no such file"),
     (["--baseline", "{d}/t.json"], '{"kind": "check"}', "t.json: not a baseline"),
     (["--baseline", "{d}/t.json", "--tolerance", "five"], "{}", "--tolerance 'five' is not a"),

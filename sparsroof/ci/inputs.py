@@ -15,15 +15,13 @@ check, matrix and width with the configuration it was modelled with and its valu
 
 from __future__ import annotations
 
-import csv
-import json
 from pathlib import Path
 from typing import Any
 
 from .._version import SCHEMA_VERSIONS
 from ..errors import BudgetError, UnitError
 from ..units import parse_quantity
-from ..userfile import read_text
+from ..userfile import read_csv, read_json, read_text
 
 __all__ = [
     "BASELINE_SCHEMA",
@@ -95,26 +93,23 @@ def _measured_row(row: object) -> tuple[Key, float]:
     return key, _seconds(row["seconds"])
 
 
-def _measured_rows(path: str | Path, text: str) -> list[tuple[str, object]]:
+def _measured_rows(path: str | Path) -> list[tuple[str, object]]:
     """(where, row) pairs from a JSON or CSV file; ``where`` names the row in messages."""
     if str(path).endswith(".json"):
-        try:
-            doc = json.loads(text)
-        except json.JSONDecodeError as err:
-            raise BudgetError(path, f"line {err.lineno}: malformed JSON: {err.msg}") from None
+        doc = read_json(path, lambda problem: BudgetError(path, problem))
         rows = doc.get("results") if isinstance(doc, dict) else doc
         if not isinstance(rows, list):
             raise BudgetError(path, "expected a list of results (or an object with 'results')")
         return [(f"results[{i}]", row) for i, row in enumerate(rows)]
     if str(path).endswith(".csv"):
-        reader = csv.DictReader(text.splitlines())
-        if reader.fieldnames is None:
+        header, table = read_csv(path, lambda problem: BudgetError(path, problem))
+        if not header:
             raise BudgetError(path, f"empty CSV: expected a header {','.join(MEASURED_FIELDS)}")
         rows_csv: list[tuple[str, object]] = []
-        for i, row in enumerate(reader):
+        for line, row in table:
             if None in row:
-                raise BudgetError(path, "more cells than header fields", key=f"line {i + 2}")
-            rows_csv.append((f"line {i + 2}", row))
+                raise BudgetError(path, "more cells than header fields", key=f"line {line}")
+            rows_csv.append((f"line {line}", row))
         return rows_csv
     raise BudgetError(path, "measured results must be a .json or .csv file")
 
@@ -122,7 +117,7 @@ def _measured_rows(path: str | Path, text: str) -> list[tuple[str, object]]:
 def load_measured(path: str | Path) -> dict[Key, float]:
     """Measured seconds by (matrix name, kernel, width) from a JSON or CSV file."""
     table: dict[Key, float] = {}
-    for where, row in _measured_rows(path, _read(path)):
+    for where, row in _measured_rows(path):
         try:
             key, seconds = _measured_row(row)
         except (UnitError, ValueError) as err:
@@ -150,10 +145,7 @@ def _baseline_entry(entry: object) -> dict[str, Any]:
 
 def load_baseline(path: str | Path) -> dict[tuple[str, str, int], dict[str, Any]]:
     """Baseline entries by (check, matrix name, width) from a ``--write-baseline`` file."""
-    try:
-        doc = json.loads(_read(path))
-    except json.JSONDecodeError as err:
-        raise BudgetError(path, f"line {err.lineno}: malformed JSON: {err.msg}") from None
+    doc = read_json(path, lambda problem: BudgetError(path, problem))
     if not isinstance(doc, dict) or doc.get("kind") != "baseline":
         raise BudgetError(path, "not a baseline (write one with sparsroof check "
                           "--write-baseline)")
