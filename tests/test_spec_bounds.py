@@ -118,3 +118,18 @@ def test_analyze_without_a_peak_at_the_precision_still_bounds(tmp_path: Path) ->
                          capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0, out.stderr
     assert "x dense absent" in out.stdout
+
+
+def test_a_working_set_in_a_cache_of_unknown_bandwidth_says_so() -> None:
+    """c2050's L2 (768 KiB) has no published bandwidth: lap2d_64's 325 kB fit it, so no
+    memory term can be charged (a lower bound must not guess a speed); the bound says so
+    instead of passing off the compute term as the whole story."""
+    from sparsroof.matrix.mtx import load
+
+    c2050 = load_spec("c2050")
+    [r] = analysis.analyze(load(DATA / "lap2d_64.mtx"), c2050,
+                           analysis.Config(models=("compulsory",))).results
+    assert r.bound.memory_s == 0.0 and r.bound.bound == "compute"
+    assert r.bound.note.startswith("the working set fits L2, whose bandwidth c2050 does not")
+    assert any("L2.bandwidth: missing" in w and "no memory time" in w
+               for w in spec_warnings(c2050))

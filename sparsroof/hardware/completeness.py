@@ -39,8 +39,8 @@ def spec_warnings(spec: HwSpec) -> list[str]:
     for level in spec.memory[:-1]:
         if level.bandwidth is None:
             out.append(lead + f"memory.{level.name}.bandwidth: missing: a working set that "
-                       "fits this level is charged at the next level's speed, and a warm run "
-                       "can beat that bound")
+                       "fits this level is charged no memory time, so its bound is only "
+                       "the compute or launch term")
         if level.capacity is None:
             out.append(lead + f"memory.{level.name}.capacity: missing: no working set can be "
                        "placed in this level")

@@ -180,6 +180,25 @@ def entry_peak(spec: HwSpec, unit: str, precision: str) -> float:
     return peak / 2 if unit == "tensor-sparse" else peak
 
 
+def _unmeasured_home(spec: HwSpec, footprint: float | None) -> str | None:
+    """The name of the fastest level that holds ``footprint`` bytes when that level has no
+    known bandwidth (its bytes then cost no time in :func:`memory_terms`), else None.
+
+    >>> from sparsroof.hardware.library import load_spec
+    >>> c2050 = load_spec("c2050")   # L2: 768 KiB, no published bandwidth
+    >>> _unmeasured_home(c2050, 3e5), _unmeasured_home(c2050, 3e6), _unmeasured_home(c2050, None)
+    ('L2', None, None)
+    """
+    if footprint is None:
+        return None
+    held = 0.0
+    for level in spec.memory[:-1]:
+        held += level.capacity.value if level.capacity is not None else 0.0
+        if level.capacity is not None and footprint <= held:
+            return level.name if level.bandwidth is None else None
+    return None
+
+
 def bound(t: Traffic, spec: HwSpec, *, unit: str, precision: str, launches: int = 0,
           footprint: float | None = None) -> Bound:
     """Bound of traffic ``t`` on ``spec``. ``footprint`` (bytes of the working set) lets a
@@ -198,6 +217,10 @@ def bound(t: Traffic, spec: HwSpec, *, unit: str, precision: str, launches: int 
     else:  # no peak: the compute term is left out, which keeps the bound a lower bound
         peak, note = 0.0, f"{spec.name} has no {unit} {precision} peak: compute term left out"
     terms = memory_terms(spec, t.bytes_total, footprint)
+    unknown = _unmeasured_home(spec, footprint)
+    if unknown is not None:
+        note = (f"the working set fits {unknown}, whose bandwidth {spec.name} does not give: "
+                "no memory term for it (give the level a bandwidth to bound it)")
     # the binding level: the largest term, the slower level on a tie (main memory for 0 B)
     level, memory_s = max(reversed(terms), key=lambda lt: lt[1])
     cached = level is not spec.dram
