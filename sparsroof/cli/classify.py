@@ -25,19 +25,19 @@ def _json(results: list[tuple[str, str, Structure, Verdict]], errors: list[dict[
 
 
 def _table(results: list[tuple[str, str, Structure, Verdict]]) -> object:
-    from rich.table import Table
+    from ..report.tables import fitted_table
 
-    table = Table(title="structure classes (from the pattern only, never file comments)",
-                  title_justify="left")
-    for header in ("matrix", "rows x cols", "entries", "class", "conf", "traits", "params",
-                   "reason"):
-        table.add_column(header, justify="right" if header in ("entries", "conf") else "left")
+    headers = ("matrix", "rows x cols", "entries", "class", "conf", "traits", "params",
+               "reason")
+    rows = []
     for name, _, s, v in results:
         params = ", ".join(f"{k}={_short(x)}" for k, x in v.params.items())
         others = ", ".join(x for x in v.traits if x != v.label)
-        table.add_row(name, f"{s.rows:,} x {s.cols:,}", f"{s.stored_entries:,}", v.label,
-                      f"{v.confidence:.2f}", others, params, v.reason)
-    return table
+        rows.append([name, f"{s.rows:,} x {s.cols:,}", f"{s.stored_entries:,}", v.label,
+                     f"{v.confidence:.2f}", others, params, v.reason])
+    return fitted_table(headers, rows,
+                        title="structure classes (from the pattern only, never file comments)",
+                        left=("matrix", "class", "traits", "params", "reason"))
 
 
 def _short(x: object) -> str:

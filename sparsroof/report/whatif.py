@@ -16,10 +16,13 @@ from ..units import si
 from ..whatif.placement import Options
 from ..whatif.study import LayerResult, ModelResult
 from .document import csv_text, json_text
+from .tables import fitted_table
 
 __all__ = ["POINT_FIELDS", "points", "to_json", "to_csv", "to_table", "to_layer_table"]
 
 POINT_FIELDS = ("pattern", "sparsity", "speedup", "accuracy")
+_TABLE_NOTE = ("dense, sparse: the model's SoL, dense and pruned; B+C: the share of bytes "
+               "that are features (B) and outputs (C); mem-bound: layers bound by memory")
 _NOTE = (FLOPS_CONVENTION + " (The Sparsity Roofline counts nnz·n); SoL per layer = "
          "max(F_exec / peak, bytes / bandwidth), model = sum over layers")
 
@@ -75,21 +78,24 @@ def _unit_cell(r: ModelResult) -> str:
 
 
 def to_table(results: Sequence[ModelResult], title: str) -> Any:
-    """A rich Table: one row per pattern and sparsity level."""
-    from rich.table import Table
-
-    table = Table(title=title, title_justify="left", caption=_NOTE, caption_justify="left")
-    for header in ("pattern", "sparsity", "kernel / unit", "dense SoL", "sparse SoL",
-                   "speedup", "B+C dense", "B+C sparse", "mem-bound", "accuracy"):
-        left = header in ("pattern", "kernel / unit")
-        table.add_column(header, justify="left" if left else "right", no_wrap=True)
+    """A table fitted to the terminal: one row per pattern and sparsity level (the
+    accuracy column only where some row has one)."""
+    headers = ["pattern", "sparsity", "kernel / unit", "dense", "sparse", "speedup",
+               "B+C dense", "B+C sparse", "mem-bound", "accuracy"]
+    if all(r.accuracy is None for r in results):
+        headers.remove("accuracy")
+    rows = []
     for r in results:
-        table.add_row(r.pattern, f"{100 * r.sparsity:.4g} %", _unit_cell(r),
-                      si(r.dense_s, "s"), si(r.sparse_s, "s"), f"{r.speedup:.3f}x",
-                      f"{r.feature_share_dense:.1%}", f"{r.feature_share_sparse:.1%}",
-                      f"{r.memory_bound_layers}/{r.layer_count}",
-                      "" if r.accuracy is None else f"{r.accuracy:g}")
-    return table
+        cells = {"pattern": r.pattern, "sparsity": f"{100 * r.sparsity:.4g} %",
+                 "kernel / unit": _unit_cell(r), "dense": si(r.dense_s, "s"),
+                 "sparse": si(r.sparse_s, "s"), "speedup": f"{r.speedup:.3f}x",
+                 "B+C dense": f"{r.feature_share_dense:.1%}",
+                 "B+C sparse": f"{r.feature_share_sparse:.1%}",
+                 "mem-bound": f"{r.memory_bound_layers}/{r.layer_count}",
+                 "accuracy": "" if r.accuracy is None else f"{r.accuracy:g}"}
+        rows.append([cells[h] for h in headers])
+    return fitted_table(headers, rows, title=title, caption=_TABLE_NOTE,
+                        left=("pattern", "kernel / unit"))
 
 
 def to_layer_table(r: ModelResult) -> Any:
