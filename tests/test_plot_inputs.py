@@ -174,3 +174,12 @@ def test_records_of_the_wrong_type_are_one_line(
     code, err = run_here(capsys, "plot", command, str(bad), "-o", str(tmp_path / "f.png"))
     assert code == 1
     assert err.strip() == f"sparsroof: error: {bad}: {says}"
+
+
+def test_a_bad_figure_size_is_a_usage_error(tmp_path: Path) -> None:
+    """--size is an option value: a bad one is a usage error (exit 2), one line."""
+    out = run("plot", "roofline", str(ROOT / "data" / "lap2d_64.mtx"), "-o",
+              str(tmp_path / "f.png"), "--size", "12by5")
+    assert out.returncode == 2
+    assert out.stderr.strip() == ("sparsroof: error: --size '12by5': expected WIDTHxHEIGHT "
+                                  "in inches, e.g. 8x5")

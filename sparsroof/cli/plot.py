@@ -26,8 +26,15 @@ from ..plot.style import DEFAULT_DPI
 
 __all__ = ["command", "SIZE_OPTION", "DPI_OPTION", "size_of", "echo_written"]
 
+def _checked_size(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """A bad --size is refused while the options are read, before any file is."""
+    if value is not None:
+        size_of(value)
+    return value
+
+
 SIZE_OPTION = click.option(
-    "--size", metavar="WxH", default=None,
+    "--size", metavar="WxH", default=None, callback=_checked_size,
     help="Figure size in inches, e.g. 8x5 (a legend of many names is added beside it).",
 )
 DPI_OPTION = click.option(

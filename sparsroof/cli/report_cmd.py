@@ -99,9 +99,11 @@ def command(store_path: str, plot_path: str | None, top: int, output: str) -> in
         failures = store.failures()
         if plot_path:
             from ..plot.aggregate import plot_aggregate, unplottable
+            from .plot import echo_written
 
             points = roof_points(store)
             plot_aggregate(points, plot_path)
+            echo_written(plot_path)
             hidden = unplottable(points)
             if hidden:
                 click.echo(f"sparsroof: {len(hidden)} matrix(es) with no work are not on the "

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import FigureError
+from ..errors import FigureError, OptionError
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -55,7 +55,7 @@ def parse_size(text: str) -> tuple[float, float]:
     except ValueError:
         width = height = 0.0
     if not (0.5 <= width <= 100 and 0.5 <= height <= 100):
-        raise FigureError(f"figure size {text!r}: expected WIDTHxHEIGHT in inches, e.g. 8x5")
+        raise OptionError(f"--size {text!r}: expected WIDTHxHEIGHT in inches, e.g. 8x5")
     return width, height
 
 
