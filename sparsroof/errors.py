@@ -17,6 +17,7 @@ __all__ = [
     "OptionError",
     "UnitError",
     "ManifestError",
+    "UnknownManifestError",
     "AccuracyError",
     "BudgetError",
     "CalibrationError",
@@ -77,6 +78,13 @@ class ManifestError(SparsroofError):
     def __init__(self, source: str | Path, problem: str, key: str | None = None) -> None:
         where = f"{source}: {key}: " if key else f"{source}: "
         super().__init__(where + problem)
+
+
+class UnknownManifestError(ManifestError):
+    """A model name that is neither a bundled manifest nor a file: a usage error, like a
+    misspelt option value."""
+
+    exit_code = 2
 
 
 class AccuracyError(SparsroofError):

@@ -171,3 +171,13 @@ def test_analyze_cli_prints_why_a_model_was_not_computed(tmp_path) -> None:  # t
         assert out.returncode == 0
         text = getattr(out, stream)
         assert "not computed: scale-free model (csr): no power law can be fitted" in text
+
+
+def test_the_band_edges_go_by_the_names_the_tables_give_them() -> None:
+    """The tables label the band's edges 'compulsory (optimistic)' and 'random
+    (pessimistic)': --model takes either name."""
+    from sparsroof.analysis import Config
+
+    assert Config.from_options(model=("optimistic,pessimistic",)).models == (
+        "compulsory", "random")
+    assert Config.from_options(model=("pessimistic", "random")).models == ("random",)

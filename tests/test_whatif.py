@@ -201,3 +201,14 @@ def test_cli_plot_needs_accuracy_and_draws_known_points(tmp_path) -> None:
     assert out.returncode == 0, out.stderr
     assert fig.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "1 of 3 points have no accuracy" in out.stderr
+
+
+def test_a_misspelt_model_is_a_usage_error_with_a_hint() -> None:
+    from sparsroof.errors import UnknownManifestError
+    from sparsroof.whatif.manifest import load_manifest
+
+    with pytest.raises(UnknownManifestError, match=r"did you mean 'resnet50'\?") as err:
+        load_manifest("resnet5")
+    assert err.value.exit_code == 2
+    with pytest.raises(UnknownManifestError, match="bundled: convnext_tiny, deit_small"):
+        load_manifest("nothing_like_it")

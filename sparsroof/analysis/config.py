@@ -22,6 +22,10 @@ _ALIASES = {"d": "widths", "width": "widths", "storage": "storages", "model": "m
             "rank": "ranks"}
 
 
+#: the names the tables give the band's edges, as --model accepts them
+_MODEL_SYNONYMS = {"optimistic": "compulsory", "pessimistic": "random"}
+
+
 def _listed(value: OptionValue) -> list[Any]:
     return list(value) if isinstance(value, (tuple, list)) else [value]
 
@@ -32,8 +36,11 @@ def _normalise(name: str, value: OptionValue) -> Any:
         return whole_numbers(_listed(value))
     if name == "storages":
         return _names([str(v) for v in _listed(value)], STORAGES)
-    if name == "models":
-        return _names([str(v) for v in _listed(value)], MODELS, extra=("auto",))
+    if name == "models":  # the tables call the band's edges optimistic and pessimistic
+        spelled = [str(v) for v in _listed(value)]
+        return _names([",".join(_MODEL_SYNONYMS.get(p.strip(), p.strip())
+                                for p in v.split(",")) for v in spelled],
+                      MODELS, extra=("auto",))
     if name == "reorder":
         return _names([str(v) for v in _listed(value)], list(ORDERINGS))
     return value

@@ -63,7 +63,8 @@ STORAGE_OPTION = click.option(
 MODEL_OPTION = click.option(
     "--model", "models", multiple=True, metavar="NAME[,NAME...]|all",
     help=f"B-reuse models: auto (the class's model, cache-aware, and the compulsory/random "
-         f"band), {', '.join(MODELS)}, or all. [default: auto]",
+         f"band), {', '.join(MODELS)}, or all; optimistic and pessimistic name the band's "
+         "edges, compulsory and random. [default: auto]",
 )
 UNIT_OPTION = click.option(
     "--unit", type=click.Choice(UNITS), default=None,

@@ -37,6 +37,12 @@ def list_(specs: tuple[str, ...], output: str, wide: bool) -> int:
 
     Default precisions: fp32 for SIMT/vector units (fp64 where there is no fp32 figure),
     fp16 for tensor/matrix units (then bf16, tf32).
+
+    \b
+    Examples:
+      sparsroof hw list
+      sparsroof hw list a100 v100-sxm2 --wide
+      sparsroof hw list -O json
     """
     loaded = [load_spec(s) for s in (specs or bundled_names())]
     if output == "json":

@@ -25,6 +25,7 @@ matrix, as equation (1) of *The Sparsity Roofline* writes them.
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -32,7 +33,7 @@ from typing import Any
 
 import yaml
 
-from ..errors import ManifestError, OptionError
+from ..errors import ManifestError, OptionError, UnknownManifestError
 from ..userfile import read_text
 from .patterns import parse_pattern, parse_sparsity
 
@@ -214,7 +215,9 @@ def load_manifest(name_or_path: str | Path) -> Manifest:
     files = _bundled()
     key = text.lower().replace("-", "_")
     if key not in files:
-        raise ManifestError(text, "no bundled model of that name (bundled: "
-                            f"{', '.join(sorted(files))}; or give a manifest .yaml path)")
+        close = difflib.get_close_matches(key, sorted(files), n=1, cutoff=0.6)
+        hint = (f"did you mean {close[0]!r}?" if close else
+                f"bundled: {', '.join(sorted(files))}; or give a manifest .yaml path")
+        raise UnknownManifestError(text, f"no bundled model of that name ({hint})")
     origin = f"{key}.yaml (bundled)"
     return parse_manifest(_read(files[key].read_text(encoding="utf-8"), origin), origin)
