@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import FigureError
 from ..userfile import finite_numbers
 from .sparsity import read_point_rows
-from .style import MARKERS, PALETTE, log_axis, new_figure
+from .style import LINE_STYLES, MARKERS, PALETTE, log_axis, new_figure
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -28,7 +28,6 @@ if TYPE_CHECKING:
 __all__ = ["AccuracyPoint", "read_accuracy_points", "accuracy_figure"]
 
 _FIELDS = ("pattern", "sparsity", "accuracy", "flops_useful")
-_LINE_STYLES: tuple[Any, ...] = ("-", (0, (5, 2)), (0, (1, 1.5)), (0, (5, 2, 1, 2)))
 
 
 @dataclass(frozen=True)
@@ -95,7 +94,7 @@ def accuracy_figure(points: Sequence[AccuracyPoint], *, title: str | None = None
         mine = sorted((p for p in points if (p.model, p.pattern) == (model, pattern)),
                       key=lambda p: p.sparsity)
         style = {"color": PALETTE[i % len(PALETTE)], "lw": 1.4,
-                 "ls": _LINE_STYLES[models.index(model) % len(_LINE_STYLES)], "zorder": 2}
+                 "ls": LINE_STYLES[models.index(model) % len(LINE_STYLES)], "zorder": 2}
         label = " · ".join(x for x in (model, pattern) if x)
         top.plot([100 * p.sparsity for p in mine], [p.accuracy for p in mine], label=label,
                  gid=f"sparsity|{model}|{pattern}", **style)

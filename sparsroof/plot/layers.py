@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any
 from ..errors import FigureError
 from ..units import si
 from ..userfile import finite_numbers, read_json
-from .roof import decades
-from .style import MARKERS, PALETTE, log_axis, new_figure
+from .roof import decades, roofline_axes
+from .style import MARKERS, PALETTE, new_figure
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -216,16 +216,7 @@ def layer_roofline_figure(points: Sequence[LayerPoint], *, title: str | None = N
     fig = new_figure(size, dpi)
     ax = fig.add_subplot()
     fig.subplots_adjust(left=0.13, right=0.97, bottom=0.1, top=0.91)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    xlim, ylim = _limits(shown, roofs)
-    ax.set_xlim(*xlim)
-    ax.set_ylim(*ylim)
-    log_axis(ax.xaxis, "")
-    log_axis(ax.yaxis, "FLOP/s")
-    ax.grid(True, which="major", color="0.9", lw=0.6, zorder=0)
-    ax.set_xlabel("arithmetic intensity (useful FLOP per byte)")
-    ax.set_ylabel("attainable performance at speed of light")
+    roofline_axes(ax, _limits(shown, roofs), "attainable performance at speed of light")
     _draw_roofs(ax, roofs, precisions[0])
     _draw_layers(ax, shown)
     models = ", ".join(dict.fromkeys(p.model for p in shown))

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from matplotlib.lines import Line2D
 
 __all__ = ["roofline_figure", "drawable", "series", "matrix_colors", "matrix_fills",
-           "matrix_handle", "model_markers", "decades", "slope_angle"]
+           "matrix_handle", "model_markers", "decades", "slope_angle", "roofline_axes"]
 
 _ROOF: dict[str, Any] = {"color": "black", "lw": 1.8, "zorder": 2}
 _CEILING: dict[str, Any] = {"color": "0.45", "lw": 0.9, "ls": (0, (5, 3)), "zorder": 1}
@@ -308,17 +308,8 @@ def roofline_figure(points: Sequence[RoofPoint], spec: HwSpec, *, title: str | N
     fig = new_figure(size, dpi)
     ax = fig.add_subplot()
     fig.subplots_adjust(left=0.13, right=0.97, bottom=0.1, top=0.88 if shown_runs else 0.91)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    xlim, ylim = _limits(points, peaks, levels,
-                         [m.measured_flops for m in shown_runs])
-    ax.set_xlim(*xlim)
-    ax.set_ylim(*ylim)
-    log_axis(ax.xaxis, "")
-    log_axis(ax.yaxis, "FLOP/s")
-    ax.grid(True, which="major", color="0.9", lw=0.6, zorder=0)
-    ax.set_xlabel("arithmetic intensity (useful FLOP per byte)")
-    ax.set_ylabel("attainable performance")
+    roofline_axes(ax, _limits(points, peaks, levels, [m.measured_flops for m in shown_runs]),
+                  "attainable performance")
     kernel = "/".join(sorted({p.kernel for p in points}))
     ax.set_title(title or f"Roofline: {spec.device}, {precision} ({kernel})", fontsize=10)
     _draw_ceilings(ax, peaks, levels, roof, precision)
@@ -358,3 +349,18 @@ def _label(ax: Axes, points: Sequence[RoofPoint], anchors: list[tuple[str, RoofP
         place_labels(ax, [p.intensity for p in top], [p.attainable_flops for p in top],
                      [f"d={p.width}" for p in top], ["0.3"] * len(top), fontsize=6.5,
                      avoid=avoid)
+
+
+def roofline_axes(ax: Any, limits: tuple[tuple[float, float], tuple[float, float]],
+                  ylabel: str) -> None:
+    """Log-log roofline axes: intensity against FLOP/s within ``limits`` (x, y), grid and
+    labels, as every roofline figure draws them."""
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(*limits[0])
+    ax.set_ylim(*limits[1])
+    log_axis(ax.xaxis, "")
+    log_axis(ax.yaxis, "FLOP/s")
+    ax.grid(True, which="major", color="0.9", lw=0.6, zorder=0)
+    ax.set_xlabel("arithmetic intensity (useful FLOP per byte)")
+    ax.set_ylabel(ylabel)

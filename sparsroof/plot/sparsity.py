@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import FigureError
 from ..userfile import finite_numbers, read_csv, read_json
-from .style import MARKERS, PALETTE, new_figure
+from .style import LINE_STYLES, MARKERS, PALETTE, new_figure
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -26,8 +26,6 @@ __all__ = ["SparsityPoint", "read_point_rows", "read_sparsity_points",
            "sparsity_roofline_figure"]
 
 _FIELDS = ("pattern", "sparsity", "speedup", "accuracy")
-#: one line style per model (network) when the points hold several
-_LINE_STYLES: tuple[Any, ...] = ("-", (0, (5, 2)), (0, (1, 1.5)), (0, (5, 2, 1, 2)))
 
 
 @dataclass(frozen=True)
@@ -106,7 +104,7 @@ def sparsity_roofline_figure(points: Sequence[SparsityPoint], *, title: str | No
     models = list(dict.fromkeys(p.model for p in points))
     levels = sorted({p.sparsity for p in points})
     marker_of = {s: MARKERS[i % len(MARKERS)] for i, s in enumerate(levels)}
-    style_of = {m: _LINE_STYLES[i % len(_LINE_STYLES)] for i, m in enumerate(models)}
+    style_of = {m: LINE_STYLES[i % len(LINE_STYLES)] for i, m in enumerate(models)}
     for model in models:
         for i, pattern in enumerate(patterns):
             mine = sorted((p for p in points if p.pattern == pattern and p.model == model),

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 __all__ = [
+    "LINE_STYLES",
     "PALETTE",
     "MARKERS",
     "FORMATS",
@@ -35,6 +36,8 @@ __all__ = [
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#56B4E9", "#E69F00", "#F0E442")
 #: marker shapes for series that colour alone must not tell apart
 MARKERS = ("o", "s", "D", "^", "v", "P", "X", "*", "h")
+#: one line style per model (network) when a figure holds several
+LINE_STYLES: tuple[Any, ...] = ("-", (0, (5, 2)), (0, (1, 1.5)), (0, (5, 2, 1, 2)))
 #: file name suffix -> matplotlib format
 FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
 DEFAULT_DPI = 150
