@@ -231,3 +231,32 @@ def test_the_claim_log_names_the_process(tmp_path: Path) -> None:
         claims.log(store.db, store.owner, "claim", KEY, 3, "x")
         (row,) = store.query("SELECT event, host, pid, run_id, path, detail FROM claim_log")
     assert row == ("claim", store.owner.host, os.getpid(), 3, KEY.path, "x")
+
+
+def test_many_openings_of_one_new_store_at_once_all_succeed(tmp_path: Path) -> None:
+    """Batches started together on a new store: the first creates the schema and the
+    version row once, the others wait for it (sixteen at once, twenty new stores)."""
+    import threading
+
+    def open_close(path: Path, barrier: threading.Barrier, errors: list[str]) -> None:
+        barrier.wait()
+        try:
+            Store(path).close()
+        except Exception as err:  # noqa: BLE001 - collected and shown below
+            errors.append(str(err))
+
+    for i in range(20):
+        path = tmp_path / f"s{i}.db"
+        errors: list[str] = []
+        barrier = threading.Barrier(16)
+        threads = [threading.Thread(target=open_close, args=(path, barrier, errors))
+                   for _ in range(16)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert errors == []
+        with Store(path, readonly=True) as store:
+            rows = store.db.execute("SELECT count(*) FROM meta WHERE key = 'schema'")
+            assert rows.fetchone()[0] == 1
+            assert store.db.execute("SELECT count(*) FROM writers").fetchone()[0] == 0

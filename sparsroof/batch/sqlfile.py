@@ -29,7 +29,10 @@ def connect(path: Path, readonly: bool) -> sqlite3.Connection:
     try:
         db.execute("SELECT count(*) FROM sqlite_master").fetchone()
         return db
-    except sqlite3.OperationalError:
+    except sqlite3.OperationalError as err:
+        if "locked" in str(err):
+            db.close()
+            raise
         # a WAL store on a read-only file system cannot make its -shm file: read it as
         # an immutable file (nothing else can be writing there either)
         db.close()

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import random
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -69,6 +70,8 @@ RETRIED_KINDS = ("timeout", "crash", "memory", "bug")
 #: more from a cold cache at this size); a larger one only after a writer did not close
 #: it cleanly
 CHECKED_SIZE = 16 * 2**20
+#: seconds an opening waits for other processes opening or converting the same store
+OPEN_WAIT_S = 30.0
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
@@ -104,6 +107,11 @@ _KEY = "path = ? AND member = ? AND size = ? AND mtime_ns = ? AND params = ?"
 
 _RESULT_COLUMNS = ("kernel", "width", "storage", "model", "intensity_flop_per_byte",
                    "attainable_flops", "peak_flops", "bandwidth", "sol_s", "bound")
+
+
+def _busy(err: sqlite3.OperationalError) -> bool:
+    return getattr(err, "sqlite_errorname", "").startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) \
+        or "locked" in str(err)
 
 
 class Store:
@@ -142,19 +150,44 @@ class Store:
                 raise StoreError(f"{self.path}: not a sparsroof result store")
             self._check_intact()
             return
+        # SQLite answers "database is locked" at once, without waiting, to a change of
+        # journal mode while another process opens the same new file, and to a write
+        # that follows a stale read: several batches started together retry here
+        deadline = time.monotonic() + OPEN_WAIT_S
+        while True:
+            try:
+                self._prepare()
+                return
+            except sqlite3.OperationalError as err:
+                if not _busy(err) or time.monotonic() > deadline:
+                    raise
+                time.sleep(random.uniform(0.01, 0.05))
+
+    def _prepare(self) -> None:
+        """Check the file, make it a WAL store with this schema and register as a writer;
+        the schema and the registration are one transaction."""
         self._check_ours()
         unclean = self._check_intact()
-        self.db.execute("PRAGMA journal_mode = WAL")
+        if self.db.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+            self.db.execute("PRAGMA journal_mode = WAL")
         self.db.execute("PRAGMA synchronous = FULL")
-        self.db.executescript(_SCHEMA)
-        self._check_version()
-        with self._transaction():
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    self.db.execute(statement)
+            self._check_version()
             # the pages were checked: those writers' deaths need no second check
             self.db.executemany("DELETE FROM writers WHERE owner = ?",
                                 [(token,) for token in unclean])
             o = self.owner
             self.db.execute("INSERT INTO writers VALUES (?, ?, ?, ?, ?)",
                             (o.token, o.host, o.pid, o.started, time.time()))
+            self.db.execute("COMMIT")
+        except BaseException:
+            with contextlib.suppress(sqlite3.Error):
+                self.db.execute("ROLLBACK")
+            raise
 
     def _unclean_writers(self) -> list[str]:
         """Tokens of writers that did not close the store: dead or stale processes."""
