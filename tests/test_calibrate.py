@@ -21,6 +21,7 @@ from sparsroof.host.calibration import (
     choose_fill,
     features,
     fit,
+    kernel_loops,
     load,
     save,
 )
@@ -103,6 +104,34 @@ def test_fit_recovers_core_costs_and_shrugs_off_disturbed_runs() -> None:
     x = features(1000, 2000, 1.0, "DRAM", ["L2", "DRAM"], CoreCounts({}, 900.0, {}),
                  branch_memory=1000)
     assert x["mispredicts"] == 0.0
+
+
+def test_kernel_loops_follow_each_formats_loop() -> None:
+    """A HYB of 4,096 rows of 3 entries and one of 40: Bell & Garland's width is 3, the
+    long row's 37 entries beyond it are one run of additions into y (past the 4th: 33,
+    past the 16th: 21); the ELL loop has a fixed width, so no mispredicted exits and no
+    chain past 32. CSR keeps the row-order counts as they are."""
+    from scipy.sparse import coo_array
+
+    from sparsroof.matrix.mtx import Matrix
+
+    lengths = np.array([3] * 4096 + [40])
+    row = np.repeat(np.arange(lengths.size), lengths)
+    col = np.concatenate([np.arange(n) for n in lengths])
+    s = measure(Matrix.from_scipy(coo_array((np.ones(row.size), (row, col)),
+                                            shape=(lengths.size, 40))))
+    row_order = CoreCounts({"L2": 5.0}, 7.0, {32: 8.0})
+    counts, ychains = kernel_loops(s, "hyb", row_order)
+    assert (counts.misses, counts.mispredicts, counts.chains) == ({"L2": 5.0}, 0.0, {})
+    assert ychains == {"runs": 1.0, "4": 33.0, "16": 21.0, "64": 0.0, "256": 0.0}
+    counts, ychains = kernel_loops(s, "coo", row_order)  # every row is a run: 4,097 of them
+    assert counts.mispredicts == 0.0 and ychains["runs"] == 4097.0
+    assert ychains["4"] == 36.0 and ychains["16"] == 24.0
+    assert kernel_loops(s, "csr", row_order) == (row_order, {})
+    # the runs are features of their own, zero where a format has none
+    x = features(4097, 12325, 1e5, "L2", ["L2", "DRAM"], counts, ychains=ychains)
+    assert (x["yruns"], x["ychain@4"], x["ychain@256"]) == (4097.0, 36.0, 0.0)
+    assert features(4097, 12325, 1e5, "L2", ["L2", "DRAM"])["ychain@16"] == 0.0
 
 
 def test_round_trip_and_prediction(tmp_path: Path, spec_file: Path) -> None:

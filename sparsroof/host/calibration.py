@@ -73,6 +73,10 @@ FILLS = (1.0, 0.75, 0.5)
 NOISE_TOLERANCE = 0.2
 #: a calibration with more than this share of disturbed runs is marked noisy
 NOISY_SHARE = 0.1
+#: run lengths past which the additions into one y entry through memory are counted (COO's
+#: product and a HYB's COO part add each entry into y[row] in turn: an addition waits for
+#: the one before it in the same row, and runs longer than the core's window serialise)
+YCHAINS = (4, 16, 64, 256)
 
 
 
@@ -92,6 +96,7 @@ class Sample:
     chains: dict[str, float] = field(default_factory=dict)  # entries past 32, 128 in a row
     spread: float = 0.0  # slowest pass / fastest pass - 1: how disturbed the runs were
     scattered: float = 0.0  # entries a HYB's COO part adds into y one by one
+    ychains: dict[str, float] = field(default_factory=dict)  # see :func:`kernel_loops`
 
     @property
     def counts(self) -> CoreCounts:
@@ -115,13 +120,53 @@ def scattered_entries(s: Structure, storage: str) -> float:
     return float(np.sum(np.maximum(lengths - width, 0) * s.row_length_counts))
 
 
+def kernel_loops(s: Structure, storage: str, counts: CoreCounts
+                 ) -> tuple[CoreCounts, dict[str, float]]:
+    """The core's counts as ``storage``'s kernel meets them, and its additions into y
+    through memory.
+
+    ``counts`` are taken in row order, as CSR's loop meets them: a row exit per row (whose
+    mispredictions the branch predictor may not learn) and a register sum per row (whose
+    dependency chain grows with the row). COO's product is one loop over the entries, each
+    added into y[row] in memory: no row exits and no register chains, but runs of
+    additions into one y entry, each waiting for the one before. A HYB's ELL part loops
+    over a fixed width K (no mispredicted exits; chains of K), and its COO part adds the
+    entries beyond K as COO does. The second value holds those runs: ``runs``, the rows
+    that have one, and for each k of :data:`YCHAINS` the additions past the k-th of a run.
+
+    >>> from sparsroof.matrix.mtx import Header, Matrix
+    >>> row = np.repeat([0, 1, 3], [6, 1, 20])            # rows of 6, 1, 0 and 20 entries
+    >>> col = np.concatenate([np.arange(6), [0], np.arange(20)])
+    >>> m = Matrix("m", "m", 4, 20, row, col, None, Header("m", "coordinate", "pattern",
+    ...                                                   "general", 4, 20, 27))
+    >>> c, y = kernel_loops(measure(m), "coo", CoreCounts({}, 3.0, {32: 1.0}))
+    >>> c.mispredicts, c.chains, y     # past the 4th: 2 + 16; past the 16th: 4
+    (0.0, {}, {'runs': 3.0, '4': 18.0, '16': 4.0, '64': 0.0, '256': 0.0})
+    >>> kernel_loops(measure(m), "csr", CoreCounts({}, 3.0, {32: 1.0}))[0].mispredicts
+    3.0
+    """
+    if storage not in ("coo", "hyb"):
+        return counts, {}
+    width = hyb_width(s.row_length_counts, s.rows) if storage == "hyb" else 0
+    lengths = np.arange(s.row_length_counts.size)
+    number = s.row_length_counts
+    run = np.maximum(lengths - width, 0)
+    chains = {k: float(s.rows * (width - k)) for k in CHAINS if width > k}
+    ychains = {"runs": float(np.sum(number[run > 0]))}
+    for k in YCHAINS:
+        ychains[str(k)] = float(np.sum(np.maximum(run - k, 0) * number))
+    return CoreCounts(counts.misses, 0.0, chains), ychains
+
+
 def features(rows: float, slots: float, bytes_: float, level: str, levels: Iterable[str],
              counts: CoreCounts | None = None, branch_memory: float = 0.0,
-             scattered: float = 0.0) -> dict[str, float]:
+             scattered: float = 0.0, ychains: dict[str, float] | None = None
+             ) -> dict[str, float]:
     """Feature vector of one kernel for :func:`fit`: bytes at the level that holds the
     working set, x-line misses at each cache level, the mispredicted row exits the
-    predictor does not learn, long-chain entries, and the entries a HYB's COO part
-    scatters into y one by one (they cost as COO's do, not as an ELL slot).
+    predictor does not learn, long-chain entries, the entries a HYB's COO part
+    scatters into y one by one (they cost as COO's do, not as an ELL slot), and the runs
+    of additions into y through memory (:func:`kernel_loops`).
 
     >>> f = features(10, 30, 400.0, "L2", ["L2", "DRAM"], CoreCounts({"L2": 5}, 9.0, {32: 2.0}),
     ...              branch_memory=100)
@@ -139,6 +184,10 @@ def features(rows: float, slots: float, bytes_: float, level: str, levels: Itera
     for k in CHAINS:
         out[f"chain@{k}"] = c.chains.get(k, 0.0)
     out["scattered"] = scattered
+    y = ychains or {}
+    out["yruns"] = y.get("runs", 0.0)
+    for k in YCHAINS:
+        out[f"ychain@{k}"] = y.get(str(k), 0.0)
     return out
 
 
@@ -199,14 +248,15 @@ class Calibration:
 
     def predict(self, storage: str, rows: float, slots: float, bytes_: float,
                 counts: CoreCounts | None = None, footprint: float | None = None,
-                scattered: float = 0.0) -> float | None:
+                scattered: float = 0.0, ychains: dict[str, float] | None = None
+                ) -> float | None:
         """Predicted kernel seconds, or None when ``storage`` was not calibrated."""
         f = self.fits.get(storage)
         if f is None:
             return None
         level = self.level_of(bytes_ if footprint is None else footprint)
         return f.predict(features(rows, slots, bytes_, level, [n for n, _ in self.levels],
-                                  counts, self.branch_memory, scattered))
+                                  counts, self.branch_memory, scattered, ychains))
 
     def predict_matrix(self, m: Matrix, s: Structure, storages: Iterable[str]
                        ) -> dict[str, float]:
@@ -220,8 +270,10 @@ class Calibration:
             if order not in by_order:
                 by_order[order] = self.counts(m, storage)
             t = kernel_traffic(s, storage, "spmv", 1, self.dtype)
+            counts, ychains = kernel_loops(s, storage, by_order[order])
             seconds = self.predict(storage, s.rows, t.flops_executed / 2, t.bytes_total,
-                                   by_order[order], scattered=scattered_entries(s, storage))
+                                   counts, scattered=scattered_entries(s, storage),
+                                   ychains=ychains)
             assert seconds is not None
             out[storage] = seconds
         return out
@@ -238,7 +290,7 @@ def fit(samples: list[Sample], levels: Iterable[str], branch_memory: float = 0.0
     for storage in sorted({s.storage for s in samples}):
         mine = [s for s in samples if s.storage == storage]
         rows = [features(s.rows, s.slots, s.bytes, s.level, names, s.counts, branch_memory,
-                         s.scattered)
+                         s.scattered, s.ychains)
                 for s in mine]
         keys = list(rows[0])
         x = np.array([[r[k] for k in keys] for r in rows], dtype=float)
@@ -267,7 +319,7 @@ def held_out_errors(samples: list[Sample], levels: Iterable[str], branch_memory:
         for s in samples[k::folds]:
             if s.storage in fits:
                 x = features(s.rows, s.slots, s.bytes, s.level, names, s.counts, branch_memory,
-                             s.scattered)
+                             s.scattered, s.ychains)
                 errors.setdefault(s.storage, []).append(
                     abs(fits[s.storage].predict(x) - s.seconds) / s.seconds)
     return errors
@@ -345,7 +397,7 @@ def calibrate(spec: HwSpec, roofs: dict[str, float], *, dtype: str = "fp64",
                 order = run.storage == "csc"
                 if order not in by_order:
                     by_order[order] = partial.counts(m, run.storage)
-                c = by_order[order]
+                c, ychains = kernel_loops(s, run.storage, by_order[order])
                 key = (m.name, run.storage)
                 passes.setdefault(key, []).append(run.timing.min_s)
                 if key in best and best[key].seconds <= run.timing.min_s:
@@ -355,7 +407,8 @@ def calibrate(spec: HwSpec, roofs: dict[str, float], *, dtype: str = "fp64",
                                    t.bytes_total, partial.level_of(t.bytes_total),
                                    run.timing.min_s, c.misses, c.mispredicts,
                                    {str(k): v for k, v in c.chains.items()},
-                                   scattered=scattered_entries(s, run.storage))
+                                   scattered=scattered_entries(s, run.storage),
+                                   ychains=ychains)
     progress(steps, steps, "fitting")
     measured = [dataclasses.replace(b, spread=max(passes[k]) / min(passes[k]) - 1)
                 for k, b in best.items()]
