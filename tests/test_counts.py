@@ -70,3 +70,22 @@ def test_routes_agree_on_random_patterns(case) -> None:  # type: ignore[no-untyp
 def test_routes_agree_on_a_stencil(n: int) -> None:
     g = stencil_2d(n)
     _both(g.row.astype(np.int32), g.col.astype(np.int32), g.rows, g.cols)
+
+
+@pytest.mark.parametrize("shape", ["stencil", "uneven"])
+def test_routes_agree_where_the_group_sweep_is_split_over_two_threads(shape: str) -> None:
+    """Above the threaded size the native group sweep runs in two parts, split at a
+    multiple of the largest group height: the parts' counts add up to the whole's."""
+    from sparsroof.structure import counts as module
+
+    if shape == "stencil":
+        g = stencil_2d(150)   # 112,000 entries
+        row, col, rows, cols = g.row, g.col, g.rows, g.cols
+    else:  # rows of 0 to 60 entries, so that the split row lands mid-pattern
+        rng = np.random.default_rng(5)
+        rows = cols = 3001
+        lengths = rng.integers(0, 61, rows)
+        row = np.repeat(np.arange(rows), lengths)
+        col = rng.integers(0, cols, row.size)
+    assert row.size >= module._THREADED
+    _both(row.astype(np.int32), col.astype(np.int32), rows, cols)

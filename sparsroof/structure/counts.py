@@ -38,6 +38,9 @@ ROUTES = ("numpy", "compiled", "native", "numba")
 _NATIVE_VERSION = 3
 #: below this many entries the native sweeps run one after the other, not on two threads
 _THREADED = 1 << 16
+#: share of the entries whose group sweep runs on the second thread (the group sweep costs
+#: about twice the panel sweep, which runs with the rest on the calling thread)
+_GROUP_SHARE = 0.75
 
 
 @dataclass(frozen=True, eq=False)
@@ -112,22 +115,44 @@ def _native_counts(k: Any, row: np.ndarray, col: np.ndarray, rows: int, cols: in
     # per column: the last row that touched it, and its length
     state = np.full((cols, 2), (-1, 0), np.int32 if rows < 2**31 - 1 else np.int64)
     diag_bits = np.zeros(((rows + cols - 1) >> 6) + 1, np.uint64)
-    # the two sweeps touch disjoint scratch arrays and release the GIL: two cores
-    groups = threading.Thread(target=k.sweep_groups,
-                              args=(indptr, colidx, cols, MAX_COUNT, nblocks, hist))
-    if colidx.size >= _THREADED:
-        groups.start()
-    k.sweep_panels(indptr, colidx, halfwidth, state, diag_bits, scalars, tot, mx)
-    if colidx.size >= _THREADED:
-        groups.join()
+    if colidx.size < _THREADED:
+        k.sweep_groups(indptr, colidx, cols, MAX_COUNT, nblocks, hist)
+        k.sweep_panels(indptr, colidx, halfwidth, state, diag_bits, scalars, tot, mx)
     else:
-        groups.run()
+        # the sweeps touch disjoint scratch arrays and release the GIL: two cores. The
+        # group sweep costs about twice the panel sweep, so a second thread takes its
+        # first rows and this one the panel sweep and the group sweep's last rows; the
+        # split falls on a multiple of the largest group height, where the group sweep
+        # starts afresh, so the two parts' counts add up to the whole's
+        split = _group_split(indptr)
+        nblocks2, hist2 = np.zeros_like(nblocks), np.zeros_like(hist)
+        groups = threading.Thread(target=k.sweep_groups, args=(
+            indptr[: split + 1], colidx, cols, MAX_COUNT, nblocks, hist))
+        groups.start()
+        k.sweep_panels(indptr, colidx, halfwidth, state, diag_bits, scalars, tot, mx)
+        k.sweep_groups(indptr[split:], colidx, cols, MAX_COUNT, nblocks2, hist2)
+        groups.join()
+        nblocks += nblocks2
+        hist += hist2
     diag = np.unpackbits(diag_bits.view(np.uint8), bitorder="little")[: rows + cols - 1]
     mirror = None
     if rows == cols:
         mirror = k.mirrored(indptr, colidx, max(1, colidx.size // SYMMETRY_SAMPLE))
     return Counts(scalars, tot, mx, nblocks, hist, diag.astype(np.bool_), mirror,
                   np.diff(indptr), state[:, 1].astype(np.int64))
+
+
+def _group_split(indptr: np.ndarray) -> int:
+    """The row where the group sweep's second part starts: about :data:`_GROUP_SHARE` of
+    the entries before it, on a multiple of the largest group's height (2 ** 5 rows).
+
+    >>> _group_split(np.arange(0, 1001) * 10)   # 1,000 rows of 10 entries: 750 -> 736
+    736
+    """
+    rows = indptr.size - 1
+    at = int(np.searchsorted(indptr, _GROUP_SHARE * indptr[-1]))
+    step = 1 << GROUP_SHIFTS[-1]
+    return min(rows, at // step * step)
 
 
 def _numba_counts(row: np.ndarray, col: np.ndarray, rows: int, cols: int,
