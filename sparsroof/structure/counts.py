@@ -39,8 +39,9 @@ _NATIVE_VERSION = 3
 #: below this many entries the native sweeps run one after the other, not on two threads
 _THREADED = 1 << 16
 #: share of the entries whose group sweep runs on the second thread (the group sweep costs
-#: about twice the panel sweep, which runs with the rest on the calling thread)
-_GROUP_SHARE = 0.75
+#: about twice the panel sweep, which runs with the symmetry sample and the rest of the
+#: group sweep on the calling thread)
+_GROUP_SHARE = 0.8
 
 
 @dataclass(frozen=True, eq=False)
@@ -115,13 +116,19 @@ def _native_counts(k: Any, row: np.ndarray, col: np.ndarray, rows: int, cols: in
     # per column: the last row that touched it, and its length
     state = np.full((cols, 2), (-1, 0), np.int32 if rows < 2**31 - 1 else np.int64)
     diag_bits = np.zeros(((rows + cols - 1) >> 6) + 1, np.uint64)
+    def mirrored() -> Any:
+        return (k.mirrored(indptr, colidx, max(1, colidx.size // SYMMETRY_SAMPLE))
+                if rows == cols else None)
+
     if colidx.size < _THREADED:
         k.sweep_groups(indptr, colidx, cols, MAX_COUNT, nblocks, hist)
         k.sweep_panels(indptr, colidx, halfwidth, state, diag_bits, scalars, tot, mx)
+        mirror = mirrored()
     else:
         # the sweeps touch disjoint scratch arrays and release the GIL: two cores. The
         # group sweep costs about twice the panel sweep, so a second thread takes its
-        # first rows and this one the panel sweep and the group sweep's last rows; the
+        # first rows and this one the panel sweep, the group sweep's last rows and the
+        # symmetry sample; the
         # split falls on a multiple of the largest group height, where the group sweep
         # starts afresh, so the two parts' counts add up to the whole's
         split = _group_split(indptr)
@@ -131,13 +138,11 @@ def _native_counts(k: Any, row: np.ndarray, col: np.ndarray, rows: int, cols: in
         groups.start()
         k.sweep_panels(indptr, colidx, halfwidth, state, diag_bits, scalars, tot, mx)
         k.sweep_groups(indptr[split:], colidx, cols, MAX_COUNT, nblocks2, hist2)
+        mirror = mirrored()
         groups.join()
         nblocks += nblocks2
         hist += hist2
     diag = np.unpackbits(diag_bits.view(np.uint8), bitorder="little")[: rows + cols - 1]
-    mirror = None
-    if rows == cols:
-        mirror = k.mirrored(indptr, colidx, max(1, colidx.size // SYMMETRY_SAMPLE))
     return Counts(scalars, tot, mx, nblocks, hist, diag.astype(np.bool_), mirror,
                   np.diff(indptr), state[:, 1].astype(np.int64))
 
@@ -146,8 +151,10 @@ def _group_split(indptr: np.ndarray) -> int:
     """The row where the group sweep's second part starts: about :data:`_GROUP_SHARE` of
     the entries before it, on a multiple of the largest group's height (2 ** 5 rows).
 
-    >>> _group_split(np.arange(0, 1001) * 10)   # 1,000 rows of 10 entries: 750 -> 736
-    736
+    >>> _group_split(np.arange(0, 1001) * 10)   # 1,000 rows of 10 entries: 800 -> 800
+    800
+    >>> _group_split(np.arange(0, 1011) * 10)   # 1,010 rows: 808 -> 800
+    800
     """
     rows = indptr.size - 1
     at = int(np.searchsorted(indptr, _GROUP_SHARE * indptr[-1]))
