@@ -9,9 +9,33 @@ shows every column with ``wide``.
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from functools import cache
 from typing import Any
 
 __all__ = ["fitted_table", "pick"]
+
+
+@cache
+def _wide_notes_table() -> Any:
+    """rich's Table, but with its title and caption as lines of their own, wrapped at the
+    terminal's width, not the table's (a narrow table would fold its notes)."""
+    from rich.table import Table
+    from rich.text import Text
+
+    class NotesTable(Table):
+        def __rich_console__(self, console: Any, options: Any) -> Any:
+            title, caption = self.title, self.caption
+            self.title = self.caption = None
+            try:
+                if title:
+                    yield Text(str(title), style="table.title")
+                yield from super().__rich_console__(console, options)
+                if caption:
+                    yield Text(str(caption), style="table.caption")
+            finally:
+                self.title, self.caption = title, caption
+
+    return NotesTable
 
 
 def pick(headers: Sequence[str], core: Collection[str], wide: bool) -> list[int]:
@@ -34,12 +58,10 @@ def fitted_table(headers: Sequence[str], rows: Sequence[Sequence[str]], *,
     widest cell. A rule is drawn before each row index in ``sections``.
     """
     from rich import box
-    from rich.table import Table
 
     keep = list(range(len(headers))) if keep is None else list(keep)
-    table = Table(title=title, title_justify="left", caption=caption, caption_justify="left",
-                  box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False,
-                  collapse_padding=True)
+    table = _wide_notes_table()(title=title, caption=caption, box=box.SIMPLE_HEAD,
+                                show_edge=False, pad_edge=False, collapse_padding=True)
     for i in keep:
         header = headers[i]
         if header in left:
