@@ -254,3 +254,22 @@ def test_hash64_is_xxh64() -> None:
     assert k.hash64(b"Nobody inspects the spammish repetition") == 0xFBCEA83C8A378BF1
     data = bytes(range(256)) * 5
     assert len({k.hash64(data[:n]) for n in range(len(data))}) == len(data)
+
+
+def test_compiled_kernels_are_cached_outside_the_installed_package(tmp_path: Path) -> None:
+    """numba's cache files go to the cache folder: written beside the installed sources,
+    they outlive an uninstall and the folder left behind hides a later in-place install."""
+    import subprocess
+    import sys
+
+    package = Path(sparsroof.__file__).parent
+    before = set(package.rglob("*.nbi"))
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env["SPARSROOF_CACHE_DIR"] = str(tmp_path)
+    code = ("import numpy as np, scipy.sparse as sp\n"
+            "from sparsroof.host.ell_kernels import padded, spmv\n"
+            "a = sp.random(30, 30, density=0.2, format='csr', random_state=1)\n"
+            "spmv(padded(a, 'hyb'), np.ones(30))()\n")
+    subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=300)
+    assert set(package.rglob("*.nbi")) == before
+    assert list((tmp_path / "numba").rglob("*.nbi"))

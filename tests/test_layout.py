@@ -27,7 +27,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("structure",),
     ("matrix", "hardware"),
     ("units", "arrays", "userfile"),
-    ("errors", "_version"),
+    ("errors", "_version", "cachedir"),
 )
 LAYER = {room: depth for depth, rooms in enumerate(LAYERS) for room in rooms}
 

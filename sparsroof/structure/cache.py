@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from .._version import __version__
+from ..cachedir import cache_dir
 from ..matrix.mtx import Header, Matrix, MatrixLike, as_matrix, load, name_of
 from .codec import decode_structure, encode_structure
 from .features import Structure, measure
@@ -64,15 +65,6 @@ class Measured:
     header: Header
     structure: Structure
     matrix: Matrix | None
-
-
-def cache_dir() -> Path:
-    """Where the cache lives (see the module docstring)."""
-    own = os.environ.get("SPARSROOF_CACHE_DIR")
-    if own:
-        return Path(own)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "sparsroof"
 
 
 def cache_limit() -> int:
