@@ -70,3 +70,19 @@ def test_hw_list_fits_and_wide_adds_the_device(wide: bool) -> None:
         fits(text)
     assert ("NVIDIA" in text) == wide
     assert all(s.name in text for s in specs)
+
+
+def test_the_rank_table_fits_and_says_what_its_model_leaves_out() -> None:
+    """The per-rank table is a fitted table; its note says that the Ridgeline terms carry
+    no launch floor, so that a P = 1 row under a launch-bound single-device row reads
+    right."""
+    from sparsroof.report.analysis import to_ranks_table
+
+    a = analyze(load(DATA / "lap2d_64.mtx"), load_spec("a100"), Config.from_options(ranks="1,2"))
+    text = render(to_ranks_table(a))
+    fits(text)
+    assert [line.split()[:2] for line in text.splitlines() if line[:1].isdigit()] == [
+        ["1", "1"], ["1", "2"]]
+    assert "no launch" in " ".join(text.split())
+    single = render(to_table(a))
+    assert "launch" in single  # the device bound above it is launch-bound

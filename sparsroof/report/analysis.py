@@ -28,6 +28,11 @@ __all__ = [
 ]
 
 OUTPUTS = ("table", "json", "csv")
+#: under the per-rank table: what its terms are, and why P = 1 may differ from the table above
+RANKS_NOTE = ("the Ridgeline model of the busiest rank: compute, main-memory and network "
+              "terms, with no launch floor and no cache roof, so P = 1 can sit below the "
+              "single-device bound above; F/B_M = FLOPs per memory byte, B_M/B_N = memory "
+              "bytes per network byte")
 
 
 def to_json(analyses: Sequence[Analysis], errors: Sequence[dict[str, str]] = (),
@@ -150,17 +155,16 @@ def to_table(analyses: Analysis | Sequence[Analysis], wide: bool = False) -> Any
 
 def to_ranks_table(analysis: Analysis) -> Any:
     """Distributed SpMM per rank count: the Ridgeline coordinates and the bound."""
-    from rich.table import Table
-
-    table = Table(title=f"{analysis.matrix.name}: 1-D row partition, balanced by entries",
-                  title_justify="left")
-    for header in ("d", "P", "F/B_M", "B_M/B_N", "compute", "memory", "network", "SoL",
-                   "bound", "imbalance"):
-        table.add_column(header, justify="left" if header == "bound" else "right")
+    headers = ("d", "P", "F/B_M", "B_M/B_N", "compute", "memory", "network", "SoL", "bound",
+               "imbalance")
+    rows = []
     for rb in analysis.distributed:
         mi = rb.memory_intensity
-        table.add_row(str(rb.width), str(rb.ranks), f"{rb.arithmetic_intensity:.3g}",
-                      f"{mi:.3g}" if math.isfinite(mi) else "no network",
-                      si(rb.compute_s, "s"), si(rb.memory_s, "s"), si(rb.network_s, "s"),
-                      si(rb.sol_s, "s"), rb.bound, f"{rb.imbalance:.2f}")
-    return table
+        rows.append([str(rb.width), str(rb.ranks), f"{rb.arithmetic_intensity:.3g}",
+                     f"{mi:.3g}" if math.isfinite(mi) else "no network",
+                     si(rb.compute_s, "s"), si(rb.memory_s, "s"), si(rb.network_s, "s"),
+                     si(rb.sol_s, "s"), rb.bound, f"{rb.imbalance:.2f}"])
+    return fitted_table(headers, rows, left=("bound",),
+                        title=f"{analysis.matrix.name}: 1-D row partition, balanced by entries",
+                        caption=RANKS_NOTE)
+
