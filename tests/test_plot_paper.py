@@ -151,7 +151,10 @@ def test_ridgeline_from_saved_results(tmp_path: Path,
     code, err = run_here(capsys, "plot", "ridgeline", str(results), "-o", str(out))
     assert code == 0, err
     svg = out.read_text()
-    assert "P = 2, 4, 8" in svg and "<text" in svg  # the title names the ranks drawn
+    assert "P = 2, 4, 8 ranks" in svg and "<text" in svg  # the title names the ranks drawn
+    # and why P = 1 is not; the peak is not called P beside the rank counts
+    assert "P = 1 moves nothing over the network" in svg
+    assert "peak 4.2 TFLOP/s per rank" in svg and "P = 4.2" not in svg
     plain = tmp_path / "plain.json"
     plain.write_text(to_json([analyze(load(DATA / "lap2d_64.mtx"), spec)]))
     code, err = run_here(capsys, "plot", "ridgeline", str(plain), "-o", str(out))

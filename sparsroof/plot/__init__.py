@@ -229,6 +229,8 @@ def _draw_ridgeline(name: str, spec: str, distributed: Sequence[Any], path: str 
         raise FigureError(f"{path}: no rank count moves data over the network (use P > 1)")
     first = distributed[0]
     title = f"{name}, SpMM d={first.width} on {spec}: P = " + ", ".join(
-        str(p.ranks) for p in points)
+        str(p.ranks) for p in points) + " ranks"
+    if any(p.ranks == 1 for p in distributed):
+        title += " (P = 1 moves nothing over the network)"
     return ridgeline(points, first.peak_flops, first.bandwidth, first.network, title, path,
                      size=size or (7.0, 5.5), dpi=dpi)

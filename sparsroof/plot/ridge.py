@@ -79,7 +79,7 @@ def _regions(ax: Axes, xb: float, yb: float) -> None:
     ax.plot([xb, xb], [y0, yb], **style)
     ax.plot([exit_[0], xb], [exit_[1], yb], **style)
     ax.plot([xb], [yb], marker="*", ms=13, color="black", zorder=4, ls="", gid="balance")
-    ax.annotate(f"balance point\nβ_M/β_N = {xb:.3g}, P/β_M = {yb:.3g} FLOP/B", (xb, yb),
+    ax.annotate(f"balance point\nβ_M/β_N = {xb:.3g}, peak/β_M = {yb:.3g} FLOP/B", (xb, yb),
                 xytext=(-10, -10), textcoords="offset points", fontsize=7.5, ha="right",
                 va="top",
                 bbox={"boxstyle": "round,pad=0.25", "fc": "white", "ec": "none", "alpha": 0.8})
@@ -135,7 +135,7 @@ def ridgeline_figure(points: Sequence[RidgePoint], peak_flops: float, mem_bw: fl
     log_axis(ax.yaxis, "")
     ax.set_xlabel("memory intensity  B_M / B_N (memory bytes per network byte)")
     ax.set_ylabel("arithmetic intensity  F / B_M (FLOP per memory byte)")
-    ax.set_title(f"{title}\nP = {si(peak_flops, 'FLOP/s')}, β_M = {si(mem_bw, 'B/s')}, "
+    ax.set_title(f"{title}\npeak {si(peak_flops, 'FLOP/s')} per rank, β_M = {si(mem_bw, 'B/s')}, "
                  f"β_N = {si(net_bw, 'B/s')}", fontsize=9.5)
     return fig
 
