@@ -78,8 +78,10 @@ def test_good_files_reported_when_one_fails(tmp_path: Path) -> None:
     (["analyze", "data/lap2d_64.mtx", "--hw", "a100,v100", "--plot", "r.png", "--plot-kind",
       "time"], 2, "give --hw one spec"),
     (["analyze", "data/lap2d_64.mtx", "--d", "4"], 2, "spmv multiplies by one vector"),
-    (["analyze", "data/lap2d_64.mtx", "--kernel", "spmm", "--d", "x"], 2, "not a whole number"),
-    (["analyze", "data/lap2d_64.mtx", "--kernel", "spmm", "--d", "0"], 2, "at least 1"),
+    (["analyze", "data/lap2d_64.mtx", "--kernel", "spmm", "--d", "x"], 2,
+     "--d: 'x' is not a whole number"),
+    (["analyze", "data/lap2d_64.mtx", "--kernel", "spmm", "--d", "0"], 2, "--d: widths must"),
+    (["analyze", "data/lap2d_64.mtx", "--ranks", "0"], 2, "--ranks: rank counts must"),
     (["analyze", "data/lap2d_64.mtx", "--dtype", "fp8"], 2, "Invalid value"),
 ])
 def test_errors_are_one_line_with_exit_code(args: list[str], code: int, needle: str) -> None:

@@ -33,7 +33,7 @@ def _listed(value: OptionValue) -> list[Any]:
 def _normalise(name: str, value: OptionValue) -> Any:
     """One option's value as its Config field holds it."""
     if name in ("widths", "ranks"):
-        return whole_numbers(_listed(value))
+        return whole_numbers(_listed(value), "--d" if name == "widths" else "--ranks")
     if name == "storages":
         return _names([str(v) for v in _listed(value)], STORAGES)
     if name == "models":  # the tables call the band's edges optimistic and pessimistic
@@ -79,7 +79,7 @@ class Config:
             (self.dtype in VALUE_BYTES, f"unknown dtype {self.dtype!r}"),
             (self.index in INDEX_BYTES, f"unknown index type {self.index!r}"),
             (bool(self.widths) and all(w >= 1 for w in self.widths),
-             "widths must be whole numbers of at least 1"),
+             "--d: widths must be whole numbers of at least 1"),
             (self.kernel != "spmv" or set(self.widths) == {1},
              "spmv multiplies by one vector (d = 1); use --kernel spmm for wider B"),
             (all(s in STORAGES for s in self.storages),
@@ -87,10 +87,10 @@ class Config:
             (all(m in (*MODELS, "auto") for m in self.models),
              f"unknown model in {self.models} (choose from auto, {', '.join(MODELS)})"),
             (self.unit is None or self.unit in UNITS, f"unknown unit {self.unit!r}"),
-            (all(p >= 1 for p in self.ranks), "rank counts must be at least 1"),
+            (all(p >= 1 for p in self.ranks), "--ranks: rank counts must be at least 1"),
             (0 < self.reuse_factor <= 1, "the reuse factor must lie in (0, 1]"),
             (0 < self.hub_fraction < 1, "the hub fraction must lie in (0, 1)"),
-            (self.launches is None or self.launches >= 0, "launches must be 0 or more"),
+            (self.launches is None or self.launches >= 0, "--launches must be 0 or more"),
             (self.block_size is None or self.block_size in (2, 4, 8, 16, 32),
              "the block size must be 2, 4, 8, 16 or 32"),
             (all(o in ORDERINGS for o in self.reorder),
@@ -149,11 +149,14 @@ def _names(values: Sequence[str], table: Sequence[str], extra: Sequence[str] = (
     return tuple(dict.fromkeys(names))
 
 
-def whole_numbers(values: Sequence[str | int]) -> tuple[int, ...]:
-    """Whole numbers from ``["1,4", 16]``: ``(1, 4, 16)``.
+def whole_numbers(values: Sequence[str | int], option: str = "") -> tuple[int, ...]:
+    """Whole numbers from ``["1,4", 16]``: ``(1, 4, 16)``; an error names ``option``.
 
     >>> whole_numbers(["1,4", 16])
     (1, 4, 16)
+    >>> whole_numbers(["1,x"], "--d")
+    Traceback (most recent call last):
+    sparsroof.errors.OptionError: --d: 'x' is not a whole number
     """
     widths: list[int] = []
     for value in values:
@@ -167,5 +170,6 @@ def whole_numbers(values: Sequence[str | int]) -> tuple[int, ...]:
             try:
                 widths.append(int(part))
             except ValueError:
-                raise OptionError(f"{part!r} is not a whole number") from None
+                where = f"{option}: " if option else ""
+                raise OptionError(f"{where}{part!r} is not a whole number") from None
     return tuple(dict.fromkeys(widths))

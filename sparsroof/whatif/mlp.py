@@ -35,7 +35,7 @@ def mlp_study(layer: MlpLayer, spec: HwSpec, ranks: Sequence[int | str],
     """
     if spec.network is None:
         raise OptionError(f"{spec.name} has no network bandwidth: the all-reduce needs one")
-    counts = whole_numbers(ranks)
+    counts = whole_numbers(ranks, "--ranks")
     if not counts:
         raise OptionError("--mlp needs --ranks, e.g. --ranks 1,2,4,8")
     unit, precision = resolve_unit(spec, "tensor", dtype, None, False)
