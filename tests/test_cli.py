@@ -82,6 +82,8 @@ def test_good_files_reported_when_one_fails(tmp_path: Path) -> None:
      "--d: 'x' is not a whole number"),
     (["analyze", "data/lap2d_64.mtx", "--kernel", "spmm", "--d", "0"], 2, "--d: widths must"),
     (["analyze", "data/lap2d_64.mtx", "--ranks", "0"], 2, "--ranks: rank counts must"),
+    (["spy", "data/lap2d_64.mtx", "-o", "x.bmp"], 2, "-o x.bmp: unknown figure format"),
+    (["plot", "time", "results.json", "-o", "/nonexistent/dir/t.png"], 2, "cannot write"),
     (["analyze", "data/lap2d_64.mtx", "--dtype", "fp8"], 2, "Invalid value"),
 ])
 def test_errors_are_one_line_with_exit_code(args: list[str], code: int, needle: str) -> None:

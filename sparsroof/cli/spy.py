@@ -10,14 +10,14 @@ from ..errors import OptionError
 from ..matrix.mtx import Matrix, load
 from ..plot import figure_format, save, spy_figure
 from ..plot.spy import bandwidth
-from .plot import DPI_OPTION, SIZE_OPTION, echo_written, size_of
+from .plot import DPI_OPTION, SIZE_OPTION, checked_figure, echo_written, size_of
 
 __all__ = ["command"]
 
 
 @click.command("spy")
 @click.argument("matrix", metavar="MATRIX")
-@click.option("-o", "--out", "out", default=None, metavar="FILE",
+@click.option("-o", "--out", "out", default=None, metavar="FILE", callback=checked_figure,
               help="Figure file: .png, .svg or .pdf [default: NAME-spy.png].")
 @click.option("--bins", type=click.IntRange(1, 8192), default=512, show_default=True,
               help="Cells along the longer side; each shows the entries that fall in it.")
