@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import os
+import re
 
 import numpy as np
 import pytest
@@ -411,6 +412,9 @@ def test_formats_loads_no_numba_where_the_c_build_is() -> None:
                             text=True)
     assert "NUMBA False" in result.stderr, result.stderr
     assert "partition into blocks" in result.stdout
+    # the strip size, and how many strips this matrix has of it
+    assert re.search(r"strips of [\d,]+ rows \(\d+ strips? here",
+                     result.stdout), result.stdout
 
 
 @pytest.mark.parametrize("shape", ["0 0 0", "3 4 0"])

@@ -40,14 +40,15 @@ def formats_report(name: str, spec: str, rows: list[FormatRow], advice: Advice,
     a = advice
     n = a.n_strips
     # printed apart: a table title wraps at the (narrow) table's width
-    heading = (f"partition into blocks of strips: {n} strip{'s' if n != 1 else ''} of "
-               f"{a.strip_rows} rows, by {'calibrated' if calibrated else 'SoL'} time")
+    heading = (f"partition into blocks of strips of {a.strip_rows:,} rows ({n:,} "
+               f"strip{'s' if n != 1 else ''} here; the last may be shorter), "
+               f"by {'calibrated' if calibrated else 'SoL'} time")
     coarser: dict[int, list[str]] = {}
     for f, rows_f in a.format_strip_rows.items():
         if rows_f != a.strip_rows:
             coarser.setdefault(rows_f, []).append(f.upper())
     for rows_f, names in sorted(coarser.items()):
-        heading += (f"\n{', '.join(names)} blocks span whole strips of {rows_f} rows (one "
+        heading += (f"\n{', '.join(names)} blocks span whole strips of {rows_f:,} rows (one "
                     "thread per row), or end the matrix")
     part = fitted_table(
         ("strips", "rows", "format", "predicted"),
