@@ -86,3 +86,9 @@ def test_the_rank_table_fits_and_says_what_its_model_leaves_out() -> None:
     assert "no launch" in " ".join(text.split())
     single = render(to_table(a))
     assert "launch" in single  # the device bound above it is launch-bound
+
+
+def test_a_footnote_explains_only_columns_that_are_shown() -> None:
+    specs = [load_spec(n) for n in ("a100", "h100-sxm")]
+    assert "sparse = " not in render(list_table(specs), width=250)
+    assert "sparse = " in render(list_table(specs, wide=True), width=250)

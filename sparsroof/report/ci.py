@@ -118,12 +118,15 @@ def headline(report: CheckReport) -> str:
 def to_table(report: CheckReport) -> Any:
     """A rich Table: one row per limit per matrix and width."""
     rows = [cells(o) for o in report.outcomes]
-    keep = len(_HEADERS) if any(r[-1] for r in rows) else len(_HEADERS) - 1  # notes if any
+    notes = any(r[-1] for r in rows)
+    keep = len(_HEADERS) if notes else len(_HEADERS) - 1  # the note column only where used
+    caption = (f"specs: {', '.join(report.specs)}.  margin = headroom relative to the limit "
+               "(negative fails)")
+    if notes:
+        caption += "; note = change from the baseline, or the measured time"
     return fitted_table(_HEADERS, rows, keep=range(keep),
                         left=[h for h in _HEADERS if h not in ("d", "value", "limit", "margin")],
-                        title=headline(report), caption=f"specs: {', '.join(report.specs)}.  "
-                        "margin = headroom relative to the limit (negative fails); note = "
-                        "change from the baseline, or the measured time")
+                        title=headline(report), caption=caption)
 
 
 def _outcome_record(o: Outcome) -> dict[str, Any]:
