@@ -92,3 +92,21 @@ def test_a_footnote_explains_only_columns_that_are_shown() -> None:
     specs = [load_spec(n) for n in ("a100", "h100-sxm")]
     assert "sparse = " not in render(list_table(specs), width=250)
     assert "sparse = " in render(list_table(specs, wide=True), width=250)
+
+
+def test_classify_gives_each_reason_a_line_under_the_table() -> None:
+    """A reason is a sentence: in a column it folded to a dozen lines of a few words."""
+    from sparsroof.cli.classify import _table
+    from sparsroof.structure.classify import classify
+    from sparsroof.structure.features import measure
+
+    results = []
+    for name in ("lap2d_64", "random_1000"):
+        s = measure(load(DATA / f"{name}.mtx"))
+        results.append((name, name, s, classify(s)))
+    text = render(_table(results))
+    fits(text)
+    lines = text.splitlines()
+    assert "why lap2d_64: banded: every entry on 5 diagonals, 99% full" in lines
+    rows = [line for line in lines if line.startswith(("lap2d_64", "random_1000"))]
+    assert len(rows) == 2 and "bandwidth=64" in rows[0] and "density=" in rows[1]

@@ -27,17 +27,18 @@ def _json(results: list[tuple[str, str, Structure, Verdict]], errors: list[dict[
 def _table(results: list[tuple[str, str, Structure, Verdict]]) -> object:
     from ..report.tables import fitted_table
 
-    headers = ("matrix", "rows x cols", "entries", "class", "conf", "traits", "params",
-               "reason")
+    headers = ("matrix", "rows x cols", "entries", "class", "conf", "traits", "params")
     rows = []
     for name, _, s, v in results:
         params = ", ".join(f"{k}={_short(x)}" for k, x in v.params.items())
         others = ", ".join(x for x in v.traits if x != v.label)
         rows.append([name, f"{s.rows:,} x {s.cols:,}", f"{s.stored_entries:,}", v.label,
-                     f"{v.confidence:.2f}", others, params, v.reason])
+                     f"{v.confidence:.2f}", others, params])
+    # a reason is a sentence: under the table, at the terminal's width, not in a column
+    why = "\n".join(f"why {name}: {v.reason}" for name, _, _, v in results)
     return fitted_table(headers, rows,
                         title="structure classes (from the pattern only, never file comments)",
-                        left=("matrix", "class", "traits", "params", "reason"))
+                        left=("matrix", "class", "traits", "params"), caption=why)
 
 
 def _short(x: object) -> str:
