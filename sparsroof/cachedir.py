@@ -20,10 +20,12 @@ def cache_dir() -> Path:
     """The cache folder (see the module docstring).
 
     >>> import os
+    >>> before = os.environ.get("SPARSROOF_CACHE_DIR")
     >>> os.environ["SPARSROOF_CACHE_DIR"] = "/tmp/somewhere"
     >>> str(cache_dir())
     '/tmp/somewhere'
-    >>> del os.environ["SPARSROOF_CACHE_DIR"]
+    >>> if before is None: del os.environ["SPARSROOF_CACHE_DIR"]
+    ... else: os.environ["SPARSROOF_CACHE_DIR"] = before
     """
     own = os.environ.get("SPARSROOF_CACHE_DIR")
     if own:

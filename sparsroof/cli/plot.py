@@ -27,6 +27,7 @@ from .common import check_figure
 
 __all__ = ["command", "SIZE_OPTION", "DPI_OPTION", "checked_figure", "size_of", "echo_written"]
 
+
 def _checked_size(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """A bad --size is refused while the options are read, before any file is."""
     if value is not None:
@@ -42,8 +43,10 @@ DPI_OPTION = click.option(
     "--dpi", type=click.IntRange(30, 1200), default=DEFAULT_DPI, show_default=True,
     help="Resolution of PNG output (dots per inch).",
 )
+
+
 def checked_figure(ctx: click.Context, param: click.Parameter, value: str | None
-                    ) -> str | None:
+                   ) -> str | None:
     """A figure file of an unknown format or in a folder that cannot be written is
     refused while the options are read (a usage error, as ``analyze --plot`` does)."""
     check_figure(value, "-o")

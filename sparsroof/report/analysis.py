@@ -24,6 +24,8 @@ __all__ = [
     "COLUMNS",
     "CORE_COLUMNS",
     "to_ranks_table",
+    "rank_cells",
+    "RANK_HEADERS",
     "not_computed",
 ]
 
@@ -153,18 +155,23 @@ def to_table(analyses: Analysis | Sequence[Analysis], wide: bool = False) -> Any
                         keep=pick(COLUMNS, shown, wide=False), sections=sections)
 
 
+def rank_cells(rb: Any) -> list[str]:
+    """The Ridgeline coordinates and times of one rank count's busiest rank, as the
+    per-rank tables show them: F/B_M, B_M/B_N, compute, memory, network, SoL, bound."""
+    mi = rb.memory_intensity
+    return [f"{rb.arithmetic_intensity:.3g}", f"{mi:.3g}" if math.isfinite(mi) else "no network",
+            si(rb.compute_s, "s"), si(rb.memory_s, "s"), si(rb.network_s, "s"),
+            si(rb.sol_s, "s"), rb.bound]
+
+
+#: the headers of :func:`rank_cells`
+RANK_HEADERS = ("F/B_M", "B_M/B_N", "compute", "memory", "network", "SoL", "bound")
+
+
 def to_ranks_table(analysis: Analysis) -> Any:
     """Distributed SpMM per rank count: the Ridgeline coordinates and the bound."""
-    headers = ("d", "P", "F/B_M", "B_M/B_N", "compute", "memory", "network", "SoL", "bound",
-               "imbalance")
-    rows = []
-    for rb in analysis.distributed:
-        mi = rb.memory_intensity
-        rows.append([str(rb.width), str(rb.ranks), f"{rb.arithmetic_intensity:.3g}",
-                     f"{mi:.3g}" if math.isfinite(mi) else "no network",
-                     si(rb.compute_s, "s"), si(rb.memory_s, "s"), si(rb.network_s, "s"),
-                     si(rb.sol_s, "s"), rb.bound, f"{rb.imbalance:.2f}"])
-    return fitted_table(headers, rows, left=("bound",),
+    rows = [[str(rb.width), str(rb.ranks), *rank_cells(rb), f"{rb.imbalance:.2f}"]
+            for rb in analysis.distributed]
+    return fitted_table(("d", "P", *RANK_HEADERS, "imbalance"), rows, left=("bound",),
                         title=f"{analysis.matrix.name}: 1-D row partition, balanced by entries",
                         caption=RANKS_NOTE)
-

@@ -39,7 +39,7 @@ def formats_report(name: str, spec: str, rows: list[FormatRow], advice: Advice,
         left=("format",), title=f"{name}: SpMV storage formats on {spec}")
     a = advice
     n = a.n_strips
-    # printed apart: a table title wraps at the (narrow) table's width
+    # the partition's heading, printed above its table
     heading = (f"partition into blocks of strips of {a.strip_rows:,} rows ({n:,} "
                f"strip{'s' if n != 1 else ''} here; the last may be shorter), "
                f"by {'calibrated' if calibrated else 'SoL'} time")

@@ -3,7 +3,6 @@ count for people, JSON for programs and for ``sparsroof plot ridgeline``."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any
@@ -12,8 +11,9 @@ from .._version import envelope
 from ..analysis.results import rank_bound_dict
 from ..model.mlp import MlpLayer
 from ..model.ridgeline import RankBound
-from ..units import si
+from .analysis import RANK_HEADERS, rank_cells
 from .document import json_text
+from .tables import fitted_table
 
 __all__ = ["MLP_FORMULAS", "mlp_json", "mlp_table"]
 
@@ -38,19 +38,8 @@ def mlp_json(layer: MlpLayer, spec: str, unit: str, precision: str, dtype: str,
 
 
 def mlp_table(layer: MlpLayer, spec: str, dtype: str, rows: Sequence[RankBound]) -> Any:
-    """A rich Table: per P the samples per rank, the Ridgeline coordinates, the three
-    times of the busiest rank, the SoL and the resource that binds."""
-    from rich.table import Table
-
-    table = Table(title=_title(layer, spec, dtype), title_justify="left",
-                  caption=MLP_FORMULAS, caption_justify="left")
-    for header in ("P", "b/rank", "F/B_M", "B_M/B_N", "compute", "memory", "network", "SoL",
-                   "bound"):
-        table.add_column(header, justify="left" if header == "bound" else "right")
-    for rb in rows:
-        mi = rb.memory_intensity
-        table.add_row(str(rb.ranks), str(rb.width), f"{rb.arithmetic_intensity:.3g}",
-                      f"{mi:.3g}" if math.isfinite(mi) else "no network",
-                      si(rb.compute_s, "s"), si(rb.memory_s, "s"), si(rb.network_s, "s"),
-                      si(rb.sol_s, "s"), rb.bound)
-    return table
+    """A table: per P the samples per rank, the Ridgeline coordinates, the three times of
+    the busiest rank, the SoL and the resource that binds."""
+    return fitted_table(("P", "b/rank", *RANK_HEADERS),
+                        [[str(rb.ranks), str(rb.width), *rank_cells(rb)] for rb in rows],
+                        left=("bound",), title=_title(layer, spec, dtype), caption=MLP_FORMULAS)

@@ -116,6 +116,7 @@ def _native_counts(k: Any, row: np.ndarray, col: np.ndarray, rows: int, cols: in
     # per column: the last row that touched it, and its length
     state = np.full((cols, 2), (-1, 0), np.int32 if rows < 2**31 - 1 else np.int64)
     diag_bits = np.zeros(((rows + cols - 1) >> 6) + 1, np.uint64)
+
     def mirrored() -> Any:
         return (k.mirrored(indptr, colidx, max(1, colidx.size // SYMMETRY_SAMPLE))
                 if rows == cols else None)
@@ -128,9 +129,9 @@ def _native_counts(k: Any, row: np.ndarray, col: np.ndarray, rows: int, cols: in
         # the sweeps touch disjoint scratch arrays and release the GIL: two cores. The
         # group sweep costs about twice the panel sweep, so a second thread takes its
         # first rows and this one the panel sweep, the group sweep's last rows and the
-        # symmetry sample; the
-        # split falls on a multiple of the largest group height, where the group sweep
-        # starts afresh, so the two parts' counts add up to the whole's
+        # symmetry sample; the split falls on a multiple of the largest group height,
+        # where the group sweep starts afresh, so the two parts' counts add up to the
+        # whole's
         split = _group_split(indptr)
         nblocks2, hist2 = np.zeros_like(nblocks), np.zeros_like(hist)
         groups = threading.Thread(target=k.sweep_groups, args=(
