@@ -169,7 +169,7 @@ def test_launch_ceiling_on_the_classic_roofline() -> None:
 
     v100 = load_spec("v100-sxm2")
     launch = v100.launch_overhead.value if v100.launch_overhead else 0.0
-    assert launch == pytest.approx(2e-6)
+    assert 1e-6 < launch < 3e-6
     a = analyze(load(DATA / "lap2d_64.mtx"), v100, Config(kernel="spmm", widths=(1, 64)))
     points = roof_points([a])
     ax = roofline_figure(points, v100).axes[0]

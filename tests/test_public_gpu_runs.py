@@ -43,11 +43,10 @@ def _compare_csv(tmp_path: Path) -> tuple[Path, int]:
     return out, len(rows) - len(kept)
 
 
-def test_no_public_gpu_run_beats_its_bound(tmp_path: Path) -> None:
+def _judged(tmp_path: Path, timing: str) -> list:  # type: ignore[type-arg]
     path, dropped = _compare_csv(tmp_path)
     # the Ginkgo names map to storages through the reader's own table
     rows = list(csv.DictReader(path.read_text(encoding="utf-8").splitlines()))
-
     for r in rows:
         r["format"] = GINKGO_FORMATS[r["format"]]
     with path.open("w", encoding="utf-8", newline="") as f:
@@ -56,11 +55,13 @@ def test_no_public_gpu_run_beats_its_bound(tmp_path: Path) -> None:
         w.writerows(rows)
     runs, errors = read_runs(str(path))
     assert errors == []
-    judged, errors = judge(runs, "a100")
+    judged, errors = judge(runs, "a100", timing=timing)
     assert errors == []
-    assert len(judged) == len(rows) >= 250 and dropped > 0
-    assert [j.explanation() for j in judged if j.violation] == []
-    # tightness, per device and band: measured / bound
+    assert len(judged) == len(rows) >= 600 and dropped > 0
+    return judged
+
+
+def _ratios(judged: list) -> dict[tuple[str, str], list[float]]:  # type: ignore[type-arg]
     ratios: dict[tuple[str, str], list[float]] = defaultdict(list)
     for j in judged:
         ratios[(j.spec, j.band)].append(j.run.time_s / j.bound.sol_s)
@@ -68,10 +69,27 @@ def test_no_public_gpu_run_beats_its_bound(tmp_path: Path) -> None:
     for (spec, band), r in sorted(ratios.items()):
         print(f"{spec:10} {band:7} runs {len(r):3}  measured/bound median "
               f"{statistics.median(r):6.1f}  min {min(r):5.2f}  max {max(r):7.1f}")
-    # these small matrices (< 120k entries) are launch-bound on both GPUs but for ELL on
-    # the matrices with a dense row (hundreds of padded slots a row), and the benchmark's
-    # timer adds a host synchronisation to each launch: the bound sits below every run,
-    # and the launch-bound median within 15x (without a launch floor, thousands of times)
+    return ratios
+
+
+def test_no_public_gpu_run_beats_its_bound(tmp_path: Path) -> None:
+    """The default bound (the smallest launch floor, for runs timed any way) holds for every
+    run of every format, SELL-P and ELL on matrices with a dense row included."""
+    judged = _judged(tmp_path, "graph")
+    assert [j.explanation() for j in judged if j.violation] == []
+    assert {j.run.storage for j in judged} == {"csr", "coo", "ell", "hyb", "sell"}
+    ratios = _ratios(judged)
     assert all(min(r) > 1.0 for r in ratios.values())
+
+
+def test_judged_by_their_own_timing_method_the_runs_sit_within_3x(tmp_path: Path) -> None:
+    """The benchmark times each SpMV alone between two device synchronisations: judged with
+    --timing sync, the launch-bound runs (the matrices have under 120k entries) are held to
+    the floor of a call with a host round trip, and sit within 3x of it; none beats it."""
+    judged = _judged(tmp_path, "sync")
+    assert [j.explanation() for j in judged if j.violation] == []
+    assert {j.bound.timing for j in judged} == {"sync"}
+    ratios = _ratios(judged)
     for spec in SPECS.values():
-        assert statistics.median(ratios[(spec, "launch")]) < 15, spec
+        launch = ratios[(spec, "launch")]
+        assert statistics.median(launch) < 3, spec

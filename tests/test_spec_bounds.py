@@ -111,8 +111,8 @@ def test_analyze_without_a_peak_at_the_precision_still_bounds(tmp_path: Path) ->
     r = a.results[0]
     assert r.dense_sol_s is None and r.speedup_vs_dense is None
     assert r.bound.compute_s == 0 and "no simt fp64 peak" in r.bound.note
-    # the 325 kB working set is launch-bound on the 2.0 us floor
-    assert r.bound.bound == "launch" and r.bound.sol_s == pytest.approx(2.0e-6)
+    # the 325 kB working set is launch-bound on the 1.9 us floor
+    assert r.bound.bound == "launch" and r.bound.sol_s == pytest.approx(1.9e-6)
     out = subprocess.run([sys.executable, "-m", "sparsroof", "analyze",
                           str(DATA / "lap2d_64.mtx"), "--hw", "v100-measured", "--dtype", "fp64"],
                          capture_output=True, text=True, cwd=ROOT)
@@ -120,16 +120,44 @@ def test_analyze_without_a_peak_at_the_precision_still_bounds(tmp_path: Path) ->
     assert "x dense absent" in out.stdout
 
 
-def test_a_working_set_in_a_cache_of_unknown_bandwidth_says_so() -> None:
-    """c2050's L2 (768 KiB) has no published bandwidth: lap2d_64's 325 kB fit it, so no
-    memory term can be charged (a lower bound must not guess a speed); the bound says so
-    instead of passing off the compute term as the whole story."""
+def test_a_cache_of_unknown_bandwidth_is_not_free(tmp_path: Path) -> None:
+    """A user's spec whose L2 gives no bandwidth: lap2d_64's 325 kB fit that L2, but no
+    level is free, so its bytes are charged at the next level that has a bandwidth (HBM:
+    324,612 B at 2039 GB/s = 159 ns: 20,224 entries x 12 B, 4,097 row pointers x 4 B, x and y
+    4,096 x 8 B each), and the bound says so; before, the row was bound by
+    compute at sub-nanosecond speed."""
+    import yaml
+
     from sparsroof.matrix.mtx import load
 
-    c2050 = load_spec("c2050")
-    [r] = analysis.analyze(load(DATA / "lap2d_64.mtx"), c2050,
+    raw = yaml.safe_load((ROOT / "hwspecs/a100-80gb.yaml").read_text(encoding="utf-8"))
+    del raw["memory"][0]["bandwidth"], raw["launch_overhead"]
+    raw.pop("launch_floors", None)
+    path = tmp_path / "blind.yaml"
+    path.write_text(yaml.safe_dump(raw), encoding="utf-8")
+    spec = load_spec(str(path))
+    [r] = analysis.analyze(load(DATA / "lap2d_64.mtx"), spec,
                            analysis.Config(models=("compulsory",))).results
-    assert r.bound.memory_s == 0.0 and r.bound.bound == "compute"
-    assert r.bound.note.startswith("the working set fits L2, whose bandwidth c2050 does not")
-    assert any("L2.bandwidth: missing" in w and "no memory time" in w
-               for w in spec_warnings(c2050))
+    assert r.traffic.bytes_total == 324_612
+    assert r.bound.bound == "memory" and r.bound.memory_level == "HBM2e"
+    assert r.bound.sol_s == pytest.approx(324_612 / 2039e9)
+    assert r.bound.note.startswith("the working set fits L2, whose bandwidth a100-80gb does "
+                                   "not give: its bytes are charged at HBM2e")
+    assert any("L2.bandwidth: missing" in w for w in spec_warnings(spec))
+
+
+def test_no_bundled_spec_has_a_free_level_or_a_compute_bound_spmv() -> None:
+    """Every level of every bundled spec has a bandwidth, and no SpMV (intensity below 1)
+    is bound by compute or promised under a nanosecond, on the smallest example."""
+    from sparsroof.matrix.mtx import load
+
+    m = load(DATA / "lap2d_64.mtx")
+    for name in bundled_names():
+        spec = load_spec(name)
+        assert all(level.bandwidth is not None for level in spec.memory), name
+        for r in analysis.analyze(m, spec, analysis.Config(storages=("csr", "ell", "sell"),
+                                                           models=("compulsory",))).results:
+            assert r.traffic.intensity < 1
+            assert r.bound.bound != "compute" and r.bound.sol_s >= 1e-9, (name, r.bound)
+
+

@@ -29,7 +29,9 @@ def a100():
 
 
 def _layer(layer: Layer, pattern: str, sparsity: float, spec, **kw):
-    return evaluate_layer(layer, parse_pattern(pattern), sparsity, spec, Options(**kw))
+    # the paper's launch-free model, unless a test asks for launches
+    return evaluate_layer(layer, parse_pattern(pattern), sparsity, spec,
+                          Options(**{"launches": 0, **kw}))
 
 
 def test_dense_layer(a100) -> None:
@@ -102,7 +104,7 @@ def test_unit_override(a100) -> None:
 def test_model_sums_layers_with_counts(a100) -> None:
     m = Manifest("toy", "toy.yaml", "", "by hand",
                  (Layer("fc", m=64, k=128, n=16, count=3), BIG))
-    r = evaluate_model(m, parse_pattern("2:4"), 0.5, a100, Options())
+    r = evaluate_model(m, parse_pattern("2:4"), 0.5, a100, Options(launches=0))
     dense = 3 * DENSE_SMALL / BW + DENSE_BIG_S
     sparse = 3 * 15360 / BW + DENSE_BIG_S / 2
     assert r.dense_s == pytest.approx(dense) and r.sparse_s == pytest.approx(sparse)
@@ -133,7 +135,7 @@ def test_study_levels_and_accuracy(a100, tmp_path) -> None:
     table = read_accuracy(acc)
     m = Manifest("toy", "toy.yaml", "", "by hand", (SMALL,))
     results = study(m, a100, [parse_pattern("block4"), parse_pattern("2:4")], (0.5, 0.75),
-                    Options(), table)
+                    Options(launches=0), table)
     assert [(r.pattern, r.sparsity, r.accuracy) for r in results] == [
         ("block4", 0.5, 81.5), ("block4", 0.75, None), ("2:4", 0.5, 83.0)]
 

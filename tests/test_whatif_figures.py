@@ -39,7 +39,7 @@ def study(tmp_path_factory: pytest.TempPathFactory) -> Path:
     base = tmp_path_factory.mktemp("layers")
     (base / "toy.yaml").write_text(MANIFEST)
     out = cli("whatif", str(base / "toy.yaml"), "--hw", "a100", "--pattern",
-              "unstructured,2:4", "--sparsity", "75", "-O", "json")
+              "unstructured,2:4", "--sparsity", "75", "--launches", "0", "-O", "json")
     assert out.returncode == 0, out.stderr
     (base / "toy.json").write_text(out.stdout)
     return base / "toy.json"

@@ -42,6 +42,13 @@ def _hbm_only(tmp_path: Path) -> Path:
     lines = (ROOT / "hwspecs" / "a100-80gb.yaml").read_text().splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("  - name: L2"))
     end = next(i for i, line in enumerate(lines) if line.startswith("  - name: HBM2e"))
+    floors = [i for i, line in enumerate(lines) if line.startswith("launch_floors:")]
+    if floors:  # the floor per timing method: its indented lines go with it
+        stop = next(i for i in range(floors[0] + 1, len(lines))
+                    if not lines[i].startswith(" "))
+        lines = lines[:floors[0]] + lines[stop:]
+        start = next(i for i, line in enumerate(lines) if line.startswith("  - name: L2"))
+        end = next(i for i, line in enumerate(lines) if line.startswith("  - name: HBM2e"))
     kept = [line for line in lines[:start] + lines[end:]
             if not line.startswith(("launch_overhead:", "aliases:"))]
     path = tmp_path / "hbm-only.yaml"

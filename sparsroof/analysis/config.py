@@ -9,6 +9,7 @@ from typing import Any
 
 from ..errors import OptionError
 from ..hardware.spec import UNITS
+from ..model.timing import DEFAULT_TIMING, check_timing
 from ..model.traffic import INDEX_BYTES, KERNELS, MODELS, STORAGES, VALUE_BYTES
 from ..structure.reorder import ORDERINGS
 
@@ -54,7 +55,9 @@ class Config:
     names orderings (:data:`sparsroof.structure.reorder.ORDERINGS`) whose reordered
     matrix is analysed too and set beside the original by the cache-aware model;
     ``hyb_split`` "rule" splits HYB by Bell & Garland's width, "least" at the width that
-    stores the fewest bytes (the bound of a HYB split by any rule)."""
+    stores the fewest bytes (the bound of a HYB split by any rule); ``timing`` says how the
+    runs the bound is for are timed (:mod:`sparsroof.model.timing`), with
+    ``calls_per_sync`` calls per host synchronisation for ``sync``."""
 
     kernel: str = "spmv"
     widths: tuple[int, ...] = (1,)
@@ -72,8 +75,11 @@ class Config:
     block_size: int | None = None
     reorder: tuple[str, ...] = ()
     hyb_split: str = "rule"
+    timing: str = DEFAULT_TIMING
+    calls_per_sync: int = 1
 
     def __post_init__(self) -> None:
+        check_timing(self.timing, self.calls_per_sync)
         checks = (
             (self.kernel in KERNELS, f"unknown kernel {self.kernel!r}"),
             (self.dtype in VALUE_BYTES, f"unknown dtype {self.dtype!r}"),

@@ -121,7 +121,8 @@ def _dense_sol(s: Structure, spec: HwSpec, config: Config, width: int, launches:
     except OptionError:
         return None
     return bound(t, spec, unit=unit, precision=precision, launches=launches,
-                 footprint=t.bytes_total if config.cache_roof else None).sol_s
+                 footprint=t.bytes_total if config.cache_roof else None,
+                 timing=config.timing, calls_per_sync=config.calls_per_sync).sol_s
 
 
 def _unit(spec: HwSpec, config: Config, auto: str) -> tuple[str, str]:
@@ -161,7 +162,8 @@ def _width_results(s: Structure, spec: HwSpec, config: Config, plan: _Plan,
             t = traffic(s, storage=storage, model=model, **common)  # type: ignore[arg-type]
             if t is not None:
                 b = bound(t, spec, unit=unit, precision=precision, launches=plan.launches,
-                          footprint=footprint)
+                          footprint=footprint, timing=config.timing,
+                          calls_per_sync=config.calls_per_sync)
                 results.append(Result(t, b, dense_sol, role))
     return results
 

@@ -26,6 +26,7 @@ from ..hardware.spec import HwSpec
 from ..matrix.collection import Discovery, SizeFilter, Source, load_source, peek_source
 from ..matrix.limits import memory_headroom
 from ..matrix.mtx import estimate_memory
+from ..model.timing import DEFAULT_TIMING
 from .store import RETRIED_KINDS, FileKey, MatrixResult, SpecResult, Store, json_safe
 
 __all__ = [
@@ -119,6 +120,8 @@ def params_key(config: Config) -> str:
     data = dataclasses.asdict(config)
     if not data["reorder"]:  # a field added later: stores made before it stay valid
         data.pop("reorder")
+    if data["timing"] == DEFAULT_TIMING and data["calls_per_sync"] == 1:  # so are these
+        del data["timing"], data["calls_per_sync"]
     text = json.dumps(data, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -142,6 +145,8 @@ def spec_identity(spec: HwSpec) -> tuple[str, str]:
         if level.get("instances") is None:
             level.pop("instances", None)
     _drop_unset_kinds(data)  # nor does one that says no kind of figure
+    if not data.get("launch_floors"):  # nor one without a floor per timing method
+        data.pop("launch_floors", None)
     data["peaks"] = {f"{u}/{p}": q for (u, p), q in data["peaks"].items()}
     text = json.dumps(json_safe(data), sort_keys=True)
     return spec.name, hashlib.sha256(text.encode()).hexdigest()[:16]

@@ -7,6 +7,8 @@ modelled configuration must meet::
     version: 1
     defaults: {hw: a100, kernel: spmv, dtype: fp64, storage: csr, model: compulsory}
     measured: measured.csv            # optional: matrix, kernel, width, seconds
+    # optional settings: timing (graph, stream, sync, cold: how the measured runs are
+    # timed, which sets the launch floor) and calls_per_sync (with timing: sync)
     checks:
       - name: laplacian-spmv
         matrices: ["../data/lap2d_64.mtx"]
@@ -38,6 +40,7 @@ from ..analysis import Config
 from ..errors import BudgetError, OptionError, SparsroofError, UnitError
 from ..hardware.library import load_spec
 from ..hardware.spec import UNITS, HwSpec
+from ..model.timing import DEFAULT_TIMING, TIMINGS
 from ..model.traffic import INDEX_BYTES, KERNELS, MODELS, STORAGES, VALUE_BYTES
 from ..units import parse_quantity
 from ..userfile import read_text
@@ -81,10 +84,12 @@ _QUANTITY_KINDS = {"max_sol_latency": "time", "min_attainable": "throughput",
                    "max_bytes_moved": "capacity"}
 
 _TOP_KEYS = ("version", "defaults", "measured", "checks")
-_SETTINGS = ("hw", "kernel", "widths", "dtype", "index", "storage", "model", "unit")
+_SETTINGS = ("hw", "kernel", "widths", "dtype", "index", "storage", "model", "unit", "timing",
+             "calls_per_sync")
 _CHECK_KEYS = ("name", "matrices", *_SETTINGS, "limits")
 _DEFAULTS = {"kernel": "spmv", "widths": [1], "dtype": "fp64", "index": "int32",
-             "storage": "csr", "model": "compulsory", "unit": "simt"}
+             "storage": "csr", "model": "compulsory", "unit": "simt",
+             "timing": DEFAULT_TIMING, "calls_per_sync": 1}
 
 
 @dataclass(frozen=True)
@@ -176,6 +181,12 @@ def _choice(key: str, value: object, known: Any) -> str:
     return value
 
 
+def _calls_per_sync(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise _Problem("calls_per_sync", f"expected a whole number >= 1, found {value!r}")
+    return value
+
+
 def _widths(value: object) -> tuple[int, ...]:
     items = value if isinstance(value, list) else [value]
     if not items or any(isinstance(w, bool) or not isinstance(w, int) or w < 1 for w in items):
@@ -229,7 +240,9 @@ def _settings(raw: dict[str, Any], defaults: dict[str, Any], base: Path,
                     index=_choice("index", s["index"], INDEX_BYTES),
                     storages=(_choice("storage", s["storage"], STORAGES),),
                     models=(_choice("model", s["model"], MODELS),),
-                    unit=_choice("unit", s["unit"], UNITS))
+                    unit=_choice("unit", s["unit"], UNITS),
+                    timing=_choice("timing", s["timing"], TIMINGS),
+                    calls_per_sync=_calls_per_sync(s["calls_per_sync"]))
     try:
         spec.peak(config.unit or "simt", config.dtype)
     except SparsroofError as err:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..model.timing import TIMINGS
 from .budget import BOUNDS, LIMITS
 
 __all__ = ["budget_json_schema"]
@@ -21,6 +22,8 @@ _SETTINGS: dict[str, Any] = {
                          {"type": "array", "items": {"type": "integer", "minimum": 1}}]},
     "dtype": {"type": "string"}, "index": {"type": "string"},
     "storage": {"type": "string"}, "model": {"type": "string"}, "unit": {"type": "string"},
+    "timing": {"enum": list(TIMINGS), "description": "how the runs are timed"},
+    "calls_per_sync": {"type": "integer", "minimum": 1},
 }
 
 

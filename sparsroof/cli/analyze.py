@@ -30,6 +30,7 @@ from .common import (
     emit,
     memory_limit,
     table_console,
+    timing_options,
     warn_flagged,
 )
 
@@ -51,6 +52,7 @@ from .common import (
 @click.option("--launches", type=click.IntRange(min=0), default=None,
               help="Kernel launches charged at the spec's launch overhead (0 turns the "
                    "ceiling off). [default: 1 on GPUs with a launch overhead]")
+@timing_options
 @click.option("--ranks", "ranks", multiple=True, metavar="P[,P...]",
               help="Distributed SpMM on P ranks (1-D row partition), e.g. --ranks 1,2,4,8.")
 @click.option("--cache-roof/--no-cache-roof", default=True, show_default=True,
@@ -81,7 +83,7 @@ def command(matrices: tuple[str, ...], hw: str, kernel: str, widths: tuple[str, 
             block_size: str | None, output: str, wide: bool, plot_path: str | None,
             plot_kind: str, calibration_file: str | None = None,
             reorder: tuple[str, ...] = (), max_memory: str | None = None,
-            cache: bool = True) -> int:
+            cache: bool = True, timing: str = "graph", calls_per_sync: int = 1) -> int:
     """Speed-of-light latency and roofline position of SpMV/SpMM for each MATRIX.
 
     MATRIX is a Matrix Market file (.mtx, .mtx.gz) or a DLMC .smtx file. Every good
@@ -106,7 +108,8 @@ def command(matrices: tuple[str, ...], hw: str, kernel: str, widths: tuple[str, 
         kernel=kernel, d=widths, dtype=dtype, index=index, storage=storages, model=models,
         unit=unit, precision=precision, launches=launches, ranks=ranks, cache_roof=cache_roof,
         reuse_factor=reuse_factor, hub_fraction=hub_fraction,
-        block_size=int(block_size) if block_size else None, reorder=reorder)
+        block_size=int(block_size) if block_size else None, reorder=reorder, timing=timing,
+        calls_per_sync=calls_per_sync)
     cal = None
     if calibration_file:  # the calibration's code is imported only when one is given
         from ..host.calibrated import load_calibrated, prediction

@@ -8,12 +8,14 @@ from typing import Any
 import click
 
 from ..hardware.spec import UNITS
+from ..model.timing import DEFAULT_TIMING, TIMING_HELP, TIMINGS
 from ..model.traffic import INDEX_BYTES, KERNELS, MODELS, STORAGES, VALUE_BYTES
 from ..report.analysis import OUTPUTS
 from ..structure.reorder import ORDERINGS
 from .guard import echo_error, run_guarded
 
 __all__ = [
+    "timing_options",
     "HW_OPTION",
     "KERNEL_OPTION",
     "WIDTH_OPTION",
@@ -90,6 +92,19 @@ def memory_limit(text: str | None, option: str = "--max-memory") -> int | None:
         return int(parse_quantity(text, "capacity"))
     except UnitError as err:
         raise OptionError(f"{option}: {err}") from None
+
+
+def timing_options(command: Any) -> Any:
+    """--timing and --calls-per-sync: how the runs a bound is for are timed."""
+    command = click.option(
+        "--calls-per-sync", "calls_per_sync", type=click.IntRange(min=1), default=1,
+        show_default=True,
+        help="With --timing sync: calls in each timed region between two host "
+             "synchronisations.")(command)
+    return click.option(
+        "--timing", type=click.Choice(TIMINGS), default=DEFAULT_TIMING, show_default=True,
+        help="How the runs are timed, which sets the launch floor: "
+             + "; ".join(f"{k}: {v}" for k, v in TIMING_HELP.items()) + ".")(command)
 
 
 OUTPUT_OPTION = click.option(

@@ -9,8 +9,17 @@ import click
 
 from ..compare import Judged, Summary, judge, read_runs, summarise
 from ..compare.runs import TIME_UNITS
+from ..model.timing import describe
 from ..report.compare import compare_csv, compare_json, compare_table
-from .common import DTYPE_OPTION, KERNEL_OPTION, OUTPUT_OPTION, echo_error, emit, table_console
+from .common import (
+    DTYPE_OPTION,
+    KERNEL_OPTION,
+    OUTPUT_OPTION,
+    echo_error,
+    emit,
+    table_console,
+    timing_options,
+)
 from .plot import echo_written
 
 if TYPE_CHECKING:
@@ -34,6 +43,11 @@ __all__ = ["command", "echo_judged"]
 @click.option("--calibration", "calibration_file", default=None, metavar="FILE",
               help="Bound the runs with the cache roofs measured by 'sparsroof calibrate' "
                    "(a bench JSON made with --calibration names its own).")
+@click.option("--matrix-dir", "matrix_dir", default=None, metavar="DIR",
+              type=click.Path(exists=True, file_okay=False),
+              help="Where to find a run's matrix by file name when the path it records does "
+                   "not exist (a benchmark machine's absolute path).")
+@timing_options
 @OUTPUT_OPTION
 @click.option("--plot", "plot_file", default=None, metavar="FILE",
               help="Also draw the runs beside their bound: .png, .svg or .pdf.")
@@ -42,22 +56,25 @@ __all__ = ["command", "echo_judged"]
               help="Figure of --plot: roofline, time-based or complexity-time roofline.")
 def command(runs_file: str, hw: str, kernel: str, width: int, dtype: str, time_unit: str,
             calibration_file: str | None, output: str, plot_file: str | None,
-            plot_kind: str) -> int:
+            plot_kind: str, matrix_dir: str | None = None, timing: str = "graph",
+            calls_per_sync: int = 1) -> int:
     """Judge measured run times against their bound: per run the bound, the measured time,
     the % of SoL and the term that bound it (launch floor, a memory level, compute).
 
     RUNS is a CSV with the columns matrix,time_s and optionally kernel, format, d, dtype,
-    hw, implementation (matrix paths relative to the CSV); or the JSON of 'sparsroof
-    bench -O json'; or Ginkgo's SpMV benchmark JSON. A run faster than its bound is a
-    violation: it is listed with the term that set the bound. A bad row gets a one-line
-    error and the rest are still judged. Exit code 1 if any run is a violation or any
-    row has an error.
+    hw, implementation, timing (matrix paths relative to the CSV); or the JSON of
+    'sparsroof bench -O json'; or Ginkgo's SpMV benchmark JSON (a format without a traffic
+    model is noted and skipped). Each run is bounded for the way it was timed (its own
+    'timing', else --timing). A run faster than its bound is a violation: it is listed
+    with the term that set the bound. A bad row gets a one-line error and the rest are
+    still judged. Exit code 1 if any run is a violation or any row has an error.
 
     \b
     Examples:
       sparsroof compare measured.csv --hw v100-sxm2
       sparsroof compare bench.json -O json
-      sparsroof compare ginkgo-spmv.json --hw a100 --time-unit ns
+      sparsroof compare ginkgo-spmv.json --hw a100 --time-unit ns --timing sync \
+          --matrix-dir data
       sparsroof compare measured.csv --hw v100-sxm2 --plot measured.png
       sparsroof compare bench.json --calibration calibration.json
     """
@@ -70,12 +87,14 @@ def command(runs_file: str, hw: str, kernel: str, width: int, dtype: str, time_u
 
         load_calibration(calibration_file)  # a missing or broken file is one error, not one a run
     runs, errors = read_runs(runs_file, kernel=kernel, width=width, dtype=dtype,
-                             time_unit=time_unit)
+                             time_unit=time_unit, matrix_dir=matrix_dir)
     judged, more = judge(runs, hw, calibration=calibration_file,
-                         load_spec_with=_calibrated_spec)
+                         load_spec_with=_calibrated_spec, timing=timing,
+                         calls_per_sync=calls_per_sync)
     errors = [*errors, *more]
     code = echo_judged(judged, errors, output,
-                       title=f"{runs_file}: measured runs against their bound")
+                       title=f"{runs_file}: measured runs against their bound, timed "
+                             f"{describe(timing, calls_per_sync)} where a run does not say")
     if plot_file:
         from ..plot import measured_points, plot_measured
 
@@ -91,8 +110,12 @@ def echo_judged(judged: Sequence[Judged], errors: Sequence[Any], output: str, *,
 
     ``document`` writes the JSON from the summary (compare's own by default); ``tables``
     gives the tables printed after the runs' table."""
-    summary = summarise(judged, len(errors))
-    for err in errors:
+    skipped = [e for e in errors if getattr(e, "skipped", False)]
+    failed = [e for e in errors if not getattr(e, "skipped", False)]
+    summary = summarise(judged, len(failed))
+    for note in skipped:
+        click.echo(f"sparsroof: note: {note}", err=True)
+    for err in failed:
         echo_error(str(err))
     for j in judged:
         if j.violation:
@@ -106,7 +129,7 @@ def echo_judged(judged: Sequence[Judged], errors: Sequence[Any], output: str, *,
         console.print(compare_table(judged, summary, title))
         for table in tables():
             console.print(table)
-    return 1 if errors or summary.violations else 0
+    return 1 if failed or summary.violations else 0
 
 
 def _calibrated_spec(name: str, calibration: str | None) -> HwSpec:

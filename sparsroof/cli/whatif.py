@@ -19,7 +19,14 @@ from ..whatif.mlp import mlp_study
 from ..whatif.patterns import parse_patterns, parse_sparsity
 from ..whatif.placement import Options
 from ..whatif.study import DEFAULT_SPARSITIES, ModelResult, read_accuracy, study
-from .common import HW_OPTION, OUTPUT_OPTION, check_figure, emit, table_console
+from .common import (
+    HW_OPTION,
+    OUTPUT_OPTION,
+    check_figure,
+    emit,
+    table_console,
+    timing_options,
+)
 
 __all__ = ["command"]
 
@@ -55,6 +62,10 @@ def _levels(values: tuple[str, ...]) -> tuple[float, ...]:
 @click.option("--cache-roof", is_flag=True,
               help="Use a cache level's bandwidth when a layer's working set fits in it "
                    "(the paper and the default use main memory).")
+@click.option("--launches", type=click.IntRange(min=0), default=1, show_default=True,
+              help="Kernel launches per layer charged at the spec's launch floor, as "
+                   "analyze charges them; 0 is the Sparsity Roofline's launch-free model.")
+@timing_options
 @click.option("--accuracy", "accuracy_file", default=None, metavar="ACC.csv",
               help="CSV with columns pattern, sparsity, accuracy, joined to the results.")
 @click.option("--points", "points_file", default=None, metavar="FILE.csv|FILE.json",
@@ -80,7 +91,8 @@ def command(model: str | None, hw: str, patterns: tuple[str, ...], sparsities: t
             dtype: str, batch: int, unit: str | None, nm_native: bool, im2col: bool,
             cache_roof: bool, accuracy_file: str | None, points_file: str | None,
             plot_file: str | None, mlp: str | None, ranks: tuple[str, ...],
-            measured_file: str | None, show_layers: bool, output: str) -> int:
+            measured_file: str | None, show_layers: bool, output: str, launches: int = 1,
+            timing: str = "graph", calls_per_sync: int = 1) -> int:
     """Speed-of-light latency and speedup of a whole pruned model, per pattern and level.
 
     MODEL is a bundled manifest (resnet50, convnext_tiny, swin_tiny, deit_small) or a
@@ -91,6 +103,7 @@ def command(model: str | None, hw: str, patterns: tuple[str, ...], sparsities: t
     \b
     Examples:
       sparsroof whatif swin_tiny --hw a100 --pattern unstructured,block2,block4,block16
+      sparsroof whatif swin_tiny --hw a100 --pattern 2:16 --launches 0   # launch-free
       sparsroof whatif convnext_tiny --pattern 2:4,1:4,2:8,2:16 --nm-native
       sparsroof whatif resnet50 --batch 32 -O csv > resnet50.csv
       sparsroof whatif swin_tiny --accuracy acc.csv --plot swin.png
@@ -105,7 +118,8 @@ def command(model: str | None, hw: str, patterns: tuple[str, ...], sparsities: t
     spec = load_spec(hw)
     manifest = load_manifest(model)
     options = Options(dtype=dtype, batch=batch, unit=unit, nm_native=nm_native,
-                      im2col=im2col, cache_roof=cache_roof)
+                      im2col=im2col, cache_roof=cache_roof, launches=launches, timing=timing,
+                      calls_per_sync=calls_per_sync)
     if measured_file:
         return _measured(manifest, spec, options, measured_file, output)
     accuracy = read_accuracy(accuracy_file) if accuracy_file else None

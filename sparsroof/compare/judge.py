@@ -20,6 +20,7 @@ from ..hardware.library import load_spec
 from ..hardware.spec import HwSpec
 from ..matrix.mtx import load
 from ..model.bound import Bound
+from ..model.timing import DEFAULT_TIMING, check_timing
 from ..structure.features import Structure, measure
 from ..units import si
 from .runs import MeasuredRun, RowError
@@ -160,11 +161,14 @@ class _Cache:
         return self.matrices[(path, pattern)]
 
 
-def _judge_one(run: MeasuredRun, hw: str, calibration: str | None, cache: _Cache) -> Judged:
+def _judge_one(run: MeasuredRun, hw: str, calibration: str | None, cache: _Cache,
+               timing: str, calls_per_sync: int) -> Judged:
     spec = cache.spec(run.hw or hw, run.calibration or calibration)
-    # a measured HYB was split by its library's own rule: bound the split that stores least
+    # a measured HYB was split by its library's own rule: bound the split that reads least
     config = Config(kernel=run.kernel, widths=(run.width,), dtype=run.dtype,
-                    storages=(run.storage,), models=("compulsory",), hyb_split="least")
+                    storages=(run.storage,), models=("compulsory",), hyb_split="least",
+                    timing=run.timing or timing,
+                    calls_per_sync=calls_per_sync if (run.timing or timing) == "sync" else 1)
     info, s = cache.matrix(run.matrix, needs_pattern(config))
     result = analyze_structure(info, s, spec, config).results[0]
     t = result.traffic
@@ -174,12 +178,15 @@ def _judge_one(run: MeasuredRun, hw: str, calibration: str | None, cache: _Cache
 
 def judge(runs: Iterable[MeasuredRun], hw: str,
           progress: Callable[[str], None] | None = None, *,
-          calibration: str | None = None, load_spec_with: SpecLoader = _plain_spec
+          calibration: str | None = None, load_spec_with: SpecLoader = _plain_spec,
+          timing: str = DEFAULT_TIMING, calls_per_sync: int = 1
           ) -> tuple[list[Judged], list[RowError]]:
     """Each run beside its bound on its own spec (``hw`` where the run names none), with the
     measured roofs of its calibration (``calibration`` where the run names none), which
-    ``load_spec_with`` applies. A run whose matrix or spec cannot be read becomes an error;
-    the others are still judged."""
+    ``load_spec_with`` applies, for the way it was timed (the run's own ``timing``, else
+    ``timing`` with ``calls_per_sync`` calls per host synchronisation). A run whose matrix
+    or spec cannot be read becomes an error; the others are still judged."""
+    check_timing(timing, calls_per_sync)
     cache = _Cache(load_spec_with)
     judged: list[Judged] = []
     errors: list[RowError] = []
@@ -187,7 +194,7 @@ def judge(runs: Iterable[MeasuredRun], hw: str,
         if progress:
             progress(f"{run.source}: {run.matrix}")
         try:
-            judged.append(_judge_one(run, hw, calibration, cache))
+            judged.append(_judge_one(run, hw, calibration, cache, timing, calls_per_sync))
         except SparsroofError as err:
             errors.append(RowError(run.source, str(err)))
     return judged, errors

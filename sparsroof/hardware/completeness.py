@@ -21,7 +21,7 @@ def spec_warnings(spec: HwSpec) -> list[str]:
     >>> spec_warnings(load_spec("a100"))
     []
     >>> [w.split(": ")[1] for w in spec_warnings(load_spec("c2050"))]
-    ['launch_overhead', 'memory.L2.bandwidth']
+    ['launch_overhead']
     """
     out: list[str] = []
     lead = f"{spec.name}: "

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .spec import FIGURE_KINDS, PARALLELISM, PRECISIONS, TOP_KEYS, UNITS
+from .spec import FIGURE_KINDS, PARALLELISM, PRECISIONS, TIMING_FLOORS, TOP_KEYS, UNITS
 
 __all__ = ["spec_json_schema"]
 
@@ -51,6 +51,9 @@ def spec_json_schema() -> dict[str, Any]:
         "memory": {"type": "array", "minItems": 1, "items": level,
                    "description": "fastest level first, main memory last"},
         "launch_overhead": _quantity("2 us"),
+        "launch_floors": {"type": "object", "additionalProperties": False,
+                          "properties": {m: _quantity("2 us") for m in TIMING_FLOORS},
+                          "description": "the launch floor per way of timing a run"},
         "network": _quantity("600 GB/s"),
         "clock": _quantity("1.41 GHz"),
         "parallelism": {"type": "object", "additionalProperties": False,

@@ -24,6 +24,7 @@ from .spec import (
     FIGURE_KINDS,
     PARALLELISM,
     PRECISIONS,
+    TIMING_FLOORS,
     TOP_KEYS,
     UNITS,
     HwSpec,
@@ -205,6 +206,30 @@ def _parallelism(c: _Checker, raw: Any) -> dict[str, Quantity]:
     return out
 
 
+def _launch_floors(c: _Checker, raw: Any, overhead: Quantity | None
+                   ) -> dict[str, Quantity]:
+    """The floor per timing method; each at least ``launch_overhead``, the floor of all."""
+    out: dict[str, Quantity] = {}
+    if not isinstance(raw, dict) or not raw:
+        c.problem("launch_floors", "expected a mapping of timing method -> time, methods "
+                  f"among {', '.join(TIMING_FLOORS)}")
+        return out
+    for method, value in raw.items():
+        if method not in TIMING_FLOORS:
+            c.problem(f"launch_floors.{method}",
+                      f"unknown timing method ({_suggest(method, TIMING_FLOORS)})")
+            continue
+        q = c.quantity(f"launch_floors.{method}", value, "time")
+        if q is None:
+            continue
+        if overhead is not None and q.value < overhead.value:
+            c.problem(f"launch_floors.{method}",
+                      f"{q.text} is below launch_overhead {overhead.text}: launch_overhead "
+                      "is the smallest time a kernel takes however it is timed")
+        out[method] = q
+    return out
+
+
 def _host(c: _Checker, raw: Any) -> dict[str, str]:
     if not isinstance(raw, dict) or not all(isinstance(k, str) for k in raw):
         c.problem("host", "expected a mapping of text fields (where and how it was measured)")
@@ -229,6 +254,10 @@ def check_spec(data: Any, origin: str) -> tuple[HwSpec | None, list[SpecError]]:
     optional = {key: c.quantity(key, data[key], kind)
                 for key, kind in (("launch_overhead", "time"), ("network", "bandwidth"),
                                   ("clock", "frequency")) if key in data}
+    floors = (_launch_floors(c, data["launch_floors"], optional.get("launch_overhead"))
+              if "launch_floors" in data else {})
+    overhead = optional.get("launch_overhead") or (
+        min(floors.values(), key=lambda q: q.value) if floors else None)
     parallelism = _parallelism(c, data.get("parallelism", {}))
     host = _host(c, data.get("host", {}))
     if c.problems or memory is None:
@@ -237,7 +266,7 @@ def check_spec(data: Any, origin: str) -> tuple[HwSpec | None, list[SpecError]]:
         name=str(data["name"]), device=str(data["device"]), kind=str(data["kind"]),
         origin=origin, peaks=peaks, memory=memory, parallelism=parallelism,
         aliases=tuple(data.get("aliases", [])), notes=str(data.get("notes", "")), host=host,
-        launch_overhead=optional.get("launch_overhead"), network=optional.get("network"),
-        clock=optional.get("clock"),
+        launch_overhead=overhead, network=optional.get("network"),
+        clock=optional.get("clock"), launch_floors=floors,
     )
     return spec, []

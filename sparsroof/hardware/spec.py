@@ -17,12 +17,23 @@ what kind of number it is with ``kind``, one of :data:`FIGURE_KINDS`)::
         bandwidth: {value: 2039 GB/s, source: NVIDIA A100 datasheet, kind: peak}
         capacity: {value: 80 GB, source: NVIDIA A100 datasheet}
     launch_overhead: {value: 1.3 us, source: ..., kind: minimum}   # optional (GPUs)
+    launch_floors:              # optional: the floor per way of timing a run (see below)
+      graph: {value: 1.3 us, source: ..., kind: minimum}
+      stream: {value: 2.1 us, source: ..., kind: minimum}
+      sync: {value: 5.4 us, source: ..., kind: minimum}
     network: {value: 600 GB/s, source: ...}              # optional, per device or node
     clock: {value: 1.41 GHz, source: ...}                # optional
     parallelism:                                         # optional plain counts
       sms: {value: 108, source: ...}
     notes: free text                                     # optional
     host: {probed: "2026-11-21"}                         # optional text fields (hw probe)
+
+``launch_overhead`` is the smallest time one kernel takes however it is timed: the floor of
+the default bound, which must hold for every way of timing. ``launch_floors`` gives the floor
+per timing method where a source measured it (:data:`TIMING_FLOORS`): ``graph`` per kernel of
+a captured graph replayed back to back, ``stream`` per kernel launched back to back on one
+stream, ``sync`` per call when each call is followed by a host synchronisation (launch, run
+and round trip). Without ``launch_overhead`` the smallest floor is it.
 
 The dataclasses live here; :mod:`sparsroof.hardware.schema` checks a parsed file and builds
 them, and :mod:`sparsroof.hardware.library` finds and reads the files.
@@ -42,6 +53,7 @@ __all__ = [
     "TOP_KEYS",
     "PARALLELISM",
     "FIGURE_KINDS",
+    "TIMING_FLOORS",
     "Quantity",
     "MemoryLevel",
     "MainMemory",
@@ -63,8 +75,10 @@ DEFAULT_PRECISIONS = {
 #: keys allowed at the top of a spec
 TOP_KEYS = (
     "name", "aliases", "device", "kind", "notes", "peaks", "memory",
-    "launch_overhead", "network", "parallelism", "clock", "host",
+    "launch_overhead", "launch_floors", "network", "parallelism", "clock", "host",
 )
+#: the timing methods a spec may give a launch floor for (``launch_floors``)
+TIMING_FLOORS = ("graph", "stream", "sync")
 #: what kind of number a figure is (the optional ``kind:`` of a quantity):
 #: ``peak`` a datasheet or derived theoretical maximum rate; ``measured`` the best rate a
 #: benchmark reached; ``minimum`` the smallest time observed (a launch floor);
@@ -136,6 +150,7 @@ class HwSpec:
     clock: Quantity | None = None
     notes: str = ""
     host: dict[str, str] = field(default_factory=dict)
+    launch_floors: dict[str, Quantity] = field(default_factory=dict)
 
     @property
     def dram(self) -> MainMemory:
@@ -200,6 +215,7 @@ class HwSpec:
             "kind": self.kind, "origin": self.origin, "notes": self.notes,
             "peaks": peaks, "memory": [lv.to_dict() for lv in self.memory],
             **{k: (q.to_dict() if q else None) for k, q in optional.items()},
+            "launch_floors": {k: q.to_dict() for k, q in self.launch_floors.items()},
             "parallelism": {k: q.to_dict() for k, q in self.parallelism.items()},
             "host": dict(self.host),
         }

@@ -17,8 +17,13 @@ with W the working set, C_<j the summed capacity of the levels above j and β_j 
 bandwidth. A working set that fits a cache is charged at that cache's speed (a warm run never
 reaches DRAM; *Sparsity-Aware Roofline Models* saw runs "beat" a DRAM bound so), and one a
 little larger than the caches is charged for the part that cannot stay resident, never for
-all of it: a lower bound must allow the best placement. A level without a known bandwidth
-adds its capacity but no term.
+all of it: a lower bound must allow the best placement. No level is free: a level without a
+known bandwidth (a user's spec may leave one out) holds nothing in this sum, so the bytes it
+would hold are charged at the next level that has one, with a note.
+
+The launch term is one floor per kernel for the way the run is timed
+(:mod:`sparsroof.model.timing`); a ``cold`` run (caches flushed between calls) gets no
+cache credit: every byte is charged at main memory.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from dataclasses import dataclass
 
 from ..errors import OptionError
 from ..hardware.spec import UNITS, HwSpec, MemoryLevel
+from .timing import DEFAULT_TIMING, describe, launch_floor
 from .traffic import Traffic
 
 __all__ = ["Bound", "bound", "entry_peak", "sol_seconds", "memory_level", "memory_terms",
@@ -50,6 +56,13 @@ class Bound:
     attainable_flops: float
     in_cache: bool = False  # the binding memory level is a cache
     note: str = ""  # what the bound leaves out (a peak the spec does not have)
+    timing: str = DEFAULT_TIMING  # how the runs it bounds are timed
+    calls_per_sync: int = 1  # calls per host synchronisation (timing "sync")
+
+    @property
+    def method(self) -> str:
+        """The timing method in words: 'graph', 'sync (8 calls per synchronisation)'."""
+        return describe(self.timing, self.calls_per_sync)
 
 
 def sol_seconds(compute_s: float, memory_s: float, launch_s: float = 0.0) -> tuple[float, str]:
@@ -102,9 +115,10 @@ def memory_terms(spec: HwSpec, nbytes: float, footprint: float | None
     terms: list[tuple[MemoryLevel, float]] = []
     above = 0.0
     for level in spec.memory:
-        if level.bandwidth is not None:
-            share = 0.0 if footprint <= above else max(0.0, nbytes - above)
-            terms.append((level, share / level.bandwidth.value))
+        if level.bandwidth is None:  # no speed known: it holds nothing for free
+            continue
+        share = 0.0 if footprint <= above else max(0.0, nbytes - above)
+        terms.append((level, share / level.bandwidth.value))
         if level.capacity is not None and level is not spec.memory[-1]:
             above += level.capacity.value
     return terms
@@ -182,11 +196,16 @@ def entry_peak(spec: HwSpec, unit: str, precision: str) -> float:
 
 def _unmeasured_home(spec: HwSpec, footprint: float | None) -> str | None:
     """The name of the fastest level that holds ``footprint`` bytes when that level has no
-    known bandwidth (its bytes then cost no time in :func:`memory_terms`), else None.
+    known bandwidth (its bytes are then charged at the next level, :func:`memory_terms`),
+    else None.
 
+    >>> from dataclasses import replace
     >>> from sparsroof.hardware.library import load_spec
-    >>> c2050 = load_spec("c2050")   # L2: 768 KiB, no published bandwidth
-    >>> _unmeasured_home(c2050, 3e5), _unmeasured_home(c2050, 3e6), _unmeasured_home(c2050, None)
+    >>> from sparsroof.hardware.spec import MemoryLevel
+    >>> a100 = load_spec("a100")
+    >>> l2 = a100.memory[0]
+    >>> blind = replace(a100, memory=(MemoryLevel(l2.name, None, l2.capacity), a100.dram))
+    >>> _unmeasured_home(blind, 3e5), _unmeasured_home(blind, 3e9), _unmeasured_home(blind, None)
     ('L2', None, None)
     """
     if footprint is None:
@@ -200,9 +219,11 @@ def _unmeasured_home(spec: HwSpec, footprint: float | None) -> str | None:
 
 
 def bound(t: Traffic, spec: HwSpec, *, unit: str, precision: str, launches: int = 0,
-          footprint: float | None = None) -> Bound:
-    """Bound of traffic ``t`` on ``spec``. ``footprint`` (bytes of the working set) lets a
-    cache level be the memory roof; None keeps main memory.
+          footprint: float | None = None, timing: str = DEFAULT_TIMING,
+          calls_per_sync: int = 1) -> Bound:
+    """Bound of traffic ``t`` on ``spec`` for a run timed by ``timing``. ``footprint``
+    (bytes of the working set) lets a cache level be the memory roof; None keeps main
+    memory, and so does a ``cold`` run.
 
     >>> from sparsroof.hardware.library import load_spec
     >>> from sparsroof.model.traffic import Traffic
@@ -216,17 +237,23 @@ def bound(t: Traffic, spec: HwSpec, *, unit: str, precision: str, launches: int 
         peak = entry_peak(spec, unit, precision)
     else:  # no peak: the compute term is left out, which keeps the bound a lower bound
         peak, note = 0.0, f"{spec.name} has no {unit} {precision} peak: compute term left out"
+    if timing == "cold":
+        footprint = None
     terms = memory_terms(spec, t.bytes_total, footprint)
     unknown = _unmeasured_home(spec, footprint)
+    floor, floor_note = launch_floor(spec, timing, calls_per_sync)
     if unknown is not None:
+        charged = next(lv.name for lv, s in terms if s > 0 or lv is spec.dram)
         note = (f"the working set fits {unknown}, whose bandwidth {spec.name} does not give: "
-                "no memory term for it (give the level a bandwidth to bound it)")
+                f"its bytes are charged at {charged} (give the level a bandwidth)")
+    if floor_note and launches:
+        note = f"{note}; {floor_note}" if note else floor_note
     # the binding level: the largest term, the slower level on a tie (main memory for 0 B)
     level, memory_s = max(reversed(terms), key=lambda lt: lt[1])
     cached = level is not spec.dram
     compute_s = t.flops_executed / peak if peak else 0.0
     bandwidth = level.bandwidth.value if level.bandwidth else spec.dram.bandwidth.value
-    launch_s = launches * spec.launch_overhead.value if spec.launch_overhead else 0.0
+    launch_s = launches * floor
     sol, name = sol_seconds(compute_s, memory_s, launch_s)
     return Bound(
         unit=unit,
@@ -242,4 +269,6 @@ def bound(t: Traffic, spec: HwSpec, *, unit: str, precision: str, launches: int 
         attainable_flops=t.flops_useful / sol if sol > 0 else 0.0,
         in_cache=cached,
         note=note,
+        timing=timing,
+        calls_per_sync=calls_per_sync,
     )

@@ -1,11 +1,20 @@
 """Bytes of A and executed work per storage format (A read once).
 
 Each function returns a :class:`Storage`: stored value slots (padding and fill included),
-bytes of values, bytes of indices and metadata, and executed entries (stored slots the
-kernel multiplies, padding included). Formulas follow the design brief; the ELL/HYB
-layouts and the HYB width rule are Bell & Garland's, as modelled in *A Performance
-Modeling and Optimization Analysis Tool for SpMV on GPUs*; the block and N:M formats
-are those of *The Sparsity Roofline*.
+the bytes a kernel must read (values, then indices and metadata), the entries it must
+multiply, and the bytes the format occupies in memory. Formulas follow the design brief;
+the ELL/HYB layouts and the HYB width rule are Bell & Garland's, as modelled in *A
+Performance Modeling and Optimization Analysis Tool for SpMV on GPUs*; the block and N:M
+formats are those of *The Sparsity Roofline*; SELL-C-sigma is Kreutzer et al.'s.
+
+A bound is a promise for any correct kernel, so the bytes are what every kernel must read.
+Formats whose padding a kernel can skip (ELL, HYB's ELL part, SELL) are charged their real
+entries plus what marks the end of each row: a kernel that stops at a row's first padding
+slot reads one index (or value) there, and never the rest of the padding. Their stored
+footprint, padding included, is reported beside (``stored_bytes``). Formats whose fill is
+part of the layout a kernel computes on (BSR blocks, DIA diagonals) read their fill: a
+block or diagonal is read whole, the kernel cannot know which of its slots are zero
+without reading them.
 """
 
 from __future__ import annotations
@@ -21,6 +30,8 @@ __all__ = [
     "csc",
     "coo",
     "ell",
+    "sell",
+    "SELL_SLICE",
     "hyb_width",
     "hyb_least_width",
     "hyb",
@@ -31,9 +42,14 @@ __all__ = [
 ]
 
 
+#: rows per slice of the SELL-C-sigma footprint (a warp of 32 threads, one row each)
+SELL_SLICE = 32
+
+
 @dataclass(frozen=True)
 class Storage:
-    """A in one storage format: slots stored, bytes, and entries the kernel executes."""
+    """A in one storage format: slots stored, bytes every kernel must read, entries every
+    kernel must multiply, and (where padding makes it larger) the bytes stored."""
 
     values_stored: float
     value_bytes: float
@@ -41,10 +57,17 @@ class Storage:
     executed_entries: float
     conforming: float | None = None  # N:M only: share of groups that fit the pattern
     detail: str = ""
+    stored: float | None = None  # bytes in memory where they exceed the bytes read
 
     @property
     def bytes(self) -> float:
+        """Bytes a kernel must read."""
         return self.value_bytes + self.index_bytes
+
+    @property
+    def stored_bytes(self) -> float:
+        """Bytes the format occupies, padding included."""
+        return self.bytes if self.stored is None else self.stored
 
 
 def csr(nnz: int, m: int, s_v: int, s_i: int) -> Storage:
@@ -74,14 +97,54 @@ def coo(nnz: int, s_v: int, s_i: int) -> Storage:
     return Storage(nnz, float(nnz * s_v), float(2 * nnz * s_i), nnz)
 
 
-def ell(m: int, width: int, s_v: int, s_i: int) -> Storage:
-    """ELL of width K (the longest row): m·K·(s_v + s_i); padding is stored and executed.
+def _lengths(row_length_counts: np.ndarray) -> np.ndarray:
+    return np.arange(row_length_counts.size)
 
-    >>> ell(3, 2, 8, 4).bytes
-    72.0
+
+def ell(row_length_counts: np.ndarray, m: int, s_v: int, s_i: int) -> Storage:
+    """ELL of width K (the longest row). Stored: m·K·(s_v + s_i). Read by any kernel:
+    nnz·(s_v + s_i) plus one end mark of min(s_v, s_i) bytes for each row shorter than K
+    (the first padding slot, where a kernel leaves the row); only real entries multiply.
+
+    >>> counts = np.bincount([2, 1, 0])   # rows of 2, 1 and 0 entries: K = 2
+    >>> e = ell(counts, 3, 8, 4)
+    >>> e.bytes, e.stored_bytes, e.executed_entries   # 3·12 + 2 marks·4 ; 3·2·12
+    (44.0, 72.0, 3)
     """
+    width = row_length_counts.size - 1 if row_length_counts.size else 0
+    nnz = int(np.dot(_lengths(row_length_counts), row_length_counts))
+    short = m - int(row_length_counts[-1]) if width > 0 else 0
     slots = m * width
-    return Storage(slots, float(slots * s_v), float(slots * s_i), slots, detail=f"K={width}")
+    return Storage(slots, float(nnz * s_v), float(nnz * s_i + short * min(s_v, s_i)), nnz,
+                   detail=f"K={width}", stored=float(slots * (s_v + s_i)))
+
+
+def sell(row_length_counts: np.ndarray, m: int, s_v: int, s_i: int,
+         slice_rows: int = SELL_SLICE) -> Storage:
+    """SELL-C-sigma (Kreutzer et al.; Ginkgo's SELL-P, PETSc's SELL): slices of C rows, each
+    padded to its own longest row, rows sorted by length within windows of sigma rows.
+
+    Read by any kernel: nnz·(s_v + s_i). The slice offsets (one index per C rows) and the
+    end marks of short rows depend on C, sigma and the row order; they are not charged, so
+    the bound holds for every C and sigma. Stored (reported): C = ``slice_rows`` with sigma
+    = m (every row sorted, longest first): Σ over slices of C·(slice width)·(s_v + s_i)
+    plus one offset per slice.
+
+    >>> counts = np.bincount([5, 1, 1, 1])   # one slice of 4 rows, padded to 5
+    >>> s = sell(counts, 4, 8, 4, slice_rows=4)
+    >>> s.bytes, s.stored_bytes     # 8·12 ; 4·5·12 + 2 offsets·4
+    (96.0, 248.0)
+    """
+    nnz = int(np.dot(_lengths(row_length_counts), row_length_counts))
+    # sorted longest first, the slice starting at row p is as wide as the p-th longest row
+    rows_longer = np.cumsum(row_length_counts[::-1])  # rows with length >= L, L descending
+    starts = np.arange(0, m, slice_rows)
+    widths = (row_length_counts.size - 1) - np.searchsorted(rows_longer, starts, side="right")
+    heights = np.minimum(slice_rows, m - starts)
+    slots = int(np.dot(np.maximum(widths, 0), heights))
+    stored = float(slots * (s_v + s_i) + (starts.size + 1) * s_i)
+    return Storage(slots, float(nnz * s_v), float(nnz * s_i), nnz,
+                   detail=f"C={slice_rows}", stored=stored)
 
 
 def hyb_width(row_length_counts: np.ndarray, m: int) -> int:
@@ -99,45 +162,62 @@ def hyb_width(row_length_counts: np.ndarray, m: int) -> int:
     return int(qualifying[-1] + 1) if qualifying.size else 0
 
 
+def _hyb_split(row_length_counts: np.ndarray, m: int, widths: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(entries in the ELL part, rows shorter than the width, entries beyond it) for each
+    ELL width in ``widths``."""
+    rows_at_least = np.cumsum(row_length_counts[::-1])[::-1]  # rows with >= L entries
+    in_ell = np.concatenate([[0], np.cumsum(rows_at_least[1:])])  # Σ min(length, K)
+    nnz = int(in_ell[-1])
+    capped = np.minimum(widths, row_length_counts.size - 1)
+    short = m - np.where(widths < rows_at_least.size, rows_at_least[capped], 0)
+    short = np.where(widths == 0, 0, short)
+    return in_ell[capped], short, nnz - in_ell[capped]
+
+
 def hyb_least_width(row_length_counts: np.ndarray, m: int, s_v: int, s_i: int) -> int:
-    """The ELL width K whose HYB split stores the fewest bytes: m·K ELL slots of s_v + s_i
-    bytes plus the entries beyond K as COO (s_v + 2·s_i each). A HYB made by another rule
-    (a library's own heuristic) moves at least these bytes.
+    """The ELL width K whose HYB split any kernel must read the fewest bytes of: the ELL
+    part's entries at s_v + s_i and an end mark per row shorter than K, the entries beyond
+    K as COO (s_v + 2·s_i each). A HYB split by any other rule (a library's own heuristic)
+    reads at least these bytes.
 
     >>> counts = np.bincount([1] * 5000 + [3] * 4500 + [9] * 10)
-    >>> hyb_least_width(counts, 9510, 8, 4)   # 1: pad 4,510 rows to 3 costs more than COO
-    1
+    >>> hyb_least_width(counts, 9510, 8, 4)   # 3: every entry in ELL but 10·6 in COO
+    3
     """
     if row_length_counts.size <= 1:
         return 0
-    rows_at_least = np.cumsum(row_length_counts[::-1])[::-1]  # rows with >= K entries
-    # entries beyond width K: the sum over j > K of the rows with at least j entries
-    beyond = np.concatenate([np.cumsum(rows_at_least[:0:-1])[::-1], [0]])
     widths = np.arange(row_length_counts.size)
-    cost = m * widths * (s_v + s_i) + beyond * (s_v + 2 * s_i)
+    in_ell, short, beyond = _hyb_split(row_length_counts, m, widths)
+    cost = in_ell * (s_v + s_i) + short * min(s_v, s_i) + beyond * (s_v + 2 * s_i)
     return int(np.argmin(cost))
 
 
 def hyb(row_length_counts: np.ndarray, m: int, s_v: int, s_i: int,
         width: int | None = None) -> Storage:
     """HYB: ELL of width K_h plus COO for the entries of each row beyond K_h (Bell &
-    Garland's width unless ``width`` is given).
+    Garland's width unless ``width`` is given). The ELL part is charged as :func:`ell`
+    charges it (real entries and an end mark per short row), the COO part whole.
 
     >>> counts = np.bincount([1] * 5000 + [3] * 4500 + [9] * 10)
     >>> s = hyb(counts, 9510, 8, 4)
     >>> s.values_stored == 9510 * 3 + 10 * 6    # ELL slots + overflow entries
     True
+    >>> s.bytes == (5000 + 4510 * 3) * 12 + 5000 * 4 + 10 * 6 * 16   # entries, marks, COO
+    True
     """
     width = hyb_width(row_length_counts, m) if width is None else width
-    lengths = np.arange(row_length_counts.size)
-    overflow = int(np.sum(np.maximum(lengths - width, 0) * row_length_counts))
-    part_ell, part_coo = ell(m, width, s_v, s_i), coo(overflow, s_v, s_i)
+    in_ell, short, beyond = (int(v[0]) for v in
+                             _hyb_split(row_length_counts, m, np.array([width])))
+    slots = m * width
+    coo_part = coo(beyond, s_v, s_i)
     return Storage(
-        part_ell.values_stored + overflow,
-        part_ell.value_bytes + part_coo.value_bytes,
-        part_ell.index_bytes + part_coo.index_bytes,
-        part_ell.executed_entries + overflow,
-        detail=f"K={width}, COO {overflow}",
+        slots + beyond,
+        float(in_ell * s_v) + coo_part.value_bytes,
+        float(in_ell * s_i + short * min(s_v, s_i)) + coo_part.index_bytes,
+        in_ell + beyond,
+        detail=f"K={width}, COO {beyond}",
+        stored=float(slots * (s_v + s_i)) + coo_part.bytes,
     )
 
 

@@ -6,8 +6,10 @@ C = A·B with B k x d dense; SpMV is d = 1. s_v bytes per value, s_i bytes per i
 
 Useful work is F = 2·nnz·d: one multiply and one add per stored entry per column of B.
 (*The Sparsity Roofline* counts nnz·d, one fused multiply-add; sparsroof counts both
-halves, as peak FLOP/s figures do.) Formats that store padding or fill execute more:
-F_exec = 2·(executed slots)·d.
+halves, as peak FLOP/s figures do.) Formats whose fill a kernel must compute on (BSR
+blocks, DIA diagonals, dense) execute more: F_exec = 2·(executed slots)·d; padding a kernel
+can skip (ELL, HYB, SELL) is stored (``a_stored_bytes``) but neither read nor executed in
+the bound (:mod:`sparsroof.model.storage`).
 
 A is charged by its storage format for every B model. The sparsity-aware SpMM paper
 charges A 12·nnz in its text (8-byte value + 4-byte index) but writes 8·nnz in its blocked
@@ -51,7 +53,7 @@ INDEX_BYTES: dict[str, int] = {"int32": 4, "int64": 8}
 KERNELS = ("spmv", "spmm")
 BLOCK_SIZES = (2, 4, 8, 16, 32)
 #: storage formats of A
-STORAGES = ("csr", "csc", "coo", "ell", "hyb", *(f"bsr{b}" for b in BLOCK_SIZES), "dia",
+STORAGES = ("csr", "csc", "coo", "ell", "hyb", "sell", *(f"bsr{b}" for b in BLOCK_SIZES), "dia",
             "nm", "dense")
 #: B-reuse models
 MODELS = ("compulsory", "random", "banded", "blocked", "scale-free", "scale-free-measured",
@@ -88,6 +90,7 @@ class Traffic:
     bytes_c: float
     a_values_stored: float = 0.0
     a_index_bytes: float = 0.0
+    a_stored_bytes: float = 0.0  # bytes A occupies, padding included (>= bytes_a)
     storage_detail: str = ""
     model_detail: str = ""
     conforming: float | None = None  # N:M: share of groups that fit; None elsewhere
@@ -151,7 +154,8 @@ def storage_of(s: Structure, name: str, s_v: int, s_i: int, hyb_split: str = "ru
         "csr": lambda: formats.csr(s.stored_entries, s.rows, s_v, s_i),
         "csc": lambda: formats.csc(s.stored_entries, s.cols, s_v, s_i),
         "coo": lambda: formats.coo(s.stored_entries, s_v, s_i),
-        "ell": lambda: formats.ell(s.rows, s.max_row_length, s_v, s_i),
+        "ell": lambda: formats.ell(s.row_length_counts, s.rows, s_v, s_i),
+        "sell": lambda: formats.sell(s.row_length_counts, s.rows, s_v, s_i),
         "hyb": lambda: formats.hyb(
             s.row_length_counts, s.rows, s_v, s_i,
             formats.hyb_least_width(s.row_length_counts, s.rows, s_v, s_i)
@@ -274,7 +278,8 @@ def traffic(s: Structure, *, kernel: str, width: int, storage: str, model: str, 
         flops_executed=2.0 * a.executed_entries * width,
         bytes_a=a.bytes, bytes_b=b[0], bytes_c=c_bytes(s.rows, width, s_v),
         a_values_stored=a.values_stored, a_index_bytes=a.index_bytes,
-        storage_detail=a.detail, model_detail=b[1], conforming=a.conforming,
+        a_stored_bytes=a.stored_bytes, storage_detail=a.detail, model_detail=b[1],
+        conforming=a.conforming,
     )
 
 
@@ -292,4 +297,5 @@ def dense_traffic(m: int, k: int, width: int, dtype: str) -> Traffic:
         index="-", flops_useful=2.0 * m * k * width, flops_executed=2.0 * m * k * width,
         bytes_a=float(m * k * s_v), bytes_b=float(k * width * s_v),
         bytes_c=c_bytes(m, width, s_v), a_values_stored=m * k,
+        a_stored_bytes=float(m * k * s_v),
     )

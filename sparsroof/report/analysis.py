@@ -80,7 +80,8 @@ def _title(group: Sequence[Analysis]) -> str:
     kernel = first.traffic.kernel if first else ""
     title = (f"{m.name}  {m.rows:,} x {m.cols:,}  stored {m.stored_entries:,}  "
              f"nonzero {m.numeric_nonzeros:,}  density {m.density:.3g}\n"
-             f"{kernel} on {', '.join(a.spec for a in group)}")
+             f"{kernel} on {', '.join(a.spec for a in group)}"
+             + (f", timed {first.bound.method}" if first else ""))
     v = analysis.verdict
     if v is not None:
         params = ", ".join(f"{k}={_short(x)}" for k, x in getattr(v, "params", {}).items())

@@ -25,7 +25,7 @@ def record(j: Judged) -> dict[str, Any]:
             "d": j.run.width, "dtype": j.run.dtype, "spec": j.spec,
             "measured_s": j.run.time_s, "bound_s": b.sol_s, "pct_sol": j.pct_sol,
             "measured_over_bound": j.ratio, "bound": b.bound, "band": j.band,
-            "memory_level": b.memory_level, "bytes_total": j.bytes_total,
+            "timing": b.method, "memory_level": b.memory_level, "bytes_total": j.bytes_total,
             "flops_useful": j.flops_useful, "flops_executed": j.flops_executed,
             "compute_s": b.compute_s, "memory_s": b.memory_s, "launch_s": b.launch_s,
             "unit": b.unit, "precision": b.precision, "peak_flops": b.peak_flops,
@@ -41,7 +41,10 @@ def compare_json(judged: Sequence[Judged], summary: Summary,
                  "the spec; pct_sol = 100 x bound / measured",
         "runs": [record(j) for j in judged], "summary": summary.to_dict(),
         "violations": [j.explanation() for j in judged if j.violation],
-        "errors": [{"source": e.source, "message": e.message} for e in errors]}
+        "errors": [{"source": e.source, "message": e.message} for e in errors
+                   if not e.skipped],
+        "skipped": [{"source": e.source, "message": e.message} for e in errors
+                    if e.skipped]}
     return json_text(doc | (extra or {}))
 
 

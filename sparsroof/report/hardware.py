@@ -142,9 +142,10 @@ def show_table(spec: HwSpec) -> Any:
             _row(table, f"{level.name} capacity", level.capacity, "capacity")
         if level.instances:
             _row(table, f"{level.name} instances", level.instances, None)
-    for what, extra, kind in (("launch overhead", spec.launch_overhead, "time"),
-                              ("network", spec.network, "bandwidth"),
-                              ("clock", spec.clock, "clock")):
+    extras = [("launch overhead", spec.launch_overhead, "time"),
+              *((f"launch floor, {m}", q, "time") for m, q in spec.launch_floors.items()),
+              ("network", spec.network, "bandwidth"), ("clock", spec.clock, "clock")]
+    for what, extra, kind in extras:
         if extra is not None:
             _row(table, what, extra, kind)
     for key, count in spec.parallelism.items():

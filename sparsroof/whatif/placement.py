@@ -26,6 +26,7 @@ from ..matrix.mtx import load
 from ..model import storage
 from ..model.bound import resolve_unit
 from ..model.storage import Storage
+from ..model.timing import DEFAULT_TIMING, check_timing
 from ..model.traffic import INDEX_BYTES, VALUE_BYTES
 from .manifest import Layer
 from .patterns import (
@@ -49,7 +50,9 @@ class Options:
     """Study settings. ``unit`` overrides the unit of every pruned kernel (which then
     multiplies only its stored entries); ``im2col`` charges convolution inputs as the
     k x n im2col matrix instead of the feature map read once; ``cache_roof`` lets a cache
-    level's bandwidth apply when a layer's working set fits it."""
+    level's bandwidth apply when a layer's working set fits it; ``launches`` kernels are
+    charged per layer at the spec's launch floor for runs timed by ``timing`` (as
+    ``analyze`` charges them; 0 is the paper's launch-free model)."""
 
     dtype: str = "fp16"
     index: str = "int32"
@@ -59,9 +62,12 @@ class Options:
     nm_native: bool = False
     im2col: bool = False
     cache_roof: bool = False
-    launches: int = 0
+    launches: int = 1
+    timing: str = DEFAULT_TIMING
+    calls_per_sync: int = 1
 
     def __post_init__(self) -> None:
+        check_timing(self.timing, self.calls_per_sync)
         if self.dtype not in VALUE_BYTES or self.index not in INDEX_BYTES:
             raise OptionError(f"unknown dtype {self.dtype!r} or index {self.index!r}")
         if self.batch < 1 or self.launches < 0:

@@ -175,6 +175,7 @@ def layer_traffic(layer: Layer, placement: Placement, options: Options) -> Traff
         bytes_a=placement.a.bytes,
         bytes_b=float(layer.input_elements(options.batch, options.im2col) * s_v),
         bytes_c=c_bytes(layer.m, n, s_v), a_values_stored=placement.a.values_stored,
+        a_stored_bytes=placement.a.stored_bytes,
         a_index_bytes=placement.a.index_bytes, storage_detail=placement.detail,
         model_detail="features read once", conforming=placement.a.conforming,
     )
@@ -184,7 +185,8 @@ def _bound(t: Traffic, placement: Placement, spec: HwSpec, options: Options) -> 
     # sparse tensor cores are charged per entry multiplied, at half their quoted peak
     return bound(t, spec, unit=placement.unit, precision=placement.precision,
                  launches=options.launches,
-                 footprint=t.bytes_total if options.cache_roof else None)
+                 footprint=t.bytes_total if options.cache_roof else None,
+                 timing=options.timing, calls_per_sync=options.calls_per_sync)
 
 
 def evaluate_layer(layer: Layer, pattern: Pattern, sparsity: float, spec: HwSpec,
