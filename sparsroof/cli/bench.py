@@ -10,7 +10,6 @@ from ..host.bench import KERNEL_FORMATS, bench
 from ..matrix.mtx import load
 from ..report.bench import bench_csv, bench_json, bench_table
 from ..structure.features import measure
-from ..units import si
 from .common import (
     DTYPE_OPTION,
     KERNEL_OPTION,
@@ -75,11 +74,9 @@ def command(matrix: str, hw: str, kernel: str, widths: tuple[str, ...], dtype: s
     predicted: dict[str, float] = {}
     if cal is not None and kernel == "spmv" and dtype == cal.dtype and backend == "scipy":
         predicted = cal.predict_matrix(m, s, [r.storage for r in results if r.timing])
-    beaten = [r for r in results if r.beats_bound]
+    beaten = [r for r in results if r.violation]
     for r in beaten:
-        click.echo(f"sparsroof: MODEL ERROR: {r.storage} ran in {si(r.timing.min_s, 's')}, "  # type: ignore[union-attr]
-                   f"faster than its bound {si(r.sol_s, 's')} ({r.memory_level} roof); the "
-                   f"spec or the traffic model is wrong for this host", err=True)
+        click.echo(f"sparsroof: violation: {r.explanation(spec.name)}", err=True)
     if output == "json":
         emit(bench_json(results, spec.name, predicted, matrix, spec_file=hw,
                         calibration=calibration_file))

@@ -19,16 +19,16 @@ from ..errors import SparsroofError, SpecError
 from ..hardware.library import load_spec
 from ..hardware.spec import HwSpec
 from ..matrix.mtx import load
+from ..model import verdict
 from ..model.bound import Bound
 from ..model.timing import DEFAULT_TIMING, check_timing
+from ..model.verdict import BANDS
 from ..structure.features import Structure, measure
 from ..units import si
 from .runs import MeasuredRun, RowError
 
 __all__ = ["BANDS", "Judged", "Summary", "judge", "summarise"]
 
-#: size bands, by the term that binds: launch floor, a cache roof, main memory, compute
-BANDS = ("launch", "cache", "dram", "compute")
 
 
 @dataclass(frozen=True)
@@ -47,23 +47,24 @@ class Judged:
     @property
     def ratio(self) -> float:
         """Measured time over the bound (1 = at the speed of light, < 1 = violation)."""
-        return self.run.time_s / self.bound.sol_s if self.bound.sol_s > 0 else float("inf")
+        return verdict.ratio(self.run.time_s, self.bound.sol_s)
 
     @property
     def pct_sol(self) -> float:
         """The bound as a share of the measured time, in % (100 = at the speed of light)."""
-        return 100.0 * self.bound.sol_s / self.run.time_s
+        return verdict.pct_sol(self.run.time_s, self.bound.sol_s)
 
     @property
     def violation(self) -> bool:
-        return self.run.time_s < self.bound.sol_s
+        return verdict.is_violation(self.run.time_s, self.bound.sol_s)
+
+    @property
+    def status(self) -> str:
+        return verdict.status(self.run.time_s, self.bound.sol_s)
 
     @property
     def band(self) -> str:
-        b = self.bound
-        if b.bound == "memory":
-            return "cache" if b.in_cache else "dram"
-        return b.bound
+        return verdict.band(self.bound)
 
     def term(self) -> str:
         """The binding term in words: 'memory: 325 kB at L2 2.82 TB/s'."""
@@ -77,10 +78,9 @@ class Judged:
 
     def explanation(self) -> str:
         """Why a violation is one: the run, its bound and the term that set it."""
-        return (f"{self.run.source}: {self.matrix} {self.run.storage} d={self.run.width} "
-                f"{self.run.dtype} ran in {si(self.run.time_s, 's')}, faster than its bound "
-                f"{si(self.bound.sol_s, 's')} on {self.spec} ({self.term()}); the spec or "
-                "the traffic model is wrong for this run")
+        return verdict.explain(f"{self.run.source}: {self.matrix} {self.run.storage} "
+                               f"d={self.run.width} {self.run.dtype}", self.run.time_s,
+                               self.bound.sol_s, self.spec, self.term())
 
 
 @dataclass(frozen=True)

@@ -7,9 +7,12 @@ reported.
 
 Achieved rates use the model's own counts: achieved bandwidth = bytes / t and achieved
 FLOP/s = useful FLOPs / t, with bytes from :mod:`sparsroof.model.traffic` (format's A, the
-compulsory rows of B, C written once). The share of SoL is SoL / t. A run faster than the
-bound (fastest repetition < SoL) means the model is wrong for this host; it is reported as
-such, never clipped.
+compulsory rows of B, C written once). Each run is judged by the one judge of
+:mod:`sparsroof.model.verdict`, on its fastest repetition (as ``compare`` judges a bench
+file): % of SoL = 100 x SoL / fastest, and a run faster than its bound is a violation (the
+model is wrong for this host), reported as such, never clipped. Host kernels are timed
+back to back (``stream``); cuSPARSE's with a synchronisation after each call (``sync``),
+and each is bounded for that method.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import numpy as np
 from ..errors import OptionError
 from ..hardware.spec import HwSpec
 from ..matrix.mtx import Matrix
+from ..model import verdict
 from ..model.bound import bound
 from ..model.traffic import Traffic, traffic
 from ..structure.features import Structure
@@ -64,6 +68,7 @@ class Measurement:
     memory_level: str
     bound: str
     skipped: str = ""  # why the kernel was not run, when it was not
+    method: str = "stream"  # how the run was timed (sparsroof.model.timing)
 
     @property
     def median_s(self) -> float | None:
@@ -78,9 +83,9 @@ class Measurement:
         return self.flops_useful / self.timing.median_s if self.timing else None
 
     @property
-    def sol_share(self) -> float | None:
-        """SoL / measured median (1.0 = at the speed of light)."""
-        return self.sol_s / self.timing.median_s if self.timing else None
+    def pct_sol(self) -> float | None:
+        """100 x SoL / fastest repetition (100 = at the speed of light)."""
+        return verdict.pct_sol(self.timing.min_s, self.sol_s) if self.timing else None
 
     def error_of(self, predicted_s: float | None) -> float | None:
         """|predicted - fastest| / fastest of a predicted time (None without both)."""
@@ -89,9 +94,21 @@ class Measurement:
         return abs(predicted_s - self.timing.min_s) / self.timing.min_s
 
     @property
-    def beats_bound(self) -> bool:
+    def violation(self) -> bool:
         """True when the fastest repetition ran faster than the bound: a model error."""
-        return self.timing is not None and self.timing.min_s < self.sol_s
+        return self.timing is not None and verdict.is_violation(self.timing.min_s, self.sol_s)
+
+    @property
+    def status(self) -> str:
+        """'ok', a violation's word, or '' for a kernel that did not run."""
+        return verdict.status(self.timing.min_s, self.sol_s) if self.timing else ""
+
+    def explanation(self, spec: str) -> str:
+        """A violation in the words ``compare`` uses."""
+        assert self.timing is not None
+        return verdict.explain(f"{self.matrix} {self.storage} d={self.width} {self.dtype}",
+                               self.timing.min_s, self.sol_s, spec,
+                               f"{self.bound}, {self.memory_level} roof")
 
 
 def _block_size(storage: str) -> int:
@@ -170,12 +187,13 @@ def _measure(m: Matrix, s: Structure, spec: HwSpec, storage: str, kernel: str,
              skipped: str) -> Measurement:
     t = kernel_traffic(s, storage, kernel, width, dtype)
     launches = 1 if spec.kind == "gpu" and spec.launch_overhead is not None else 0
+    method = "sync" if backend == "cusparse" else "stream"
     b = bound(t, spec, unit="simt", precision=dtype, launches=launches,
-              footprint=t.bytes_total)
+              footprint=t.bytes_total, timing=method)
     timing = run() if run is not None and not skipped else None
     return Measurement(m.name, backend, storage, kernel, width, dtype, timing, t.bytes_total,
                        t.flops_useful, t.flops_executed, b.sol_s, b.memory_level, b.bound,
-                       skipped)
+                       skipped, method)
 
 
 def _storage_name(fmt: str, block: int) -> str:

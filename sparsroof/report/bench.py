@@ -23,8 +23,9 @@ def record(r: Measurement, predicted: dict[str, float]) -> dict[str, Any]:
     return d | {"median_s": r.median_s, "min_s": r.timing.min_s if r.timing else None,
                 "repeats": len(r.timing.samples) if r.timing else 0,
                 "achieved_bytes_per_s": r.achieved_bytes_per_s,
-                "achieved_flops": r.achieved_flops, "sol_share": r.sol_share,
-                "beats_bound": r.beats_bound, "calibrated_s": predicted.get(r.storage),
+                "achieved_flops": r.achieved_flops, "pct_sol": r.pct_sol,
+                "violation": r.violation, "status": r.status, "timing": r.method,
+                "calibrated_s": predicted.get(r.storage),
                 "calibrated_error": r.error_of(predicted.get(r.storage))}
 
 
@@ -49,7 +50,7 @@ def bench_csv(results: list[Measurement], predicted: dict[str, float]) -> str:
 
 #: the columns of the bench table; the default leaves out the backend
 BENCH_COLUMNS = ("backend", "d", "format", "median", "best", "GB/s", "GFLOP/s", "SoL", "roof",
-                 "% of SoL", "calibrated", "error %", "note")
+                 "% SoL", "calibrated", "error %", "status")
 
 
 def _cells(r: Measurement, predicted: dict[str, float]) -> list[str]:
@@ -60,10 +61,10 @@ def _cells(r: Measurement, predicted: dict[str, float]) -> list[str]:
     return [r.backend, str(r.width), r.storage, si(r.timing.median_s, "s"),
             si(r.timing.min_s, "s"), f"{r.achieved_bytes_per_s / 1e9:.3g}",  # type: ignore[operator]
             f"{r.achieved_flops / 1e9:.3g}", si(r.sol_s, "s"), r.memory_level,  # type: ignore[operator]
-            f"{100 * r.sol_share:.1f}",  # type: ignore[operator]
+            f"{r.pct_sol:.1f}",
             si(predicted[r.storage], "s") if r.storage in predicted else "-",
             f"{100 * err:.1f}" if err is not None else "-",
-            "FASTER THAN BOUND: model error" if r.beats_bound else ""]
+            r.status]
 
 
 def bench_table(results: list[Measurement], spec: str, predicted: dict[str, float],
@@ -75,6 +76,6 @@ def bench_table(results: list[Measurement], spec: str, predicted: dict[str, floa
     if not wide:
         shown.discard("backend")
     return fitted_table(BENCH_COLUMNS, [_cells(r, predicted) for r in results],
-                        left=("backend", "format", "roof", "note"),
+                        left=("backend", "format", "roof", "status"),
                         title=f"{name}: measured on this host, bound on {spec}",
                         keep=pick(BENCH_COLUMNS, shown, wide=False))

@@ -89,7 +89,7 @@ def compare_table(judged: Sequence[Judged], summary: Summary, title: str) -> Any
         cells = {"row": row, "matrix": j.matrix, "format": j.run.storage,
                  "d": str(j.run.width), "spec": j.spec, "measured": si(j.run.time_s, "s"),
                  "bound": si(b.sol_s, "s"), "% SoL": f"{j.pct_sol:.1f}", "bound by": b.bound,
-                 "roof": b.memory_level, "status": "VIOLATION" if j.violation else "ok"}
+                 "roof": b.memory_level, "status": j.status}
         rows.append([cells[h] for h in headers])
     return fitted_table(headers, rows, title=title, caption="\n".join(summary_lines(summary)),
                         left=("row", "matrix", "format", "spec", "bound by", "roof", "status"))

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from ..errors import MeasuredRunsError, SparsroofError
 from ..hardware.spec import HwSpec
+from ..model import verdict
 from ..model.bound import Bound
 from ..model.traffic import Traffic
 from ..userfile import read_csv
@@ -171,7 +172,7 @@ class ModelTotal:
     @property
     def pct_sol(self) -> float:
         """Σ SoL / Σ measured, in % (section 3.4's per-model % of SoL)."""
-        return 100.0 * self.sol_s / self.measured_s
+        return verdict.pct_sol(self.measured_s, self.sol_s)
 
 
 def _speedups(mine: list[MeasuredLayer], dense: dict[str, MeasuredLayer]
