@@ -164,3 +164,31 @@ def test_one_command_imports_only_its_own_module() -> None:
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                             text=True)
     assert "HEAVY []" in result.stderr, result.stderr
+
+
+def test_hw_is_one_option_everywhere(tmp_path: Path) -> None:
+    """--hw takes repeated and comma separated names alike; a command that compares specs
+    gets them all, one that bounds on one spec refuses the extra names as a usage error, and
+    an unknown name is one usage error before any work, never one per row."""
+    both = run("analyze", "data/lap2d_64.mtx", "--hw", "a100", "--hw", "h100-sxm,a100",
+               "--model", "compulsory", "-O", "json")
+    assert both.returncode == 0, both.stderr
+    assert [m["spec"] for m in json.loads(both.stdout)["matrices"]] == ["a100-80gb", "h100-sxm"]
+    store = tmp_path / "s.db"
+    batch = run("batch", "data/lap2d_64.mtx", "--hw", "a100,v100-sxm2", "--store", str(store),
+                "--model", "compulsory")
+    assert batch.returncode == 0, batch.stderr
+    report = json.loads(run("report", str(store), "-O", "json").stdout)
+    assert {row["spec"] for row in report["by_bound"]} == {"a100-80gb", "v100-sxm2"}
+    runs = tmp_path / "runs.csv"
+    runs.write_text(f"matrix,time_s\n{DATA / 'lap2d_64.mtx'},1e-5\n"
+                    f"{DATA / 'random_1000.mtx'},1e-5\n", encoding="utf-8")
+    for args in (("compare", str(runs), "--hw", "a100,v100-sxm2"),
+                 ("formats", "data/lap2d_64.mtx", "--hw", "a100", "--hw", "h200"),
+                 ("whatif", "deit_small", "--hw", "a100,h200")):
+        out = run(*args)
+        assert out.returncode == 2 and "bounds on one spec" in out.stderr, args
+        assert len(out.stderr.strip().splitlines()) == 1, args
+    unknown = run("compare", str(runs), "--hw", "nosuch")
+    assert unknown.returncode == 2 and len(unknown.stderr.strip().splitlines()) == 1
+    assert "nosuch: no bundled hardware spec" in unknown.stderr

@@ -28,6 +28,7 @@ from .common import (
     check_figure,
     echo_error,
     emit,
+    hw_option,
     memory_limit,
     table_console,
     timing_options,
@@ -37,9 +38,9 @@ from .common import (
 
 @click.command("analyze")
 @click.argument("matrices", nargs=-1, required=True, metavar="MATRIX...")
-@click.option("--hw", "hw", default="a100", show_default=True, metavar="NAME|PATH[,...]",
-              help="Hardware spec: a bundled name (see 'sparsroof hw list') or a path to a "
-                   "YAML spec; several, comma separated, are compared in one table.")
+@hw_option(many=True, help="Hardware spec: a bundled name (see 'sparsroof hw list') or a "
+           "path to a YAML spec; several, repeated or comma separated, are compared in one "
+           "table.")
 @KERNEL_OPTION
 @WIDTH_OPTION
 @DTYPE_OPTION
@@ -76,7 +77,7 @@ from .common import (
 @click.option("--plot-kind", type=click.Choice(KINDS), default="roofline", show_default=True,
               help="Figure for --plot: roofline, time-based roofline, complexity-time "
                    "roofline, or ridgeline (needs --ranks).")
-def command(matrices: tuple[str, ...], hw: str, kernel: str, widths: tuple[str, ...],
+def command(matrices: tuple[str, ...], hw: tuple[str, ...], kernel: str, widths: tuple[str, ...],
             dtype: str, index: str, storages: tuple[str, ...], models: tuple[str, ...],
             unit: str | None, precision: str | None, launches: int | None,
             ranks: tuple[str, ...], cache_roof: bool, reuse_factor: float, hub_fraction: float,
@@ -100,7 +101,7 @@ def command(matrices: tuple[str, ...], hw: str, kernel: str, widths: tuple[str, 
       sparsroof analyze data/lap2d_64.mtx --hw c2050 --reorder rcm,degree
     """
     limit = memory_limit(max_memory)
-    specs = [load_spec(name.strip()) for name in dict.fromkeys(hw.split(","))]
+    specs = [load_spec(name) for name in hw]
     _check_plot(plot_path, plot_kind, ranks, len(specs))
     if calibration_file and len(specs) > 1:
         raise OptionError("--calibration describes one host: give --hw one spec")

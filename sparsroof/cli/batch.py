@@ -27,6 +27,7 @@ from .common import (
     STORAGE_OPTION,
     UNIT_OPTION,
     WIDTH_OPTION,
+    hw_option,
     memory_limit,
     table_console,
 )
@@ -78,8 +79,7 @@ def _tell(plan: Plan, summary: RunCounts, store: str) -> None:
 
 @click.command("batch")
 @click.argument("paths", nargs=-1, required=True, metavar="DIR|FILE...")
-@click.option("--hw", "hws", multiple=True, default=("a100",), show_default=True,
-              metavar="NAME|PATH", help="Hardware spec; repeat to model several devices.")
+@hw_option(many=True)
 @KERNEL_OPTION
 @WIDTH_OPTION
 @DTYPE_OPTION
@@ -116,7 +116,7 @@ def _tell(plan: Plan, summary: RunCounts, store: str) -> None:
               help="Afterwards write all rows of the store to FILE (.csv, .json, .parquet).")
 @click.option("--strict", is_flag=True, help="Exit 1 also for files that failed in earlier "
               "runs and were not retried (by default only this run's failures count).")
-def command(paths: tuple[str, ...], hws: tuple[str, ...], kernel: str,
+def command(paths: tuple[str, ...], hw: tuple[str, ...], kernel: str,
             widths: tuple[str, ...], dtype: str, index: str, storages: tuple[str, ...],
             models: tuple[str, ...], unit: str | None, store_path: str,
             workers: int | None, timeout: float | None, memory: str | None,
@@ -138,7 +138,7 @@ def command(paths: tuple[str, ...], hws: tuple[str, ...], kernel: str,
       sparsroof batch data --store results.db --max-nnz 1000000 --name 'lap*' --dry-run
       sparsroof batch data --kernel spmm --d 1,16 --export results.csv
     """
-    specs = [load_spec(h) for h in dict.fromkeys(hws)]
+    specs = [load_spec(h) for h in hw]
     config = Config.from_options(kernel=kernel, d=widths, dtype=dtype, index=index,
                                  storage=storages, model=models, unit=unit, reorder=reorder)
     if export_path:

@@ -18,6 +18,7 @@ from .common import (
     WIDTH_OPTION,
     comma_list,
     emit,
+    hw_option,
     table_console,
     warn_flagged,
 )
@@ -25,8 +26,8 @@ from .common import (
 
 @click.command("bench")
 @click.argument("matrix")
-@click.option("--hw", required=True, metavar="NAME|PATH",
-              help="Spec of this host (e.g. from 'sparsroof hw probe -o myhost.yaml').")
+@hw_option(required=True,
+           help="Spec of this host (e.g. from 'sparsroof hw probe -o myhost.yaml').")
 @KERNEL_OPTION
 @WIDTH_OPTION
 @DTYPE_OPTION

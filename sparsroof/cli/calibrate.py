@@ -10,12 +10,12 @@ from ..errors import OptionError
 from ..hardware.library import load_spec
 from ..host.calibration import calibrate, save
 from ..report.calibration import calibration_summary
-from .common import check_writable
+from .common import check_writable, hw_option
 
 
 @click.command("calibrate")
-@click.option("--hw", required=True, metavar="NAME|PATH",
-              help="Spec of this host (e.g. from 'sparsroof hw probe -o myhost.yaml').")
+@hw_option(required=True,
+           help="Spec of this host (e.g. from 'sparsroof hw probe -o myhost.yaml').")
 @click.option("-o", "--output-file", required=True, metavar="FILE",
               help="Where to write the calibration JSON.")
 @click.option("--dtype", type=click.Choice(["fp64", "fp32"]), default="fp64",

@@ -16,6 +16,8 @@ from .guard import echo_error, run_guarded
 
 __all__ = [
     "timing_options",
+    "hw_option",
+    "spec_names",
     "HW_OPTION",
     "KERNEL_OPTION",
     "WIDTH_OPTION",
@@ -38,10 +40,44 @@ __all__ = [
     "table_console",
 ]
 
-HW_OPTION = click.option(
-    "--hw", "hw", default="a100", show_default=True, metavar="NAME|PATH",
-    help="Hardware spec: a bundled name (see 'sparsroof hw list') or a path to a YAML spec.",
-)
+def spec_names(values: tuple[str, ...] | list[str] | str | None) -> tuple[str, ...]:
+    """Spec names from ``--hw`` values, repeated or comma separated, in order, each once.
+
+    >>> spec_names(("a100,h100-sxm", "a100", " mi300x "))
+    ('a100', 'h100-sxm', 'mi300x')
+    """
+    if values is None:
+        return ()
+    listed = [values] if isinstance(values, str) else list(values)
+    return tuple(dict.fromkeys(p.strip() for v in listed for p in v.split(",") if p.strip()))
+
+
+def hw_option(*, many: bool = False, required: bool = False, default: str | None = "a100",
+              help: str = "") -> Any:
+    """``--hw``, the same everywhere: a bundled name or a YAML path, repeatable and comma
+    separated. A command that bounds on one spec gets one name (a usage error names the
+    extra ones); one that compares specs (``many``) gets them all, in order."""
+    what = help or ("Hardware spec: a bundled name (see 'sparsroof hw list') or a path to a "
+                    "YAML spec" + ("; several, repeated or comma separated, are compared."
+                                   if many else "."))
+
+    def names(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> Any:
+        found = spec_names(value)
+        if many:
+            return found
+        if len(found) > 1:
+            raise click.BadParameter(f"{ctx.command_path} bounds on one spec; got "
+                                     f"{', '.join(found)}", ctx=ctx, param=param)
+        return found[0] if found else None
+
+    return click.option(
+        "--hw", "hw", multiple=True, required=required,
+        default=(default,) if default and not required else None,
+        show_default=bool(default) and not required,
+        metavar="NAME|PATH" + ("[,...]" if many else ""), callback=names, help=what)
+
+
+HW_OPTION = hw_option()
 KERNEL_OPTION = click.option(
     "--kernel", type=click.Choice(KERNELS), default="spmv", show_default=True,
     help="SpMV (y = A·x) or SpMM (C = A·B with B of width d).",

@@ -9,6 +9,7 @@ import click
 
 from ..compare import Judged, Summary, judge, read_runs, summarise
 from ..compare.runs import TIME_UNITS
+from ..hardware.library import load_spec
 from ..model.timing import describe
 from ..report.compare import compare_csv, compare_json, compare_table
 from .common import (
@@ -17,6 +18,7 @@ from .common import (
     OUTPUT_OPTION,
     echo_error,
     emit,
+    hw_option,
     table_console,
     timing_options,
 )
@@ -30,9 +32,8 @@ __all__ = ["command", "echo_judged"]
 
 @click.command("compare")
 @click.argument("runs_file", metavar="RUNS")
-@click.option("--hw", "hw", default="a100", show_default=True, metavar="NAME|PATH",
-              help="Spec for runs that name none (a CSV 'hw' column or the bench JSON's "
-                   "spec wins).")
+@hw_option(help="Spec for runs that name none (a CSV 'hw' column or the bench JSON's spec "
+                "wins).")
 @KERNEL_OPTION
 @click.option("--d", "width", type=click.IntRange(min=1), default=1, show_default=True,
               help="Width of B for rows that do not say.")
@@ -86,6 +87,7 @@ def command(runs_file: str, hw: str, kernel: str, width: int, dtype: str, time_u
         from ..host.calibration import load as load_calibration
 
         load_calibration(calibration_file)  # a missing or broken file is one error, not one a run
+    load_spec(hw)  # an unknown name is one usage error, before any run is read
     runs, errors = read_runs(runs_file, kernel=kernel, width=width, dtype=dtype,
                              time_unit=time_unit, matrix_dir=matrix_dir)
     judged, more = judge(runs, hw, calibration=calibration_file,

@@ -23,7 +23,7 @@ from ..plot import (
     sparsity_roofline_figure,
 )
 from ..plot.style import DEFAULT_DPI
-from .common import check_figure
+from .common import check_figure, hw_option
 
 __all__ = ["command", "SIZE_OPTION", "DPI_OPTION", "checked_figure", "size_of", "echo_written"]
 
@@ -143,9 +143,8 @@ def _results_command(kind: str, summary: str) -> Any:
     @click.option("--measured", default=None, metavar="RUNS",
                   help="Measured runs to draw beside their bound.")
     @_OUT
-    @click.option("--hw", default=None, metavar="NAME|PATH",
-                  help="Hardware spec for the ceilings [default: the one the results or "
-                       "the runs name].")
+    @hw_option(default=None, help="Hardware spec for the ceilings [default: the one the "
+               "results or the runs name].")
     @SIZE_OPTION
     @DPI_OPTION
     def run(results: str | None, measured: str | None, out: str, hw: str | None,
@@ -174,8 +173,7 @@ command.add_command(_results_command(
 @click.option("--storage", default=None, metavar="NAME",
               help="Storage format drawn [default: the first of the results].")
 @_OUT
-@click.option("--hw", default=None, metavar="NAME|PATH",
-              help="Hardware spec [default: the one the results name].")
+@hw_option(default=None, help="Hardware spec [default: the one the results name].")
 @SIZE_OPTION
 @DPI_OPTION
 def reuse(results: str, measured: str | None, at: str, storage: str | None, out: str,
