@@ -17,6 +17,7 @@ from ..hardware.library import load_spec
 from ..matrix.collection import SizeFilter, discover
 from ..report.export import check_export, export
 from ..report.progress import progress_for
+from ..report.tables import fitted_table
 from ..units import si
 from .common import (
     DTYPE_OPTION,
@@ -40,23 +41,17 @@ def _budget(memory: str | None) -> int | None:
 
 
 def _dry_run_table(plan: Plan) -> object:
-    from rich.table import Table
-
-    table = Table(title=f"dry run: {len(plan.tasks)} to analyse, memory budget "
-                  f"{si(plan.budget, 'B')}", title_justify="left")
-    for header in ("status", "matrix", "rows", "entries", "memory", "file / reason"):
-        table.add_column(header, justify="right" if header in ("rows", "entries", "memory")
-                         else "left", no_wrap=header != "file / reason")
-    for t in plan.tasks:
-        table.add_row("run", t.source.name, f"{t.rows:,}", f"{t.entries:,}", si(t.memory, "B"),
-                      t.source.label)
-    for p in plan.others:
-        table.add_row(p.status, p.source.name, f"{p.rows:,}" if p.rows is not None else "",
-                      f"{p.entries:,}" if p.entries is not None else "", "",
-                      f"{p.source.label}  {p.reason}".rstrip())
-    for a in plan.auxiliary:
-        table.add_row("auxiliary", a.name, "", "", "", a.label)
-    return table
+    rows = [["run", t.source.name, f"{t.rows:,}", f"{t.entries:,}", si(t.memory, "B"),
+             t.source.label] for t in plan.tasks]
+    rows += [[p.status, p.source.name, f"{p.rows:,}" if p.rows is not None else "",
+              f"{p.entries:,}" if p.entries is not None else "", "",
+              f"{p.source.label}  {p.reason}".rstrip()] for p in plan.others]
+    rows += [["auxiliary", a.name, "", "", "", a.label] for a in plan.auxiliary]
+    return fitted_table(("status", "matrix", "rows", "entries", "memory", "file / reason"),
+                        rows, left=("status", "matrix", "file / reason"),
+                        prose=("file / reason",),
+                        title=f"dry run: {len(plan.tasks)} to analyse, memory budget "
+                              f"{si(plan.budget, 'B')}")
 
 
 def _tell(plan: Plan, summary: RunCounts, store: str) -> None:

@@ -221,18 +221,19 @@ def emit(text: str) -> None:
 
 
 def table_console(wide: bool = False) -> Any:
-    """A rich console for stdout; wide enough not to wrap tables when piped to a file.
-
-    ``wide`` (``--wide``) lets a table take its natural width however narrow the
-    terminal: every column whole, the terminal wrapping the lines.
+    """A rich console for stdout: the terminal's width, or (piped to a file) the width
+    ``COLUMNS`` gives, else wide enough not to wrap tables. ``wide`` (``--wide``) only
+    adds columns: a table still fits the terminal, folding into column groups where it
+    must.
     """
     from rich.console import Console
 
     console = Console()
-    if not console.is_terminal:
-        console = Console(width=200, no_color=True, highlight=False)
-    if wide:
-        console.width = max(console.width, 250)
+    if not console.is_terminal:  # a file or a pipe: as wide as COLUMNS says, else wide
+        columns = os.environ.get("COLUMNS", "")
+        width = int(columns) if columns.isdigit() and int(columns) >= 40 else (
+            250 if wide else 200)
+        console = Console(width=width, no_color=True, highlight=False)
     return console
 
 

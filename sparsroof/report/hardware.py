@@ -119,37 +119,34 @@ def show_json(spec: HwSpec) -> str:
 _SI_UNITS = {"bandwidth": "B/s", "capacity": "B", "time": "s", "clock": "Hz", "peak": "FLOP/s"}
 
 
-def _row(table: Any, what: str, q: Quantity, kind: str | None) -> None:
+def _row(what: str, q: Quantity, kind: str | None) -> list[str]:
     value = si(q.value, _SI_UNITS[kind]) if kind else f"{q.value:g}"
-    table.add_row(what, q.text, value, q.kind or "-", q.source)
+    return [what, q.text, value, q.kind or "-", q.source]
+
+
+#: the columns of ``hw show``
+SHOW_COLUMNS = ("figure", "as written", "value", "kind", "source")
 
 
 def show_table(spec: HwSpec) -> Any:
-    """A rich Table of every figure in the spec with its text, SI value and source."""
-    from rich.table import Table
-
+    """A table of every figure in the spec with its text, SI value and source, fitted to
+    the terminal (the sources wrap)."""
     aliases = f" (aliases: {', '.join(spec.aliases)})" if spec.aliases else ""
-    table = Table(title=f"{spec.name}{aliases}: {spec.device} [{spec.kind}]  from {spec.origin}",
-                  title_justify="left", caption=spec.notes or None, caption_justify="left")
-    for header in ("figure", "as written", "value", "kind", "source"):
-        table.add_column(header, no_wrap=header != "source", overflow="fold")
-    for (unit, precision), q in spec.peaks.items():
-        _row(table, f"peak {unit} {precision}", q, "peak")
+    rows = [_row(f"peak {unit} {precision}", q, "peak")
+            for (unit, precision), q in spec.peaks.items()]
     for level in spec.memory:
-        if level.bandwidth:
-            _row(table, f"{level.name} bandwidth", level.bandwidth, "bandwidth")
-        if level.capacity:
-            _row(table, f"{level.name} capacity", level.capacity, "capacity")
-        if level.instances:
-            _row(table, f"{level.name} instances", level.instances, None)
+        for what, q, kind in ((f"{level.name} bandwidth", level.bandwidth, "bandwidth"),
+                              (f"{level.name} capacity", level.capacity, "capacity"),
+                              (f"{level.name} instances", level.instances, None)):
+            if q is not None:
+                rows.append(_row(what, q, kind))
     extras = [("launch overhead", spec.launch_overhead, "time"),
               *((f"launch floor, {m}", q, "time") for m, q in spec.launch_floors.items()),
               ("network", spec.network, "bandwidth"), ("clock", spec.clock, "clock")]
-    for what, extra, kind in extras:
-        if extra is not None:
-            _row(table, what, extra, kind)
-    for key, count in spec.parallelism.items():
-        _row(table, key, count, None)
-    for key, text in spec.host.items():
-        table.add_row(f"host {key}", text, "", "", "")
-    return table
+    rows += [_row(what, q, kind) for what, q, kind in extras if q is not None]
+    rows += [_row(key, count, None) for key, count in spec.parallelism.items()]
+    rows += [[f"host {key}", text, "", "", ""] for key, text in spec.host.items()]
+    return fitted_table(SHOW_COLUMNS, rows, left=("figure", "as written", "kind", "source"),
+                        prose=("source",),
+                        title=f"{spec.name}{aliases}: {spec.device} [{spec.kind}]  from "
+                              f"{spec.origin}", caption=spec.notes or None)

@@ -1,9 +1,10 @@
 """Tables for people: they fit the terminal, and a number is never cut.
 
-Text columns (names, labels) may wrap; number columns never do, and are never narrower
-than their widest cell, so a squeezed table wraps its words instead of printing ``…``
-inside a figure. Each table has a default set of columns chosen to fit 100 columns and
-shows every column with ``wide``.
+Text columns (names, labels) may wrap at spaces, never inside a word; number columns never
+wrap, and are never narrower than their widest cell, so a squeezed table wraps its words
+instead of printing ``…`` inside a figure or a name. A table too wide for the terminal, even
+so, folds into column groups rather than overflowing. Each table has a default set of
+columns chosen to fit 100 columns and shows every column with ``wide``.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Collection, Sequence
 from functools import cache
 from typing import Any
 
-__all__ = ["fitted_table", "pick"]
+__all__ = ["FittedTable", "fitted_table", "pick"]
 
 
 @cache
@@ -47,30 +48,164 @@ def pick(headers: Sequence[str], core: Collection[str], wide: bool) -> list[int]
     return [i for i, h in enumerate(headers) if wide or h in core]
 
 
+#: the space between two columns of these tables (a divider and the collapsed padding)
+_GAP = 2
+#: the narrowest a column of free text (sources, notes) gets, folding longer words
+_PROSE_WIDTH = 24
+#: short identifying columns a table repeats in every column group, beside its text keys
+_KEY_NUMBERS = ("d", "x", "n", "row", "P")
+
+
+def _stack(header: str, width: int) -> str:
+    r"""A header's words on as few lines of at most ``width`` as they go.
+
+    >>> _stack("B+C sparse", 5), _stack("measured", 3)
+    ('B+C\nsparse', 'measured')
+    """
+    lines: list[str] = []
+    for word in header.split():
+        if lines and len(lines[-1]) + 1 + len(word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return "\n".join(lines)
+
+
+class FittedTable:
+    """A table that fits the console it is printed in, decided when it is printed.
+
+    Numbers never wrap; text wraps at spaces only, never inside a word. When the natural
+    layout is too wide, text columns narrow (the widest first) down to their longest word;
+    then number headers stack their words; and when even that is too wide, the columns fold
+    into groups, each a table of its own repeating the key columns (the leading text
+    columns and short ids such as ``d``), so nothing is cut and no line overflows.
+    """
+
+    def __init__(self, headers: Sequence[str], rows: Sequence[Sequence[str]], *,
+                 left: Collection[str], title: str | None, caption: str | None,
+                 keep: Sequence[int], sections: Collection[int],
+                 prose: Collection[str] = ()) -> None:
+        self.headers, self.rows, self.left = list(headers), [list(r) for r in rows], left
+        self.title, self.caption = title, caption
+        self.keep, self.sections, self.prose = list(keep), set(sections), set(prose)
+        self.natural: dict[int, int] = {}
+        self.least: dict[int, int] = {}  # text at its longest word, numbers whole
+        self.stacked: dict[int, int] = {}  # as least, number headers stacked
+        for i in self.keep:
+            header, cells = self.headers[i], [r[i] for r in self.rows]
+            lines = [line for c in cells for line in c.splitlines()] or [""]
+            widest = max(len(line) for line in lines)
+            self.natural[i] = max(len(header), widest)
+            longest_word = max(len(w) for w in header.split()) if header.strip() else 0
+            if header in left:
+                words = [len(w) for line in lines for w in line.split()]
+                self.least[i] = max([1, longest_word, *words])
+                if header in prose:  # free text: a long word (an address) may fold
+                    self.least[i] = min(self.least[i], _PROSE_WIDTH)
+                self.stacked[i] = self.least[i]
+            else:
+                self.least[i] = self.natural[i]
+                self.stacked[i] = max(widest, longest_word, 1)
+
+    def _keys(self) -> list[int]:
+        keys = []
+        for i in self.keep:
+            if self.headers[i] not in self.left and self.headers[i] not in _KEY_NUMBERS:
+                break
+            keys.append(i)
+        return keys[: max(1, len(self.keep) - 1)]
+
+    @staticmethod
+    def _span(widths: dict[int, int], columns: Sequence[int]) -> int:
+        return sum(widths[i] for i in columns) + _GAP * (len(columns) - 1)
+
+    def groups(self, width: int) -> list[list[int]]:
+        """The kept columns in groups that fit ``width`` (one group when all fit).
+
+        >>> t = FittedTable(["name", "a", "b"], [["x y", "1234", "5678"]], left={"name"},
+        ...                 title=None, caption=None, keep=[0, 1, 2], sections=())
+        >>> t.groups(80), t.groups(10)
+        ([[0, 1, 2]], [[0, 1], [0, 2]])
+        """
+        if self._span(self.stacked, self.keep) <= width:
+            return [self.keep]
+        keys = self._keys()
+        groups: list[list[int]] = []
+        for i in (i for i in self.keep if i not in keys):
+            if groups and self._span(self.stacked, [*groups[-1], i]) <= width:
+                groups[-1].append(i)
+            else:
+                groups.append([*keys, i])
+        return groups
+
+    def layout(self, columns: Sequence[int], width: int
+               ) -> tuple[dict[int, int] | None, bool]:
+        """(the width of each column, None for the natural layout; whether number headers
+        stack) for ``columns`` within ``width``."""
+        if self._span(self.natural, columns) <= width:
+            return None, False
+        stack = self._span(self.least, columns) > width
+        floor = self.stacked if stack else self.least
+        widths = {i: (self.natural[i] if self.headers[i] in self.left else floor[i])
+                  for i in columns}
+        text = [i for i in columns if self.headers[i] in self.left]
+        while self._span(widths, columns) > width:
+            wider = [i for i in text if widths[i] > floor[i]]
+            if not wider:
+                break
+            # free text gives way first, then the widest column
+            widest = max(wider, key=lambda i: (self.headers[i] in self.prose, widths[i]))
+            widths[widest] -= 1
+        return widths, stack
+
+    def _table(self, columns: Sequence[int], width: int, title: str | None,
+               caption: str | None) -> Any:
+        from rich import box
+
+        widths, stack = self.layout(columns, width)
+        table = _wide_notes_table()(title=title, caption=caption, box=box.SIMPLE_HEAD,
+                                    show_edge=False, pad_edge=False, collapse_padding=True)
+        for i in columns:
+            header = self.headers[i]
+            fixed = widths[i] if widths else None
+            if header in self.left:
+                table.add_column(header, justify="left", overflow="fold", width=fixed)
+            else:
+                shown = _stack(header, self.stacked[i]) if stack else header
+                table.add_column(shown, justify="right", no_wrap=True, width=fixed,
+                                 min_width=self.stacked[i] if stack else self.least[i])
+        for n, row in enumerate(self.rows):
+            if n in self.sections and n:
+                table.add_section()
+            table.add_row(*(row[i] for i in columns))
+        return table
+
+    def __rich_console__(self, console: Any, options: Any) -> Any:
+        width = options.max_width
+        groups = self.groups(width)
+        keys = self._keys()
+        for k, columns in enumerate(groups):
+            title = self.title if k == 0 else None
+            if len(groups) > 1:
+                title = ((title + "\n") if title else "") + (
+                    f"columns {k + 1} of {len(groups)}: "
+                    f"{', '.join(self.headers[i] for i in columns if i not in keys)}")
+            yield self._table(columns, width, title,
+                              self.caption if k == len(groups) - 1 else None)
+
+
 def fitted_table(headers: Sequence[str], rows: Sequence[Sequence[str]], *,
                  left: Collection[str] = (), title: str | None = None,
                  caption: str | None = None, keep: Sequence[int] | None = None,
-                 sections: Collection[int] = ()) -> Any:
-    """A rich Table of the columns at positions ``keep`` (all by default).
+                 sections: Collection[int] = (), prose: Collection[str] = ()) -> Any:
+    """A table of the columns at positions ``keep`` (all by default) that fits the console
+    it is printed in (:class:`FittedTable`).
 
-    Columns named in ``left`` are text, left-justified and wrapped when space runs out;
-    the others are numbers, right-justified, never wrapped and at least as wide as their
-    widest cell. A rule is drawn before each row index in ``sections``.
+    Columns named in ``left`` are text, left-justified and wrapped at spaces when space
+    runs out; the others are numbers, right-justified, never wrapped and at least as wide
+    as their widest cell. A rule is drawn before each row index in ``sections``. Columns
+    named in ``prose`` are free text (sources, notes) whose long words may fold.
     """
-    from rich import box
-
     keep = list(range(len(headers))) if keep is None else list(keep)
-    table = _wide_notes_table()(title=title, caption=caption, box=box.SIMPLE_HEAD,
-                                show_edge=False, pad_edge=False, collapse_padding=True)
-    for i in keep:
-        header = headers[i]
-        if header in left:
-            table.add_column(header, justify="left", overflow="fold")
-        else:
-            widest = max([len(header), *(len(row[i]) for row in rows)])
-            table.add_column(header, justify="right", no_wrap=True, min_width=widest)
-    for n, row in enumerate(rows):
-        if n in sections and n:
-            table.add_section()
-        table.add_row(*(row[i] for i in keep))
-    return table
+    return FittedTable(headers, rows, left=left, title=title, caption=caption, keep=keep,
+                       sections=sections, prose=prose)

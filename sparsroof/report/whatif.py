@@ -99,19 +99,23 @@ def to_table(results: Sequence[ModelResult], title: str) -> Any:
 
 
 def to_layer_table(r: ModelResult) -> Any:
-    """Per-layer detail of one (pattern, sparsity)."""
-    from rich.table import Table
-
-    table = Table(title=f"{r.model} {r.pattern} at {100 * r.sparsity:.4g} % on {r.spec}",
-                  title_justify="left")
-    for header in ("layer", "x", "weights", "n", "kernel / unit", "dense SoL", "bound",
-                   "sparse SoL", "bound", "speedup", "B+C sparse"):
-        table.add_column(header, justify="left" if header in ("layer", "kernel / unit",
-                                                              "bound") else "right")
+    """Per-layer detail of one (pattern, sparsity), fitted to the terminal; the kernel and
+    unit are the same for most layers, so the title names the common one and a row names
+    its own only where it differs."""
+    common = _unit_cell(r)
+    headers = ["layer", "x", "weights", "n", "kernel / unit", "dense SoL", "dense bound",
+               "sparse SoL", "sparse bound", "speedup", "B+C sparse"]
+    rows = []
     for x in r.layers:
         t = x.sparse_traffic
-        table.add_row(x.layer, str(x.count), f"{x.dense_traffic.a_values_stored:,.0f}",
-                      str(t.width), f"{x.placement.detail} / {x.placement.unit}",
-                      si(x.dense.sol_s, "s"), x.dense.bound, si(x.sparse.sol_s, "s"),
-                      x.sparse.bound, f"{x.speedup:.2f}x", f"{x.feature_share_sparse:.0%}")
-    return table
+        kernel = f"{x.placement.detail} / {x.placement.unit}"
+        rows.append([x.layer, str(x.count), f"{x.dense_traffic.a_values_stored:,.0f}",
+                     str(t.width), "" if kernel == common else kernel,
+                     si(x.dense.sol_s, "s"), x.dense.bound, si(x.sparse.sol_s, "s"),
+                     x.sparse.bound, f"{x.speedup:.2f}x", f"{x.feature_share_sparse:.0%}"])
+    keep = [i for i, h in enumerate(headers)
+            if h != "kernel / unit" or any(row[i] for row in rows)]
+    title = f"{r.model} {r.pattern} at {100 * r.sparsity:.4g} % on {r.spec}" + (
+        f": {common}" if common != "mixed" else "")
+    return fitted_table(headers, rows, title=title, keep=keep,
+                        left=("layer", "kernel / unit", "dense bound", "sparse bound"))
