@@ -12,7 +12,7 @@ import random
 from collections.abc import Callable
 from pathlib import Path
 
-CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
+CORPUS = Path(__file__).resolve().parent / "corpus"
 
 _BANNER = "%%MatrixMarket {} {} {} {}\n"
 
@@ -163,7 +163,7 @@ def corpus_seeds(max_bytes: int = 200_000) -> dict[str, bytes]:
         return {}
     seeds = {}
     for path in sorted(CORPUS.iterdir()):
-        if path.name == "SOURCES.md" or path.stat().st_size > max_bytes:
+        if path.suffix == ".md" or path.stat().st_size > max_bytes:
             continue
         data = path.read_bytes()
         if path.name.endswith(".gz"):

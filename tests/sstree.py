@@ -1,4 +1,4 @@
-"""A small matrix tree in the SuiteSparse layout, built from ../shared/corpus files."""
+"""A small matrix tree in the SuiteSparse layout, built from the corpus files."""
 
 from __future__ import annotations
 

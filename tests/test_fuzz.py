@@ -67,7 +67,7 @@ def test_mutated_generated_files_load_or_fail_cleanly(name: str, steps: list) ->
     load_or_clean_error(name, _apply(GENERATED[name], steps), len(steps))
 
 
-@pytest.mark.skipif(not _CORPUS, reason="../shared/corpus is not present")
+@pytest.mark.skipif(not _CORPUS, reason="tests/corpus is not present")
 @_FUZZ
 @given(name=st.sampled_from(sorted(_CORPUS) or ["-"]), steps=_steps)
 def test_mutated_corpus_files_load_or_fail_cleanly(name: str, steps: list) -> None:

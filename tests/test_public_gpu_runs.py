@@ -12,8 +12,6 @@ import statistics
 from collections import defaultdict
 from pathlib import Path
 
-import pytest
-
 from sparsroof.compare import judge, read_runs
 from sparsroof.compare.runs import GINKGO_FORMATS
 from sparsroof.matrix.mtx import load
@@ -23,7 +21,6 @@ from .conftest import CORPUS
 RUNS = Path(__file__).parent / "data" / "ginkgo_spmv.csv"
 SPECS = {"V100": "v100-sxm2", "A100": "a100-40gb"}
 
-pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="the shared corpus is absent")
 
 
 def _compare_csv(tmp_path: Path) -> tuple[Path, int]:
