@@ -11,9 +11,10 @@ import click
 from .._version import envelope
 from ..batch.store import Store
 from ..batch.summary import MatrixPoint, Summary, roof_points, summarise
+from ..errors import OptionError
 from ..report.tables import fitted_table
 from ..units import si
-from .common import emit, table_console
+from .common import check_writable, emit, table_console
 
 #: failed files listed by name in the table (all of them in the JSON)
 SHOWN_FAILURES = 20
@@ -74,6 +75,18 @@ def _json(s: Summary, failures: list[dict[str, Any]]) -> str:
     return json.dumps(doc, indent=2)
 
 
+def _write_html(source: str, path: str) -> None:
+    """The HTML report of a store or an analyze/compare JSON document."""
+    from ..plot.thumbnail import add_pictures
+    from ..report.html import write_html
+    from ..report.html_data import read_page
+
+    check_writable(path)
+    page = read_page(source)
+    add_pictures(page)
+    click.echo(f"sparsroof: wrote {write_html(page, path)}", err=True)
+
+
 @click.command("report")
 @click.argument("store_path", metavar="STORE", type=click.Path(dir_okay=False))
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), metavar="FILE",
@@ -82,18 +95,36 @@ def _json(s: Summary, failures: list[dict[str, Any]]) -> str:
               help="How many matrices to list furthest from and closest to the roof.")
 @click.option("--output", "-O", "output", type=click.Choice(("table", "json")),
               default="table", show_default=True, help="Result format on stdout.")
-def command(store_path: str, plot_path: str | None, top: int, output: str) -> int:
+@click.option("--html", "html_path", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Also write one self-contained interactive HTML page (works offline); "
+                   "STORE may then be the JSON of 'analyze -O json' or 'compare -O json'.")
+def command(store_path: str, plot_path: str | None, top: int, output: str,
+            html_path: str | None) -> int:
     """Summarise a result STORE written by 'sparsroof batch'.
 
     Counts by class, bound and failure reason, and the matrices furthest from and
     closest to the compute roof, and the files that failed. The exit code is 1 if the
-    store records any failure.
+    store records any failure. --html writes an interactive page of every row (also from
+    the JSON of 'analyze -O json' or 'compare -O json' given in place of STORE).
 
     \b
     Examples:
       sparsroof batch data --store results.db
       sparsroof report results.db --plot aggregate.png --top 10
+      sparsroof report results.db --html report.html
+      sparsroof compare measured.csv --hw a100 -O json > measured.json
+      sparsroof report measured.json --html measured.html
     """
+    from ..report.html_data import source_kind
+
+    if source_kind(store_path) == "document":
+        if not html_path or plot_path:
+            raise OptionError(f"{store_path}: a JSON document is reported with --html FILE "
+                              f"alone; the tables and --plot need a result store")
+        _write_html(store_path, html_path)
+        return 0
+    if html_path:
+        _write_html(store_path, html_path)
     with Store(store_path, readonly=True) as store:
         summary = summarise(store, top=top)
         failures = store.failures()

@@ -1,0 +1,102 @@
+"""Spy thumbnails for the HTML report: small PNG images as ``data:`` URIs.
+
+Each is the binned density image of :func:`sparsroof.plot.spy.density` (stored entries
+per cell, logarithmic colour, empty cells white), without axes or captions, drawn at the
+size the page shows it. A matrix is drawn only where its file can still be read: a file
+that is gone, has changed size since the batch analysed it, or holds more than
+:data:`MAX_ENTRIES` entries gets a note instead, and so does every matrix past the first
+:data:`MAX_THUMBNAILS` (each one is loaded from its file).
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import MatrixFileError
+from ..matrix.collection import Source, load_source, peek_source
+from ..matrix.mtx import Matrix
+from ..report.html_data import UNCLASSIFIED, MatrixRef, Page
+from .spy import density
+from .style import new_figure
+
+__all__ = ["PIXELS", "MAX_ENTRIES", "MAX_THUMBNAILS", "spy_png", "add_pictures"]
+
+#: width and height of a thumbnail in pixels
+PIXELS = 132
+#: matrices with more stored entries than this are not loaded for a thumbnail
+MAX_ENTRIES = 20_000_000
+#: thumbnails drawn for one page at most
+MAX_THUMBNAILS = 500
+
+
+def spy_png(matrix: Matrix, pixels: int = PIXELS) -> bytes:
+    """A ``pixels`` x ``pixels`` PNG of the matrix's density; the longer side fills it."""
+    from matplotlib.colors import LogNorm
+
+    d = density(matrix, bins=pixels)
+    fig = new_figure((pixels / 100, pixels / 100), dpi=100)
+    ax = fig.add_axes((0, 0, 1, 1))
+    ax.set_axis_off()
+    shown = np.ma.masked_equal(d.counts, 0)
+    ax.imshow(shown, cmap="viridis", norm=LogNorm(vmin=1, vmax=max(int(d.counts.max()), 2)),
+              extent=(0, matrix.cols, matrix.rows, 0), interpolation="nearest", aspect="equal")
+    longest = max(matrix.rows, matrix.cols, 1)
+    ax.set_xlim((matrix.cols - longest) / 2, (matrix.cols + longest) / 2)
+    ax.set_ylim((matrix.rows + longest) / 2, (matrix.rows - longest) / 2)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=100, facecolor="white")
+    return buffer.getvalue()
+
+
+def _why_not(ref: MatrixRef, drawn: int) -> str | None:
+    """Why ``ref`` gets no thumbnail, or None when its file can be read."""
+    if drawn >= MAX_THUMBNAILS:
+        return f"not drawn: only the first {MAX_THUMBNAILS} matrices are"
+    path = Path(ref.path)
+    if not ref.path or not path.is_file():
+        return "file not found"
+    if ref.size is not None and path.stat().st_size != ref.size:
+        return "file changed since it was analysed"
+    return None
+
+
+def _load(ref: MatrixRef) -> Matrix | str:
+    """The matrix of ``ref``, or why it cannot be drawn."""
+    source = Source(ref.path, ref.name, 0, 0, ref.member)
+    try:
+        entries = peek_source(source).expanded_entries_max
+        if entries > MAX_ENTRIES:
+            return f"{entries:,} entries: too large to draw here"
+        return load_source(source)
+    except MatrixFileError as err:
+        return f"cannot read: {err.problem}"
+
+
+def add_pictures(page: Page) -> None:
+    """Give each matrix of ``page`` whose file can be read its spy thumbnail and, where
+    the source left it unclassified (compare documents), its class, both from the one
+    loading of the file; the others get a note saying why not."""
+    from ..analysis import classify
+
+    drawn = 0
+    for ref in page.matrices.values():
+        why = _why_not(ref, drawn)
+        matrix = _load(ref) if why is None else why
+        if isinstance(matrix, str):
+            page.spy_notes[ref.key] = matrix
+            continue
+        png = spy_png(matrix)
+        page.thumbnails[ref.key] = "data:image/png;base64," + base64.b64encode(png).decode()
+        drawn += 1
+        if ref.label == UNCLASSIFIED and page.kind == "compare":
+            page.set_class(ref.key, classify(matrix).label)
+        if ref.rows is None:
+            ref.rows, ref.cols, ref.nnz = matrix.rows, matrix.cols, matrix.stored_entries
+    missing = [k for k in page.spy_notes if page.spy_notes[k].startswith(("file", "cannot"))]
+    if missing:
+        page.notes.append(f"{len(missing)} matrix file(s) could not be read for a spy "
+                          f"thumbnail (gone, changed or unreadable); see 'Matrices'")
