@@ -10,6 +10,10 @@ True
 >>> sparsroof.classify(np.eye(100)).label
 'banded'
 
+In a notebook an analysis shows as a table; ``a.to_frame()`` gives its rows as a pandas
+DataFrame, ``sparsroof.draw(a)`` its roofline, and ``hw=["a100", "h100-sxm"]`` one analysis
+per spec.
+
 Quantities are SI floats: seconds, bytes, FLOP/s and bytes/s.
 """
 
@@ -25,12 +29,29 @@ keep_compiled_kernels_here()
 
 if TYPE_CHECKING:
     from .analysis import Analysis, Config, MatrixInfo, Result, analyze, classify
-    from .errors import MatrixFileError, OptionError, SparsroofError, SpecError
+    from .errors import (
+        AccuracyError,
+        BatchError,
+        BudgetError,
+        CalibrationError,
+        ExportError,
+        FigureError,
+        ManifestError,
+        MatrixFileError,
+        MeasuredRunsError,
+        OptionError,
+        SparsroofError,
+        SpecError,
+        StoreError,
+        UnknownManifestError,
+        UnknownSpecError,
+    )
     from .hardware.library import bundled_names, load_spec
     from .hardware.spec import HwSpec
     from .matrix.mtx import Header, Matrix, MatrixLike, load, peek
     from .model.bound import Bound, bound
     from .model.traffic import Traffic, traffic
+    from .plot import draw
     from .structure.classify import Verdict
     from .structure.features import Structure, measure
 
@@ -39,7 +60,11 @@ if TYPE_CHECKING:
 _HOMES = {
     **dict.fromkeys(["Analysis", "Config", "MatrixInfo", "Result", "analyze", "classify"],
                     "analysis"),
-    **dict.fromkeys(["MatrixFileError", "OptionError", "SparsroofError", "SpecError"], "errors"),
+    **dict.fromkeys(["AccuracyError", "BatchError", "BudgetError", "CalibrationError",
+                     "ExportError", "FigureError", "ManifestError", "MatrixFileError",
+                     "MeasuredRunsError", "OptionError", "SparsroofError", "SpecError",
+                     "StoreError", "UnknownManifestError", "UnknownSpecError"], "errors"),
+    "draw": "plot",
     **dict.fromkeys(["bundled_names", "load_spec"], "hardware.library"),
     "HwSpec": "hardware.spec",
     **dict.fromkeys(["Header", "Matrix", "MatrixLike", "load", "peek"], "matrix.mtx"),
@@ -64,6 +89,18 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "__version__",
+    "AccuracyError",
+    "BatchError",
+    "BudgetError",
+    "CalibrationError",
+    "ExportError",
+    "FigureError",
+    "ManifestError",
+    "MeasuredRunsError",
+    "StoreError",
+    "UnknownManifestError",
+    "UnknownSpecError",
+    "draw",
     "Analysis",
     "Bound",
     "Config",

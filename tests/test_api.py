@@ -98,3 +98,36 @@ def test_the_readme_python_example_runs() -> None:
     storage, sol, bound_kind = run.stdout.splitlines()[0].split()
     assert storage in ("csr", "ell") and float(sol) > 0 and bound_kind in ("memory", "compute",
                                                                              "launch")
+
+
+def test_the_notebook_api() -> None:
+    """A short repr and an HTML table, records and (with pandas) a frame, several specs in
+    one call on one measurement, a name for an in-memory matrix, and one call to draw."""
+    a = sparsroof.analyze(sp.eye(64, format="csr"), hw="a100", name="eye64",
+                          model="compulsory,random")
+    text = repr(a)
+    assert len(text) < 200 and text.startswith("<Analysis eye64 64 x 64, 64 entries")
+    assert "fastest csr" in text and "(launch)" in text
+    page = a._repr_html_()
+    assert page.count("<tr>") == 1 + len(a.results) and "&lt;Analysis eye64" in page
+    rows = a.to_records()
+    assert [r["matrix"] for r in rows] == ["eye64"] * 2
+    assert {r["model"] for r in rows} == {"compulsory", "random"}
+    both = sparsroof.analyze(sp.eye(64, format="csr"), hw=["a100", "h100-sxm"])
+    assert [x.spec for x in both] == ["a100-80gb", "h100-sxm"]
+    with pytest.raises(sparsroof.OptionError, match=r"hw='a100,h100-sxm': give several "
+                       r"specs as a list, e.g. hw=\['a100', 'h100-sxm'\]"):
+        sparsroof.analyze(sp.eye(4), hw="a100,h100-sxm")
+    fig = sparsroof.draw(a)
+    assert "A100" in fig.axes[0].get_title() and fig.axes[0].get_xscale() == "log"
+    with pytest.raises(sparsroof.FigureError, match="one spec at a time"):
+        sparsroof.draw(both)
+    assert all(issubclass(getattr(sparsroof, n), sparsroof.SparsroofError)
+               for n in sparsroof.__all__ if n.endswith("Error"))
+
+
+def test_every_public_name_has_a_docstring() -> None:
+    aliases = {"MatrixLike"}  # a type alias: documented where it is defined
+    undocumented = [n for n in sparsroof.__all__ if n not in {"__version__", *aliases}
+                    and not (getattr(sparsroof, n).__doc__ or "").strip()]
+    assert undocumented == []

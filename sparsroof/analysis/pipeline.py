@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import overload
 
 from ..errors import OptionError
 from ..hardware.library import load_spec
@@ -177,7 +178,7 @@ def analyze_structure(info: MatrixInfo, s: Structure, spec: HwSpec, config: Conf
     results = [r for w in config.widths for r in _width_results(s, spec, config, plan, w)]
     results.sort(key=lambda r: (r.traffic.width, not r.valid, r.bound.sol_s))
     return Analysis(info, spec.name, spec.device, s, verdict, tuple(results),
-                    skipped=tuple(_skipped(s, config, plan)))
+                    skipped=tuple(_skipped(s, config, plan)), hw=spec)
 
 
 def _distributed(matrix: Matrix, spec: HwSpec, config: Config) -> tuple[RankBound, ...]:
@@ -213,15 +214,34 @@ def needs_pattern(config: Config) -> bool:
                 or _PATTERN_STORAGES.intersection(config.storages))
 
 
-def analyze(matrix: MatrixLike, hw: str | Path | HwSpec = "a100",
-            config: Config | None = None, *, cache: bool = True,
-            **options: OptionValue) -> Analysis:
+#: what ``hw`` takes: a bundled spec's name, a path to a YAML spec, or a spec
+SpecLike = str | Path | HwSpec
+
+
+@overload
+def analyze(matrix: MatrixLike, hw: SpecLike = ..., config: Config | None = ..., *,
+            cache: bool = ..., name: str | None = ..., **options: OptionValue) -> Analysis: ...
+
+
+@overload
+def analyze(matrix: MatrixLike, hw: list[SpecLike] | tuple[SpecLike, ...],
+            config: Config | None = ..., *,
+            cache: bool = ..., name: str | None = ..., **options: OptionValue
+            ) -> list[Analysis]: ...
+
+
+def analyze(matrix: MatrixLike,
+            hw: SpecLike | list[SpecLike] | tuple[SpecLike, ...] = "a100",
+            config: Config | None = None, *, cache: bool = True, name: str | None = None,
+            **options: OptionValue) -> Analysis | list[Analysis]:
     """Measure and classify ``matrix``, then model it on the spec ``hw``.
 
     ``matrix`` is a path to a matrix file, a scipy sparse matrix or array (any format),
-    a dense 2-D array, or a :class:`Matrix`; ``hw`` a bundled spec's name, a path to a
-    YAML spec, or an :class:`HwSpec`. Options are the command line's, by the same names
-    (``kernel``, ``d``, ``dtype``, ``index``, ``storage``, ``model``, ``unit``, ...; see
+    a dense 2-D array, or a :class:`Matrix`; ``name`` names it in tables and records
+    (an in-memory matrix is otherwise "matrix"). ``hw`` is a bundled spec's name, a path
+    to a YAML spec or an :class:`HwSpec`; a list of them gives a list of analyses, the
+    matrix measured once. Options are the command line's, by the same names (``kernel``,
+    ``d``, ``dtype``, ``index``, ``storage``, ``model``, ``unit``, ``timing``, ...; see
     :meth:`Config.from_options`), or one ``config``. Times are in seconds, traffic in
     bytes, rates in FLOP/s and bytes/s. The pattern features and the class are measured
     only when a chosen model or format needs them (the class is None otherwise). A
@@ -230,15 +250,26 @@ def analyze(matrix: MatrixLike, hw: str | Path | HwSpec = "a100",
 
     >>> import scipy.sparse as sp
     >>> a = analyze(sp.random(50, 50, density=0.1, format="csr", random_state=0), hw="a100",
-    ...             kernel="spmm", d="1,4")
-    >>> [r.traffic.width for r in a.results][:1], a.results[0].bound.sol_s > 0
-    ([1], True)
+    ...             kernel="spmm", d="1,4", name="toy")
+    >>> [r.traffic.width for r in a.results][:1], a.results[0].bound.sol_s > 0, a.matrix.name
+    ([1], True, 'toy')
+    >>> [b.spec for b in analyze(sp.eye(64), hw=["a100", "h100-sxm"], model="compulsory")]
+    ['a100-80gb', 'h100-sxm']
     """
     if config is not None and options:
         raise OptionError("give either a Config or options, not both")
+    if isinstance(hw, str) and "," in hw:
+        raise OptionError(f"hw={hw!r}: give several specs as a list, e.g. "
+                          f"hw={[h.strip() for h in hw.split(',')]!r}")
     config = config or Config.from_options(**options)
-    spec = hw if isinstance(hw, HwSpec) else load_spec(hw)
-    return analyze_measured(measure_for(matrix, config, cache=cache), spec, config)
+    several = isinstance(hw, (list, tuple))
+    given: Sequence[SpecLike] = hw if isinstance(hw, (list, tuple)) else [hw]
+    specs = [h if isinstance(h, HwSpec) else load_spec(h) for h in given]
+    m = measure_for(matrix, config, cache=cache)
+    if name is not None:
+        m = replace(m, name=name)
+    found = [analyze_measured(m, spec, config) for spec in specs]
+    return found if several else found[0]
 
 
 def measure_for(matrix: MatrixLike, config: Config, *, cache: bool = True,

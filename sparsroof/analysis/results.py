@@ -3,6 +3,7 @@ model), and the documents made of them (raw SI numbers) for JSON, CSV and the st
 
 from __future__ import annotations
 
+import html
 import math
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
@@ -14,6 +15,7 @@ from ..model.ridgeline import RankBound
 from ..model.traffic import Traffic
 from ..structure.classify import Verdict
 from ..structure.features import Structure
+from ..units import si
 
 __all__ = ["FLOPS_CONVENTION", "MatrixInfo", "Result", "Skipped", "Analysis", "Gain",
            "Reordering", "records", "document", "rank_bound_dict"]
@@ -38,6 +40,12 @@ class MatrixInfo:
 
 @dataclass(frozen=True)
 class Result:
+    """One (width, storage format, B-reuse model) of an analysis: the bytes and FLOPs it
+    moves (:class:`~sparsroof.model.traffic.Traffic`), its bound on the spec
+    (:class:`~sparsroof.model.bound.Bound`: SoL seconds, the binding term, attainable
+    FLOP/s), the dense GEMM's SoL for the speedup, and the model's role in the table
+    (the class's model, the optimistic or pessimistic edge, the measured one)."""
+
     traffic: Traffic
     bound: Bound
     dense_sol_s: float | None  # None where the spec has no peak for the dense GEMM
@@ -70,6 +78,14 @@ class Skipped:
 
 @dataclass(frozen=True)
 class Analysis:
+    """One matrix modelled on one spec: its summary, structure and class, one
+    :class:`Result` per (width, format, model), fastest first within a width, what could
+    not be computed and why, and (where asked for) distributed bounds and reorderings.
+
+    In a notebook it shows as a short line (``repr``) or a table (HTML); ``to_records()``
+    and ``to_frame()`` give one row per result, as ``analyze -O csv`` writes them.
+    """
+
     matrix: MatrixInfo
     spec: str
     device: str
@@ -79,11 +95,47 @@ class Analysis:
     distributed: tuple[RankBound, ...] = field(default=())
     skipped: tuple[Skipped, ...] = field(default=())
     reorderings: tuple[Reordering, ...] = field(default=())
+    hw: Any = field(default=None, compare=False, repr=False)  # the HwSpec it was bound on
 
     def to_dict(self) -> dict[str, Any]:
         """The document ``sparsroof analyze -O json`` prints for this matrix: raw SI
         numbers, under ``matrices[0]``."""
         return document([self])
+
+    def to_records(self) -> list[dict[str, Any]]:
+        """One flat dict per result (raw SI numbers), the rows ``analyze -O csv`` writes."""
+        return records([self])
+
+    def to_frame(self) -> Any:
+        """The records as a pandas DataFrame (pandas is not a dependency: install it)."""
+        try:
+            import pandas as pd
+        except ImportError:
+            raise ImportError("Analysis.to_frame needs pandas (pip install pandas); "
+                              "to_records() gives the same rows as dicts") from None
+        return pd.DataFrame.from_records(self.to_records())
+
+    def __repr__(self) -> str:
+        m, best = self.matrix, (self.results[0] if self.results else None)
+        label = f", {self.verdict.label}" if self.verdict is not None else ""
+        fastest = (f"; fastest {best.traffic.storage} {best.traffic.model} "
+                   f"{si(best.bound.sol_s, 's')} ({best.bound.bound})" if best else "")
+        return (f"<Analysis {m.name} {m.rows:,} x {m.cols:,}, {m.stored_entries:,} entries"
+                f"{label}, on {self.spec}: {len(self.results)} results{fastest}>")
+
+    def _repr_html_(self) -> str:
+        """The notebook's view: the default table's numbers, one row per result."""
+        cells = ["d", "format", "model", "bytes", "AI", "SoL", "bound", "GFLOP/s"]
+        rows = "".join(
+            "<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in (
+                r.traffic.width, r.traffic.storage, r.traffic.model + (
+                    f" ({r.role})" if r.role else ""), si(r.traffic.bytes_total, "B"),
+                f"{r.traffic.intensity:.3g}", si(r.bound.sol_s, "s"), r.bound.bound,
+                f"{r.bound.attainable_flops / 1e9:.3g}")) + "</tr>"
+            for r in self.results)
+        head = "".join(f"<th>{c}</th>" for c in cells)
+        return (f"<p>{html.escape(repr(self))}</p><table><thead><tr>{head}</tr></thead>"
+                f"<tbody>{rows}</tbody></table>")
 
 
 @dataclass(frozen=True)

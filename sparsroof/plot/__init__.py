@@ -69,6 +69,7 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "draw",
     "KINDS",
     "LayerPoint",
     "MeasuredPoint",
@@ -115,16 +116,23 @@ def plot_points(points: Sequence[RoofPoint], spec: HwSpec, path: str | Path, *,
                 dpi: int = 150, measured: Sequence[MeasuredPoint] = ()) -> Path:
     """Draw ``points`` (and ``measured`` runs beside their bound) as a roofline, a
     time-based roofline or a complexity-time roofline and write ``path``."""
-    from .complexity_time import complexity_time_figure
-    from .roof import roofline_figure
     from .style import figure_format, save
-    from .timeroof import time_roofline_figure
 
     figure_format(path)  # a bad suffix fails before any drawing
     others = sorted({m.spec for m in measured} - {spec.name})
     if others:
         raise FigureError(f"{path}: the measured runs were bounded on {', '.join(others)}, "
                           f"not {spec.name}: draw them against their own spec")
+    return save(_figure(points, spec, kind, size, dpi, measured), path)
+
+
+def _figure(points: Sequence[RoofPoint], spec: HwSpec, kind: str,
+            size: tuple[float, float] | None, dpi: int,
+            measured: Sequence[MeasuredPoint] = ()) -> Any:
+    from .complexity_time import complexity_time_figure
+    from .roof import roofline_figure
+    from .timeroof import time_roofline_figure
+
     if kind == "roofline":
         fig = roofline_figure(points, spec, size=size or (8.0, 5.5), dpi=dpi,
                               measured=measured)
@@ -137,7 +145,38 @@ def plot_points(points: Sequence[RoofPoint], spec: HwSpec, path: str | Path, *,
     else:
         raise FigureError(f"unknown figure kind {kind!r} (use roofline, time, "
                           "complexity-time)")
-    return save(fig, path)
+    return fig
+
+
+def draw(analyses: Any, path: str | Path | None = None, *, kind: str = "roofline",
+         size: tuple[float, float] | None = None, dpi: int = 150) -> Any:
+    """Draw an :class:`~sparsroof.analysis.Analysis` (or a list of them, of one spec) as a
+    roofline, a time-based or a complexity-time roofline, against the spec they were
+    bounded on. Returns the matplotlib Figure, which a notebook shows; with ``path`` the
+    figure is written there (.png, .svg or .pdf) and the path returned.
+
+    >>> import numpy as np, sparsroof
+    >>> fig = sparsroof.draw(sparsroof.analyze(np.eye(64), model="compulsory"))
+    >>> fig.axes[0].get_xlabel()
+    'arithmetic intensity (useful FLOP per byte)'
+    """
+    from ..hardware.library import load_spec
+    from .points import roof_points
+
+    group = list(analyses) if isinstance(analyses, (list, tuple)) else [analyses]
+    if not group:
+        raise FigureError("nothing to draw: no analyses given")
+    if len({a.spec for a in group}) > 1:
+        raise FigureError("draw analyses of one spec at a time (got "
+                          f"{', '.join(sorted({a.spec for a in group}))})")
+    spec = group[0].hw or load_spec(group[0].spec)
+    if path is not None:
+        return plot_analyses(group, spec, path, kind=kind, size=size, dpi=dpi)
+    points = roof_points(group)
+    if not points:
+        raise FigureError("no results to draw")
+    default = {"roofline": (8.0, 5.5), "time": (12.0, 5.5), "complexity-time": (9.0, 6.5)}
+    return _figure(points, spec, kind, size or default.get(kind), dpi)
 
 
 def plot_measured(measured: Sequence[MeasuredPoint], path: str | Path, *,
