@@ -13,6 +13,10 @@ from ..matrix import generate as gen
 
 _SEED = click.option("--seed", type=int, default=0, show_default=True,
                      help="Random seed: the same seed gives the same matrix.")
+_SHUFFLE = click.option("--shuffle", is_flag=True,
+                        help="Renumber rows and columns by a seeded random permutation (the "
+                             "same one for both when square): a scrambled ordering for "
+                             "--reorder to undo.")
 _OUT = click.option("-o", "--output", "output", required=True, metavar="FILE",
                     type=click.Path(dir_okay=False, writable=True),
                     help="Matrix Market file to write.")
@@ -71,20 +75,24 @@ def _make(kind: str) -> click.Command:
     fn, label = gen.GENERATORS[kind]
     seeded = "seed" in inspect.signature(fn).parameters
 
-    def run(output: str, **params: Any) -> int:
+    def run(output: str, shuffle: bool = False, **params: Any) -> int:
         if "pattern" in params:
             params["n"], params["m"] = _nm(params.pop("pattern"))
+        seed = params.get("seed", 0)
         if not seeded:
             params.pop("seed", None)
         g = fn(**params)
-        gen.write(g, output, comment=gen.describe(kind, params))
+        if shuffle:
+            g = gen.shuffled(g, seed)
+        gen.write(g, output, comment=gen.describe(kind, params | (
+            {"shuffle": True, "seed": seed} if shuffle else {})))
         click.echo(f"wrote {output}: {g.rows:,} x {g.cols:,}, {g.nnz:,} entries ({label})",
                    err=True)
         return 0
 
     doc = inspect.cleandoc(fn.__doc__ or "").split(">>>")[0].replace("``", "").strip()
     command = click.Command(kind, callback=run, help=f"{doc}\n\nStructure class: {label}.")
-    for option in [_OUT, *([_SEED] if seeded else []), *_OPTIONS[kind]]:
+    for option in [_OUT, _SEED, _SHUFFLE, *_OPTIONS[kind]]:
         command = option(command)
     return command
 
@@ -98,6 +106,7 @@ def command() -> None:
       sparsroof generate banded --n 10000 --halfwidth 3 -o band.mtx
       sparsroof generate powerlaw --n 100000 --alpha 2.3 --seed 7 -o graph.mtx
       sparsroof generate nm --rows 512 --cols 1024 --pattern 2:4 -o w24.mtx
+      sparsroof generate stencil2d --n 700 --shuffle -o scrambled.mtx
     """
 
 
