@@ -132,10 +132,12 @@ def _whatif_layers(kind: str, results: str, measured: str | None, out: str, size
 
 
 def _results_command(kind: str, summary: str) -> Any:
+    whatif = (", or the JSON of 'sparsroof whatif' (each layer's dense GEMM and sparse "
+              "kernel)" if kind == "roofline" else "")
+
     @click.command(kind, help=f"{summary}\n\nRESULTS is the output of "
-                   "'sparsroof analyze' with --output json or csv, an export of "
-                   "'sparsroof batch --export' (.csv, .json, .parquet), or the JSON of "
-                   "'sparsroof whatif' (each layer's dense GEMM and sparse kernel); results "
+                   "'sparsroof analyze' with --output json or csv, or an export of "
+                   f"'sparsroof batch --export' (.csv, .json, .parquet){whatif}; results "
                    "of several specs draw those of --hw. --measured draws measured runs "
                    "beside their bound (the output of 'sparsroof compare -O json', or any "
                    "file 'sparsroof compare' reads), with a line from bound to run.")
