@@ -396,3 +396,28 @@ def test_matrix_named_by_two_checks_is_loaded_once(tmp_path: Path,
     path = budget_dir(tmp_path, text + text.split("checks:\n")[1].replace("tiny", "again"))
     report = run_checks(load_budget(path))
     assert [p.check for p in report.points] == ["tiny", "again"] and len(calls) == 1
+
+
+def test_a_budget_says_how_its_runs_are_timed(tmp_path: Path) -> None:
+    """lap2d_64's SpMV on the A100 40GB: 1.3 us by the default (graph) floor, 2.4 us timed
+    back to back on a stream, 12 us with a host synchronisation per call, and (8 calls per
+    synchronisation) (12 + 7 x 2.4) / 8 = 3.6 us; a 10 us budget fails only the third."""
+    base = {"version": 1, "defaults": {"hw": "a100-40gb", "model": "compulsory"}}
+    expected = {"graph": 1.3e-6, "stream": 2.4e-6, "sync": 12e-6, "sync8": 3.6e-6}
+    for name, sol in expected.items():
+        timing = {"timing": "sync", "calls_per_sync": 8} if name == "sync8" else {
+            "timing": name}
+        path = tmp_path / f"{name}.yaml"
+        path.write_text(yaml.safe_dump(base | {"checks": [
+            {"name": name, "matrices": [str(DATA / "lap2d_64.mtx")], **timing,
+             "limits": {"max_sol_latency": "10 us"}}]}), encoding="utf-8")
+        report = run_checks(load_budget(str(path)))
+        [outcome] = report.outcomes
+        assert outcome.value == pytest.approx(sol), name
+        assert report.exit_code == (0 if sol < 10e-6 else 1), name
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump(base | {"checks": [
+        {"name": "x", "matrices": [str(DATA / "lap2d_64.mtx")], "timing": "warm",
+         "limits": {"max_sol_latency": "10 us"}}]}), encoding="utf-8")
+    with pytest.raises(Exception, match="unknown timing 'warm'"):
+        load_budget(str(bad))
