@@ -384,3 +384,44 @@ def test_a_bug_traceback_is_printed_once(capsys: pytest.CaptureFixture[str]) -> 
     err = capsys.readouterr().err
     assert "Traceback" not in err
     assert "sparsroof: failed: a.mtx: bug: KeyError: 'k' (traceback above)" in err
+
+
+def test_progress_off_a_terminal_is_a_line_at_a_steady_interval() -> None:
+    """Off a terminal the progress is one line every interval, with the matrices done, the
+    rate, the time left and the failures; a run shorter than the interval prints none."""
+    from types import SimpleNamespace
+
+    from sparsroof.report.progress import LineProgress
+
+    now = [0.0]
+    lines: list[str] = []
+    p = LineProgress(10, interval=60, echo=lines.append, clock=lambda: now[0])
+    for i in range(10):
+        now[0] = 25.0 * (i + 1)  # a matrix of 1,000 entries every 25 s
+        p.advance(SimpleNamespace(ok=i != 4, entries=1000), failures=int(i >= 4))
+    # lines at 75 s (3 done), 150 s (6 done) and 225 s (9 done)
+    assert lines == [
+        "sparsroof: batch: 3 of 10 matrices, 40 nnz/s, about 2 min 55 s left, 0 failed",
+        "sparsroof: batch: 6 of 10 matrices, 33.3 nnz/s, about 1 min 40 s left, 1 failed",
+        "sparsroof: batch: 9 of 10 matrices, 35.6 nnz/s, about 25 s left, 1 failed"]
+    assert p.done == 10
+
+
+def test_an_interrupted_batch_says_what_it_kept(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C during a batch: exit 130 and a line saying how many matrices this run
+    finished, where they are kept and how to go on."""
+    from types import SimpleNamespace
+
+    from sparsroof.cli import batch as batch_cli
+    from sparsroof.cli.common import run_guarded
+
+    def interrupted(*args: object, progress: object, **kwargs: object) -> None:
+        progress.advance(SimpleNamespace(ok=True, entries=10), 0)  # type: ignore[attr-defined]
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(batch_cli, "run_plan", interrupted)
+    store = tmp_path / "k.db"
+    assert run_guarded(batch_cli.command, [str(ROOT / "data"), "--store", str(store)]) == 130
+    assert (f"sparsroof: batch: interrupted; the 1 matrix finished in this run is kept "
+            f"in {store}: the same command goes on from there") in capsys.readouterr().err

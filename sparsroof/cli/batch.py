@@ -89,6 +89,10 @@ def _tell(plan: Plan, summary: RunCounts, store: str) -> None:
               help="Worker processes.  [default: all cores]")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
               metavar="SECONDS", help="Give up on a matrix after this long (recorded).")
+@click.option("--progress-every", "progress_every", type=click.FloatRange(min=0),
+              default=60.0, show_default=True, metavar="SECONDS",
+              help="Off a terminal (a log, CI), a progress line on stderr this often; 0: "
+                   "none. A terminal shows a live bar instead.")
 @click.option("--memory", "--max-memory", "memory", default=None, metavar="SIZE",
               help="Memory budget, e.g. 16GiB; it also overrides the limits a worker finds "
                    "for one matrix.  [default: 80% of the memory this process may use: "
@@ -118,7 +122,8 @@ def command(paths: tuple[str, ...], hw: tuple[str, ...], kernel: str,
             names: tuple[str, ...], min_rows: int | None, max_rows: int | None,
             min_nnz: int | None, max_nnz: int | None, aux: bool, dry_run: bool,
             retry_failed: bool, scheduler: str | None, export_path: str | None,
-            strict: bool, reorder: tuple[str, ...] = ()) -> int:
+            strict: bool, reorder: tuple[str, ...] = (), progress_every: float = 60.0
+            ) -> int:
     """Analyse every matrix under DIR (recursively) into a SQLite result store.
 
     Finds .mtx, .mtx.gz and .smtx files and SuiteSparse Group/Name.tar.gz archives (read
@@ -155,9 +160,18 @@ def command(paths: tuple[str, ...], hw: tuple[str, ...], kernel: str,
                          retry_failed=retry_failed)
         run_id = store.begin_run(sys.argv)
         total = len(plan.tasks) + plan.count("error") + plan.count("memory")
-        with progress_for(total) as progress:
-            summary = run_plan(plan, store, run_id, workers=workers or os.cpu_count() or 1,
-                               timeout=timeout, scheduler=scheduler, progress=progress)
+        with progress_for(total, progress_every) as progress:
+            try:
+                summary = run_plan(plan, store, run_id,
+                                   workers=workers or os.cpu_count() or 1, timeout=timeout,
+                                   scheduler=scheduler, progress=progress)
+            except KeyboardInterrupt:
+                done = f"{progress.done:,} " + ("matrix" if progress.done == 1 else
+                                                 "matrices")
+                click.echo(f"sparsroof: batch: interrupted; the {done} finished in this "
+                           f"run {'is' if progress.done == 1 else 'are'} kept in {store_path}: the same command goes on from "
+                           "there", err=True)
+                raise click.exceptions.Exit(130) from None
         _tell(plan, summary, store_path)
         if export_path:
             rows = export(store, export_path)

@@ -1,7 +1,8 @@
 """Progress on stderr: a batch's matrices done, nonzeros per second, ETA and failures;
 the time left of a run of steps (:func:`time_left`).
 
-Shown only when stderr is a terminal; otherwise :class:`NoProgress` keeps quiet.
+On a terminal a live bar; off one (a log file, CI, nohup) a line at a steady interval
+(:class:`LineProgress`), so a long sweep gives a sign of life without filling the log.
 """
 
 from __future__ import annotations
@@ -9,11 +10,16 @@ from __future__ import annotations
 import time
 from typing import Any
 
-__all__ = ["NoProgress", "BatchProgress", "progress_for", "time_left"]
+__all__ = ["NoProgress", "BatchProgress", "LineProgress", "progress_for", "time_left"]
+
+#: seconds between two progress lines off a terminal
+LINE_INTERVAL = 60.0
 
 
 class NoProgress:
-    """A progress display that shows nothing."""
+    """A progress display that shows nothing, but counts the matrices done."""
+
+    done = 0
 
     def __enter__(self) -> NoProgress:
         return self
@@ -22,7 +28,35 @@ class NoProgress:
         return None
 
     def advance(self, outcome: Any, failures: int) -> None:
-        return None
+        self.done += 1
+
+
+class LineProgress(NoProgress):
+    """One line on stderr every ``interval`` seconds (and none for a run shorter than
+    that): matrices done of the total, entries per second, time left and failures."""
+
+    def __init__(self, total: int, interval: float = LINE_INTERVAL,
+                 echo: Any = None, clock: Any = time.monotonic) -> None:
+        import sys
+
+        self.total, self.interval, self.clock = total, interval, clock
+        self.echo = echo or (lambda text: print(text, file=sys.stderr, flush=True))
+        self.start = self.last = clock()
+        self.entries = 0
+
+    def advance(self, outcome: Any, failures: int) -> None:
+        from ..units import si
+
+        self.done += 1
+        self.entries += outcome.entries if outcome.ok else 0
+        now = self.clock()
+        if now - self.last < self.interval:
+            return
+        self.last = now
+        elapsed = now - self.start
+        self.echo(f"sparsroof: batch: {self.done:,} of {self.total:,} matrices, "
+                  f"{si(self.entries / max(elapsed, 1e-9), 'nnz/s')}, "
+                  f"{time_left(elapsed, self.done, self.total)}, {failures} failed")
 
 
 class BatchProgress(NoProgress):
@@ -57,19 +91,23 @@ class BatchProgress(NoProgress):
     def advance(self, outcome: Any, failures: int) -> None:
         from ..units import si
 
+        self.done += 1
         self._entries += outcome.entries if outcome.ok else 0
         rate = self._entries / max(time.perf_counter() - self._start, 1e-9)
         self._progress.update(self._task, advance=1, failed=failures,
                               rate=si(rate, "nnz/s"))
 
 
-def progress_for(total: int) -> NoProgress:
-    """A rich progress bar when stderr is a terminal, else a silent one."""
+def progress_for(total: int, interval: float = LINE_INTERVAL) -> NoProgress:
+    """A rich progress bar when stderr is a terminal, else a line every ``interval``
+    seconds (0: none)."""
     from rich.console import Console
 
-    if total and Console(stderr=True).is_terminal:
+    if not total:
+        return NoProgress()
+    if Console(stderr=True).is_terminal:
         return BatchProgress(total)
-    return NoProgress()
+    return LineProgress(total, interval) if interval > 0 else NoProgress()
 
 
 def time_left(elapsed: float, done: int, total: int) -> str:
