@@ -166,11 +166,11 @@ def command(paths: tuple[str, ...], hw: tuple[str, ...], kernel: str,
                                    workers=workers or os.cpu_count() or 1, timeout=timeout,
                                    scheduler=scheduler, progress=progress)
             except KeyboardInterrupt:
-                done = f"{progress.done:,} " + ("matrix" if progress.done == 1 else
-                                                 "matrices")
+                one = progress.done == 1
+                done = f"{progress.done:,} {'matrix' if one else 'matrices'}"
                 click.echo(f"sparsroof: batch: interrupted; the {done} finished in this "
-                           f"run {'is' if progress.done == 1 else 'are'} kept in {store_path}: the same command goes on from "
-                           "there", err=True)
+                           f"run {'is' if one else 'are'} kept in {store_path}: the same "
+                           "command goes on from there", err=True)
                 raise click.exceptions.Exit(130) from None
         _tell(plan, summary, store_path)
         if export_path:
