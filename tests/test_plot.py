@@ -38,6 +38,7 @@ from sparsroof.plot.labels import overlaps
 from sparsroof.plot.spy import density
 
 from .conftest import DATA, ROOT
+from .legibility import assert_near, coinciding, hidden_pairs, legend_clashes, moved_pt
 
 A100 = load_spec("a100")
 WIDTHS = (1, 4, 16)
@@ -60,15 +61,21 @@ def by_gid(ax: Any, gid: str) -> Any:
 
 
 def test_roofline_markers_are_the_computed_points(lap: Analysis) -> None:
+    """Each marker at its computed point; the banded model's coincide with compulsory's
+    (a stencil's B rows are all reused), so those are set a few points apart, no further
+    than the footnote says, and none covers another."""
     fig = roofline_figure(roof_points([lap]), A100)
     ax = fig.axes[0]
     for model in ("compulsory", "random"):
         rows = [r for r in lap.results if r.traffic.model == model]
         want = [(r.traffic.intensity, r.bound.attainable_flops) for r in rows]
         got = by_gid(ax, f"points|lap2d_64|csr|{model}").get_offsets()
-        np.testing.assert_allclose(got, want, rtol=1e-12)
-        line = by_gid(ax, f"trajectory|lap2d_64|csr|{model}")
-        np.testing.assert_allclose(line.get_xdata(), [w for w, _ in want], rtol=1e-12)
+        assert_near(ax, got, want, context=model)
+        line = by_gid(ax, f"trajectory|lap2d_64|csr|{model}")  # joins the markers drawn
+        np.testing.assert_allclose(np.column_stack([line.get_xdata(), line.get_ydata()]),
+                                   got, rtol=1e-12)
+    assert 0 < moved_pt(ax) <= 1.5 * np.sqrt(28) + 0.1  # at most 1.5 marker widths
+    assert hidden_pairs(ax) == []
 
 
 def test_roofline_ceilings_and_title(lap: Analysis) -> None:
@@ -95,7 +102,11 @@ def test_band_spans_optimistic_to_pessimistic(lap: Analysis) -> None:
     opt = [r for r in lap.results if r.traffic.model == "compulsory"]
     pes = [r for r in lap.results if r.traffic.model == "random"][::-1]
     want = [(r.traffic.intensity, r.bound.attainable_flops) for r in opt + pes]
-    np.testing.assert_allclose(corners, want, rtol=1e-12)
+    assert_near(ax, corners, want)
+    # the band's corners are the markers as drawn
+    drawn = [*by_gid(ax, "points|lap2d_64|csr|compulsory").get_offsets(),
+             *by_gid(ax, "points|lap2d_64|csr|random").get_offsets()[::-1]]
+    np.testing.assert_allclose(corners, drawn, rtol=1e-12)
 
 
 def test_fifty_matrices_stay_readable() -> None:
@@ -116,6 +127,10 @@ def test_fifty_matrices_stay_readable() -> None:
     assert all(frame.x0 <= b[0] and b[2] <= frame.x1 + 1 for b in boxes)
     names = [t.get_text() for t in ax.get_legend().get_texts()]
     assert len(names) == 50 and names[0] == "1  m00"
+    # the crowd of 150 markers is loosened, each at most three marker widths from its
+    # place, and no legend sits on it
+    assert 0 < moved_pt(ax) <= 3 * np.sqrt(28)
+    assert coinciding(ax) == [] and legend_clashes(ax) == []
 
 
 @pytest.mark.parametrize("suffix", [".png", ".svg", ".pdf", ""])

@@ -19,6 +19,7 @@ from sparsroof.plot import read_results, roofline_figure
 from sparsroof.plot.tabular import read_table
 
 from .conftest import DATA, ROOT
+from .legibility import assert_near
 
 _FIELDS = {"intensity": "intensity_flop_per_byte", "attainable": "attainable_flops"}
 
@@ -77,10 +78,11 @@ def test_a_batch_export_is_drawn_row_by_row(sweep: Path) -> None:
         # three matrices, two widths, the default models: every row of the spec is drawn
         assert {m for m, _, _ in want} == {"lap2d_64", "random_1000", "band3"}
         assert len(points) == sum(len(v) for v in want.values())
-        drawn = _drawn(roofline_figure(points, load_spec(spec)).axes[0])
+        ax = roofline_figure(points, load_spec(spec)).axes[0]
+        drawn = _drawn(ax)
         assert drawn.keys() == want.keys()
-        for key, xy in want.items():
-            np.testing.assert_allclose(drawn[key], xy, rtol=1e-12, err_msg=str(key))
+        for key, xy in want.items():  # where its row puts it, or within the footnote's shift
+            assert_near(ax, drawn[key], xy, context=str(key))
 
 
 def test_the_json_export_gives_the_same_points(sweep: Path) -> None:
@@ -112,12 +114,14 @@ def test_analyze_csv_is_drawn(tmp_path: Path) -> None:
     assert spec == "a100-80gb"
     # the reordered matrix is a matrix of its own
     assert {p.matrix for p in points} == {"lap2d_64", "lap2d_64 (rcm)"}
-    drawn = _drawn(roofline_figure(points, load_spec("a100")).axes[0])
+    ax = roofline_figure(points, load_spec("a100")).axes[0]
+    drawn = _drawn(ax)
     with path.open(newline="") as handle:
         first = next(csv.DictReader(handle))
     assert first["ordering"] == "original"
     xy = (float(first[_FIELDS["intensity"]]), float(first[_FIELDS["attainable"]]))
-    assert xy in drawn[("lap2d_64", first["storage"], first["model"])]
+    mine = drawn[("lap2d_64", first["storage"], first["model"])]
+    assert_near(ax, [min(mine, key=lambda p: abs(np.log(p[0] / xy[0])))], [xy])
 
 
 def _bad(tmp_path: Path, sweep: Path, line: int, column: str, value: str | None) -> Path:
@@ -193,9 +197,10 @@ def test_a_parquet_export_is_drawn_row_by_row(sweep: Path, tmp_path: Path) -> No
               "--d", "1,16", "--hw", "a100", "--hw", "v100-sxm2", "--export", str(path))
     assert out.returncode == 0, out.stderr
     points, _ = read_results(path, "a100-80gb")
-    drawn = _drawn(roofline_figure(points, load_spec("a100")).axes[0])
+    ax = roofline_figure(points, load_spec("a100")).axes[0]
+    drawn = _drawn(ax)
     for key, xy in _rows(sweep / "r.csv", "a100-80gb").items():
-        np.testing.assert_allclose(drawn[key], xy, rtol=1e-12)
+        assert_near(ax, drawn[key], xy, context=str(key))
     # a null where a number belongs: the row is named
     table = pq.read_table(path)
     column = table.column_names.index("sol_s")

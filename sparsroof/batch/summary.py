@@ -40,6 +40,8 @@ class MatrixPoint:
     device: str = ""
     memory_level: str = ""  # of the roof that bounded the row
     unit: str = ""  # compute unit of that roof
+    flops_useful: float = 0.0  # the row's work F
+    launch_s: float = 0.0  # and its launch floor: F / launch_s is its launch ceiling
 
     @property
     def roof_fraction(self) -> float:
@@ -72,6 +74,8 @@ def roof_points(store: Store) -> list[MatrixPoint]:
         " r.storage, r.model, r.intensity, r.attainable_flops, r.peak_flops, r.bandwidth,"
         " r.bound, COALESCE(r.device, ''), COALESCE(json_extract(r.record, '$.memory_level'),"
         " ''), COALESCE(json_extract(r.record, '$.bound_unit'), ''),"
+        " COALESCE(json_extract(r.record, '$.flops_useful'), 0),"
+        " COALESCE(json_extract(r.record, '$.launch_s'), 0),"
         " MAX(r.attainable_flops / r.peak_flops) FROM results r"
         " JOIN matrices m ON m.id = r.matrix_id WHERE r.peak_flops > 0"
         " GROUP BY r.matrix_id, r.spec_hash", (UNCLASSIFIED,))

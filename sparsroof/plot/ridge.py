@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import FigureError
 from ..units import si
 from .labels import place_labels
+from .placement import place_legend, place_note
 from .roof import decades
 from .style import log_axis, new_figure, save
 
@@ -79,14 +80,20 @@ def _regions(ax: Axes, xb: float, yb: float) -> None:
     ax.plot([xb, xb], [y0, yb], **style)
     ax.plot([exit_[0], xb], [exit_[1], yb], **style)
     ax.plot([xb], [yb], marker="*", ms=13, color="black", zorder=4, ls="", gid="balance")
-    ax.annotate(f"balance point\nβ_M/β_N = {xb:.3g}, peak/β_M = {yb:.3g} FLOP/B", (xb, yb),
-                xytext=(-10, -10), textcoords="offset points", fontsize=7.5, ha="right",
-                va="top",
-                bbox={"boxstyle": "round,pad=0.25", "fc": "white", "ec": "none", "alpha": 0.8})
     for name, (fx, fy) in {"compute-bound": (0.97, 0.97), "memory-bound": (0.97, 0.04),
                            "network-bound": (0.03, 0.04)}.items():
         ax.text(fx, fy, name, transform=ax.transAxes, fontsize=9, color="0.2",
                 ha="right" if fx > 0.5 else "left", va="top" if fy > 0.5 else "bottom")
+
+
+def _balance_label(ax: Axes, xb: float, yb: float) -> None:
+    """Name the balance point beside its star, on the first side where the label stays
+    inside the axes and covers no border, point or label: up and right first (the
+    compute-bound corner, where the borders leave the star down, right and up-left)."""
+    place_note(ax, f"balance point\nβ_M/β_N = {xb:.3g}, peak/β_M = {yb:.3g} FLOP/B", (xb, yb),
+               [(9, 9), (9, -9), (-9, -9), (-9, 9), (9, 24), (9, -24)], fontsize=7.5,
+               gid="balance-label",
+               bbox={"boxstyle": "round,pad=0.25", "fc": "white", "ec": "none", "alpha": 0.8})
 
 
 def _legend(ax: Axes, points: Sequence[RidgePoint]) -> None:
@@ -95,8 +102,9 @@ def _legend(ax: Axes, points: Sequence[RidgePoint]) -> None:
     named = dict.fromkeys(p.bound for p in points)
     handles = [Line2D([], [], ls="", marker="o", mec="black", mew=0.6,
                       color=REGION_COLORS.get(b, "0.5"), label=f"{b}-bound") for b in named]
-    ax.legend(handles=handles, title="bound per P (model)", loc="upper left", fontsize=7.5,
-              title_fontsize=7.5, framealpha=0.9)
+    place_legend(ax, handles, main=True, title="bound per P (model)", fontsize=7.5,
+                 title_fontsize=7.5, framealpha=0.9,
+                 where=("upper left", "lower left", "upper right", "lower right", "center left"))
 
 
 def ridgeline_figure(points: Sequence[RidgePoint], peak_flops: float, mem_bw: float,
@@ -130,6 +138,7 @@ def ridgeline_figure(points: Sequence[RidgePoint], peak_flops: float, mem_bw: fl
                gid="points")
     place_labels(ax, xs, ys, [f"P={p.ranks}" for p in pts], ["0.15"] * len(pts),
                  fontsize=7, avoid=list(zip(xs, ys, strict=True)) + [(xb, yb)])
+    _balance_label(ax, xb, yb)
     _legend(ax, pts)
     log_axis(ax.xaxis, "")
     log_axis(ax.yaxis, "")

@@ -23,7 +23,9 @@ from ..units import si
 from .gaps import draw_gaps, gap_handles, gap_summary
 from .labels import callout_labels, place_labels
 from .measured import MeasuredPoint
+from .placement import footnote, place_legend
 from .points import OPTIMISTIC, PESSIMISTIC, RoofPoint, common
+from .spread import Spread, caption, marker_diameter_pt, spread
 from .style import MARKERS, PALETTE, fill_of, log_axis, new_figure
 
 if TYPE_CHECKING:
@@ -32,10 +34,13 @@ if TYPE_CHECKING:
     from matplotlib.lines import Line2D
 
 __all__ = ["roofline_figure", "drawable", "series", "matrix_colors", "matrix_fills",
-           "matrix_handle", "model_markers", "decades", "slope_angle", "roofline_axes"]
+           "matrix_handle", "model_markers", "decades", "slope_angle", "roofline_axes",
+           "launch_ticks", "launch_handle", "marker_places", "place_key", "LAUNCH_STYLE"]
 
 _ROOF: dict[str, Any] = {"color": "black", "lw": 1.8, "zorder": 2}
 _CEILING: dict[str, Any] = {"color": "0.45", "lw": 0.9, "ls": (0, (5, 3)), "zorder": 1}
+#: the dotted line of a launch ceiling
+LAUNCH_STYLE: Any = (0, (1, 1.5))
 _INSIDE_LEGEND_MAX = 8  # more matrices than this: legend outside, numbers on the points
 
 
@@ -175,7 +180,7 @@ def _draw_ceilings(ax: Axes, peaks: list[tuple[str, float]], levels: list[tuple[
 
 
 def _draw_band(ax: Axes, group: dict[str, list[RoofPoint]], color: str, gid: str,
-               lw: float) -> None:
+               lw: float, at: Place) -> None:
     """Shade from the optimistic to the pessimistic trajectory (a stroke for one width)."""
     from matplotlib.patches import Polygon
 
@@ -184,33 +189,60 @@ def _draw_band(ax: Axes, group: dict[str, list[RoofPoint]], color: str, gid: str
     widths = sorted(set(opt) & set(pes))
     if not widths:
         return
-    corners = [(opt[w].intensity, opt[w].attainable_flops) for w in widths]
-    corners += [(pes[w].intensity, pes[w].attainable_flops) for w in reversed(widths)]
+    corners = [at[place_key(opt[w])] for w in widths]
+    corners += [at[place_key(pes[w])] for w in reversed(widths)]
     ax.add_patch(Polygon(corners, closed=True, facecolor=color, edgecolor=color, alpha=0.2,
                          lw=lw, joinstyle="round", capstyle="round", zorder=1.5, gid=gid))
 
 
-def _draw_points(ax: Axes, points: Sequence[RoofPoint]) -> list[tuple[str, RoofPoint]]:
-    """Markers, trajectories and bands; returns (matrix, anchor point) for labels."""
+#: where each marker is drawn, by :func:`place_key`
+Place = dict[tuple[Any, ...], tuple[float, float]]
+_POINT_SIZE = 28.0  # marker area (points²) of a modelled kernel
+_RUN_SIZE = 30.0  # and of a measured run (plot.gaps)
+
+
+def place_key(p: RoofPoint) -> tuple[Any, ...]:
+    """What makes a marker: its series (matrix, format, model), width and place. Two
+    points with one key are one marker (a bound read twice, e.g. with its measured run)."""
+    return (p.matrix, p.storage, p.model, p.width, p.intensity, p.attainable_flops)
+
+
+def marker_places(ax: Axes, points: Sequence[RoofPoint],
+                  runs: Sequence[MeasuredPoint] = ()) -> tuple[Place, list[tuple[float, float]],
+                                                               Spread]:
+    """Where to draw each marker: the points' (by :func:`place_key`) and the runs' (in
+    order), set apart where they would hide one another (:func:`~.spread.spread`)."""
+    keys = list(dict.fromkeys(place_key(p) for p in points))
+    xy = [(k[4], k[5]) for k in keys] + [(m.bound.intensity, m.measured_flops) for m in runs]
+    sizes = ([marker_diameter_pt(_POINT_SIZE)] * len(keys)
+             + [marker_diameter_pt(_RUN_SIZE)] * len(runs))
+    s = spread(ax, xy, sizes)
+    return dict(zip(keys, s.xy[:len(keys)], strict=True)), s.xy[len(keys):], s
+
+
+def _draw_points(ax: Axes, points: Sequence[RoofPoint], at: Place
+                 ) -> list[tuple[str, RoofPoint]]:
+    """Markers (drawn where ``at`` puts them), trajectories and bands; returns (matrix,
+    anchor point) for labels."""
     colors, markers = matrix_colors(points), model_markers(points)
     fills = matrix_fills(points)
     groups = series(points)
     bands: dict[tuple[str, str], dict[str, list[RoofPoint]]] = {}
     for (matrix, storage, model), group in groups.items():
         bands.setdefault((matrix, storage), {})[model] = group
-        xs = [p.intensity for p in group]
-        ys = [p.attainable_flops for p in group]
+        shown = list(dict.fromkeys(at[place_key(p)] for p in group))
+        xs, ys = [x for x, _ in shown], [y for _, y in shown]
         color = colors[matrix]
-        if len(group) > 1:
+        if len(shown) > 1:
             ax.plot(xs, ys, color=color, lw=0.9, alpha=0.8, zorder=2.5,
                     gid=f"trajectory|{matrix}|{storage}|{model}")
         face, edge = fills[matrix]
-        ax.scatter(xs, ys, marker=markers[(storage, model)], s=28, facecolors=face,
+        ax.scatter(xs, ys, marker=markers[(storage, model)], s=_POINT_SIZE, facecolors=face,
                    edgecolors=edge, linewidths=0.5 if edge == "white" else 0.9, zorder=3,
                    gid=f"points|{matrix}|{storage}|{model}")
     for (matrix, storage), by_model in bands.items():
         _draw_band(ax, by_model, colors[matrix], f"band|{matrix}|{storage}",
-                   lw=7 if len(colors) <= 4 else 3)
+                   lw=7 if len(colors) <= 4 else 3, at=at)
     anchors = []
     for matrix in colors:
         mine = [p for p in points if p.matrix == matrix]
@@ -219,32 +251,51 @@ def _draw_points(ax: Axes, points: Sequence[RoofPoint]) -> list[tuple[str, RoofP
     return anchors
 
 
-def _draw_launch(ax: Axes, points: Sequence[RoofPoint], launch: float, top: float) -> int:
+#: one launch ceiling: (gid suffix, F / t_launch, lowest and highest intensity, colour)
+Tick = tuple[str, float, float, float, str]
+
+
+def launch_ticks(ax: Axes, ticks: Sequence[Tick], top: float, reach: float = 1.6) -> int:
     """The launch-overhead ceiling of each kernel on the classic roofline, after
     *Time-Based Roofline for Deep Learning Performance Analysis*: no kernel runs faster
     than its launch, so it attains at most F / t_launch. That rate depends on the work F,
-    not on the intensity, so each (matrix, width) gets a short horizontal tick in its
-    colour across its points, drawn where it is below the top compute peak (where it can
+    not on the intensity, so each kernel gets a short horizontal dotted tick in its colour
+    across its points and ``reach`` times further each way (gid ``launch|`` and the
+    tick's name), drawn where it is below ``top``, the highest compute peak (where it can
     bind). Returns how many were drawn."""
-    colors = matrix_colors(points)
-    kernels: dict[tuple[str, int], list[RoofPoint]] = {}
-    for p in points:
-        kernels.setdefault((p.matrix, p.width), []).append(p)
     drawn = 0
-    for (matrix, width), mine in kernels.items():
-        ceiling = mine[0].flops_useful / launch
+    for name, ceiling, lo, hi, color in ticks:
         if not 0 < ceiling < top:
             continue
-        lo = min(p.intensity for p in mine) / 1.6
-        hi = max(p.intensity for p in mine) * 1.6
-        ax.plot([lo, hi], [ceiling, ceiling], color=colors[matrix], lw=1.0, alpha=0.8,
-                ls=(0, (1, 1.5)), zorder=2.2, gid=f"launch|{matrix}|{width}")
+        ax.plot([lo / reach, hi * reach], [ceiling, ceiling], color=color, lw=1.0, alpha=0.8,
+                ls=LAUNCH_STYLE, zorder=2.2, gid=f"launch|{name}")
         drawn += 1
     return drawn
 
 
+def launch_handle(label: str) -> Line2D:
+    """The legend entry of :func:`launch_ticks`."""
+    from matplotlib.lines import Line2D
+
+    return Line2D([], [], color="0.35", lw=1.0, ls=LAUNCH_STYLE, label=label)
+
+
+def _draw_launch(ax: Axes, points: Sequence[RoofPoint], launch: float, top: float) -> int:
+    """A launch ceiling per (matrix, width), F / ``launch``: :func:`launch_ticks`."""
+    colors = matrix_colors(points)
+    kernels: dict[tuple[str, int], list[RoofPoint]] = {}
+    for p in points:
+        kernels.setdefault((p.matrix, p.width), []).append(p)
+    return launch_ticks(ax, [(f"{matrix}|{width}", mine[0].flops_useful / launch,
+                              min(p.intensity for p in mine), max(p.intensity for p in mine),
+                              colors[matrix]) for (matrix, width), mine in kernels.items()],
+                        top)
+
+
 def _legends(ax: Axes, points: Sequence[RoofPoint], numbered: bool,
              extra: Sequence[Line2D] = ()) -> None:
+    """The matrix legend (upper left, or outside with numbers) and the format legend
+    (lower right), each moved where it covers nothing drawn (:mod:`.placement`)."""
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
@@ -259,8 +310,6 @@ def _legends(ax: Axes, points: Sequence[RoofPoint], numbered: bool,
     if len(widths) > 1:
         handles.append(Line2D([], [], color="0.35", lw=0.9, label=f"d = {_widths(widths)} joined"))
     handles += extra
-    format_legend = ax.legend(handles=handles, loc="lower right", fontsize=7.5, framealpha=0.9,
-                              title="format · B reuse", title_fontsize=7.5)
     entries = [matrix_handle(face, edge, f"{i}  {short(name)}" if numbered else short(name))
                for i, (name, (face, edge)) in enumerate(matrix_fills(points).items(), 1)]
     if numbered:
@@ -269,9 +318,12 @@ def _legends(ax: Axes, points: Sequence[RoofPoint], numbered: bool,
                   ncol=ncol, frameon=False, handlelength=1.0, columnspacing=1.0,
                   title="matrix", title_fontsize=7.5, borderaxespad=0.0)
     else:
-        ax.legend(handles=entries, loc="upper left", fontsize=7.5, framealpha=0.9,
-                  title="matrix", title_fontsize=7.5)
-    ax.add_artist(format_legend)
+        place_legend(ax, entries, main=True, fontsize=7.5, framealpha=0.9, title="matrix",
+                     title_fontsize=7.5,
+                     where=("upper left", "lower right", "upper right", "lower left"))
+    place_legend(ax, handles, fontsize=7.5, framealpha=0.9, title="format · B reuse",
+                 title_fontsize=7.5,
+                 where=("lower right", "lower left", "upper right", "upper left", "center right"))
 
 
 def roofline_figure(points: Sequence[RoofPoint], spec: HwSpec, *, title: str | None = None,
@@ -279,10 +331,13 @@ def roofline_figure(points: Sequence[RoofPoint], spec: HwSpec, *, title: str | N
                     measured: Sequence[MeasuredPoint] = ()) -> Figure:
     """Build the roofline of ``points`` against every ceiling of ``spec``.
 
-    The plotted marker offsets are exactly (``intensity``, ``attainable_flops``) of each
-    point; the roof drawn bold is min(P, β·AI) for the points' unit and memory level.
-    ``measured`` runs are drawn at (intensity, useful FLOPs / measured time), straight
-    below their bound (drawn with the points), joined to it by a dotted line.
+    Each marker sits at (``intensity``, ``attainable_flops``) of its point, except where
+    markers would hide one another: those are set a few points apart (at most 1.5 marker
+    diameters, more for a pile of many) and a footnote says how far
+    (:mod:`~sparsroof.plot.spread`). The roof drawn bold is min(P, β·AI) for the points'
+    unit and memory level. ``measured`` runs are drawn at (intensity, useful FLOPs /
+    measured time), below their bound (drawn with the points), joined to it by a dotted
+    line.
     """
     shown_runs = [m for m in measured if m.bound.intensity > 0 and m.bound.flops_useful > 0]
     points = [*points, *(m.bound for m in shown_runs)]
@@ -313,40 +368,41 @@ def roofline_figure(points: Sequence[RoofPoint], spec: HwSpec, *, title: str | N
     kernel = "/".join(sorted({p.kernel for p in points}))
     ax.set_title(title or f"Roofline: {spec.device}, {precision} ({kernel})", fontsize=10)
     _draw_ceilings(ax, peaks, levels, roof, precision)
-    anchors = _draw_points(ax, points)
+    at, runs_at, moved = marker_places(ax, points, shown_runs)
+    anchors = _draw_points(ax, points, at)
     launch = spec.launch_overhead.value if spec.launch_overhead else None
     extra = list(gap_handles(shown_runs)) if shown_runs else []
     if launch and _draw_launch(ax, points, launch, peaks[-1][1]):
-        from matplotlib.lines import Line2D
-
-        extra.append(Line2D([], [], color="0.35", lw=1.0, ls=(0, (1, 1.5)),
-                            label=f"launch ceiling F / {si(launch, 's')}"))
+        extra.append(launch_handle(f"launch ceiling F / {si(launch, 's')}"))
     if shown_runs:
-        draw_gaps(ax, shown_runs, matrix_colors(points),
-                  lambda m: (m.bound.intensity, m.bound.attainable_flops),
-                  lambda m: (m.bound.intensity, m.measured_flops), "roofline")
+        run_place = dict(zip(map(id, shown_runs), runs_at, strict=True))
+        draw_gaps(ax, shown_runs, matrix_colors(points), lambda m: at[place_key(m.bound)],
+                  lambda m: run_place[id(m)], "roofline")
         ax.set_title(f"{ax.get_title()}\n{gap_summary(shown_runs)}", fontsize=9.5)
+    _label(ax, points, anchors, numbered, at)
     _legends(ax, points, numbered, extra)
-    _label(ax, points, anchors, numbered)
     if hidden:
         ax.text(0.01, 0.01, f"{hidden} result(s) with no work not shown", fontsize=7,
                 color="0.3", transform=ax.transAxes)
+    footnote(ax, caption(moved))
     return fig
 
 
 def _label(ax: Axes, points: Sequence[RoofPoint], anchors: list[tuple[str, RoofPoint]],
-           numbered: bool) -> None:
+           numbered: bool, at: Place) -> None:
     """Numbers beside each matrix when the legend is outside; widths d for one matrix."""
     colors = matrix_colors(points)
-    avoid = [(p.intensity, p.attainable_flops) for p in points]
+    avoid = list(at.values())
     if numbered:
-        callout_labels(ax, [a.intensity for _, a in anchors],
-                       [a.attainable_flops for _, a in anchors],
+        spots = [at[place_key(a)] for _, a in anchors]
+        callout_labels(ax, [x for x, _ in spots], [y for _, y in spots],
                        [str(i) for i in range(1, len(anchors) + 1)],
                        [colors[m] for m, _ in anchors], angle=slope_angle(ax))
     elif len(colors) == 1 and len({p.width for p in points}) > 1:
-        top = [p for p in points if p.model == anchors[0][1].model]
-        place_labels(ax, [p.intensity for p in top], [p.attainable_flops for p in top],
+        top = list({place_key(p): p for p in points
+                    if p.model == anchors[0][1].model}.values())
+        spots = [at[place_key(p)] for p in top]
+        place_labels(ax, [x for x, _ in spots], [y for _, y in spots],
                      [f"d={p.width}" for p in top], ["0.3"] * len(top), fontsize=6.5,
                      avoid=avoid)
 
