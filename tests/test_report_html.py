@@ -339,3 +339,28 @@ def test_a_long_table_is_shown_a_page_at_a_time(chromium: Chromium, sweep: Path,
     assert nnz[0] == min(r["nnz"] for r in read_page(sweep).rows)
     assert page.evaluate("document.getElementById('page').textContent").startswith("rows 1–10 ")
     assert page.problems == []
+
+
+def test_a_sweep_of_the_corpus_on_two_specs(chromium: Chromium, tmp_path: Path) -> None:
+    """The real corpus (55 files, some malformed on purpose) on two specs: the page holds
+    every stored row and failure, one point per row per spec, and stays small."""
+    store = tmp_path / "corpus.db"
+    done = cli("batch", str(ROOT / "tests" / "corpus"), "--hw", "a100,v100-sxm2",
+               "--store", str(store), "-j", "1")
+    assert done.returncode == 1, done.stderr  # the malformed files are recorded failures
+    page_file = tmp_path / "corpus.html"
+    cli("report", str(store), "--html", str(page_file))
+    assert page_file.stat().st_size < 2_000_000
+    with sqlite3.connect(store) as con:
+        rows = con.execute("SELECT COUNT(*) FROM results").fetchone()[0]
+        failures = con.execute("SELECT COUNT(*) FROM failures").fetchone()[0]
+        per_spec = dict(con.execute("SELECT spec, COUNT(*) FROM results GROUP BY spec"))
+    page = opened(chromium, page_file)
+    assert page.evaluate("document.getElementById('count').textContent") == \
+        f"{rows} of {rows} rows"
+    assert page.evaluate("document.querySelectorAll('#failures tbody tr').length") == failures
+    assert failures >= 5 and set(per_spec) == {"a100-80gb", "v100-sxm2"}
+    drawn = page.evaluate("""Array.from(document.querySelectorAll('#roofline-charts .chart'))
+        .map(c => [c.dataset.spec, c.querySelectorAll('circle.pt').length])""")
+    # a row of no work (an empty matrix) cannot sit on log axes: the figure says so
+    assert all(0 <= per_spec[spec] - n <= 4 for spec, n in drawn)
