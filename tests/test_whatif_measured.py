@@ -182,12 +182,12 @@ def test_the_per_model_table_is_drawn_as_every_other_table(tmp_path: Path) -> No
     from rich.console import Console
 
     from sparsroof.report.layertimes import models_table
-    from sparsroof.report.tables import fitted_table
+    from sparsroof.report.tables import FittedTable
 
     path = _times(tmp_path, "fc,dense,,20e-9\nfc,unstructured,75,20e-9\n")
     found, _ = measured_layers(read_layer_times(path)[0], NET, load_spec("a100"), Options())
     table = models_table(model_totals(found), "toy on a100-80gb: per model")
-    assert table.box == fitted_table(["a"], [["1"]]).box and not table.show_edge
+    assert isinstance(table, FittedTable)
     console = Console(width=100, record=True, color_system=None, force_terminal=False)
     console.print(table)
     text = console.export_text()
