@@ -28,6 +28,27 @@ __all__ = [
 ]
 
 
+#: longest file name or source shown in a message (a "path" read from a user's file can
+#: be a megabyte of text; no real path is near this)
+SOURCE_CHARS = 300
+
+
+def clip(text: str, limit: int = 60) -> str:
+    r"""A key or name from the user's file cut to ``limit`` characters for a message (a
+    key may be a megabyte of text), its control characters escaped (a name holding a
+    newline must not split the message in two).
+
+    >>> len(clip("memory." + "x" * 100)), clip("memory." + "x" * 100)[-5:], clip("a\nb")
+    (60, 'xx...', 'a\\nb')
+    """
+    text = text.translate(_CONTROL) if not text.isprintable() else text
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+#: control characters as their escapes
+_CONTROL = {c: repr(chr(c))[1:-1] for c in (*range(32), 127)}
+
+
 class SparsroofError(Exception):
     """Base class: a problem with the user's input, reported without a traceback."""
 
@@ -40,17 +61,17 @@ class MatrixFileError(SparsroofError):
     def __init__(self, path: str | Path, problem: str) -> None:
         self.path = str(path)
         self.problem = problem
-        super().__init__(f"{self.path}: {problem}")
+        super().__init__(f"{clip(self.path, SOURCE_CHARS)}: {problem}")
 
 
 class SpecError(SparsroofError):
     """A hardware spec that cannot be found or does not validate."""
 
     def __init__(self, source: str | Path, problem: str, key: str | None = None) -> None:
-        self.source = str(source)
-        self.key = key
+        self.source = clip(str(source), SOURCE_CHARS)
+        self.key = clip(key) if key else key
         self.problem = problem
-        where = f"{self.source}: {key}: " if key else f"{self.source}: "
+        where = f"{self.source}: {self.key}: " if key else f"{self.source}: "
         super().__init__(where + problem)
 
 
@@ -76,7 +97,8 @@ class ManifestError(SparsroofError):
     """A network manifest that cannot be found or does not validate."""
 
     def __init__(self, source: str | Path, problem: str, key: str | None = None) -> None:
-        where = f"{source}: {key}: " if key else f"{source}: "
+        source = clip(str(source), SOURCE_CHARS)
+        where = f"{source}: {clip(key)}: " if key else f"{source}: "
         super().__init__(where + problem)
 
 
@@ -98,11 +120,11 @@ class BudgetError(SparsroofError):
 
     def __init__(self, source: str | Path, problem: str, check: str | None = None,
                  key: str | None = None) -> None:
-        where = [str(source)]
+        where = [clip(str(source), SOURCE_CHARS)]
         if check is not None:
-            where.append(f"check {check!r}")
+            where.append(f"check {clip(check, 40)!r}")
         if key:
-            where.append(key)
+            where.append(clip(key))
         super().__init__(": ".join([*where, problem]))
 
 
@@ -110,7 +132,7 @@ class CalibrationError(SparsroofError):
     """A calibration file that cannot be used."""
 
     def __init__(self, path: str | Path, problem: str) -> None:
-        super().__init__(f"{path}: {problem}")
+        super().__init__(f"{clip(str(path), SOURCE_CHARS)}: {problem}")
 
 
 class StoreError(SparsroofError):

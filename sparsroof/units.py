@@ -74,6 +74,14 @@ def _hint(text: str, kind: str) -> str:
     return ""
 
 
+def _clip(value: object) -> str:
+    """``repr(value)`` cut to 40 characters (a value in a message is a pointer to it)."""
+    import reprlib
+
+    text = reprlib.repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def parse_quantity(text: object, kind: str) -> float:
     """Parse ``text`` as a positive quantity of ``kind`` and return it in SI base units.
 
@@ -89,14 +97,16 @@ def parse_quantity(text: object, kind: str) -> float:
     if kind not in KINDS:
         raise ValueError(f"unknown quantity kind {kind!r}")
     if isinstance(text, bool) or not isinstance(text, str):
-        raise UnitError(f"{text!r} has no unit: write {KINDS[kind]}")
+        raise UnitError(f"{_clip(text)} has no unit: write {KINDS[kind]}")
     match = _QUANTITY.match(text)
     factor = _scale(match.group("unit"), kind) if match else None
     if match is None or factor is None:
-        raise UnitError(f"{text!r} is not {KINDS[kind]}{_hint(text, kind)}")
+        raise UnitError(f"{_clip(text)} is not {KINDS[kind]}{_hint(text[-40:], kind)}")
     value = float(match.group("num")) * factor
     if value <= 0:
-        raise UnitError(f"{text!r} must be greater than zero")
+        raise UnitError(f"{_clip(text)} must be greater than zero")
+    if not math.isfinite(value):
+        raise UnitError(f"{_clip(text)} is past the range of a number")
     return value
 
 

@@ -162,7 +162,8 @@ def test_a_broken_later_line_is_one_line_error(tmp_path: Path, tail: bytes,
     path = tmp_path / "measured.csv"
     path.write_bytes(f"matrix,time_s\n{LAP},5.0e-6\n{LAP},".encode() + tail)
     for command in (("compare", str(path)),
-                    ("plot", "roofline", str(path), "-o", str(tmp_path / "f.png"))):
+                    ("plot", "roofline", "--measured", str(path), "-o",
+                     str(tmp_path / "f.png"))):
         out = run(*command)
         assert out.returncode == 1 and out.stdout == ""
         assert out.stderr.startswith(f"sparsroof: error: {path}: ")

@@ -248,5 +248,5 @@ def test_a_bad_measured_row_is_a_one_line_error(spmm_results: Path, tmp_path: Pa
     figure = tmp_path / "reuse.png"
     out = _reuse(spmm_results, runs, figure)
     assert out.returncode == 1 and not figure.exists()
-    assert out.stderr == (f"sparsroof: error: {runs}:3: time 0.0 is not a positive number of "
-                          f"seconds (and 1 more: 'sparsroof compare {runs}' lists them)\n")
+    assert out.stderr == (f"sparsroof: error: {runs}:3: time_s '0' is not a positive number "
+                          f"of seconds (and 1 more: 'sparsroof compare {runs}' lists them)\n")

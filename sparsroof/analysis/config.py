@@ -13,7 +13,11 @@ from ..model.timing import DEFAULT_TIMING, check_timing
 from ..model.traffic import INDEX_BYTES, KERNELS, MODELS, STORAGES, VALUE_BYTES
 from ..structure.reorder import ORDERINGS
 
-__all__ = ["Config", "OptionValue", "whole_numbers"]
+__all__ = ["MAX_WIDTH", "Config", "OptionValue", "whole_numbers"]
+
+#: widest B (columns d) a file of runs or a budget may name: past any SpMM measured, and
+#: small enough that bytes and FLOPs stay exact
+MAX_WIDTH = 1 << 20
 
 
 #: an option's value as a person writes it: a number, a name, a comma list or a list

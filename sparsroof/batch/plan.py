@@ -25,7 +25,7 @@ from ..errors import MatrixFileError, SparsroofError
 from ..hardware.spec import HwSpec
 from ..matrix.collection import Discovery, SizeFilter, Source, load_source, peek_source
 from ..matrix.limits import memory_headroom
-from ..matrix.mtx import estimate_memory
+from ..matrix.mtx import Header, estimate_memory
 from ..model.timing import DEFAULT_TIMING
 from .store import RETRIED_KINDS, FileKey, MatrixResult, SpecResult, Store, json_safe
 
@@ -89,7 +89,8 @@ class Outcome:
 
 @dataclass(frozen=True)
 class Planned:
-    """A matrix that will not run, and why (status: cached, failed, filtered, memory, error)."""
+    """A matrix that will not run, and why (status: cached, failed, filtered, memory, error,
+    bug)."""
 
     source: Source
     key: FileKey
@@ -161,6 +162,24 @@ def _gib(n: float) -> str:
     return f"{n / 2**30:.2f} GiB"
 
 
+def _header(source: Source) -> Header | tuple[str, str]:
+    """The header of ``source``, or the (status, reason) of its failure: a problem with one
+    file is that file's failure, never the batch's. A :class:`SparsroofError` is an
+    ``error``; any other exception is a bug in sparsroof, kept with its traceback as
+    ``bug`` (as :func:`run_one` keeps one met while analysing)."""
+    if source.problem:
+        return "error", source.problem
+    try:
+        return peek_source(source)
+    except SparsroofError as err:
+        return "error", err.problem if isinstance(err, MatrixFileError) else str(err)
+    except MemoryError:
+        return "memory", "ran out of memory reading its header"
+    except Exception as err:  # noqa: BLE001 - recorded with its traceback, see docstring
+        text = "".join(traceback.format_exception(err)).strip()
+        return "bug", f"internal error: {text}"
+
+
 def _plan_source(source: Source, key: FileKey, hashes: dict[str, HwSpec], config: Config,
                  store: Store | None, size: SizeFilter, budget: int, retry_failed: bool,
                  max_memory: int | None = None) -> Task | Planned:
@@ -174,10 +193,9 @@ def _plan_source(source: Source, key: FileKey, hashes: dict[str, HwSpec], config
     failed = store.failure(key) if store else None
     if failed and failed[0] not in RETRIED_KINDS and not retry_failed:
         return Planned(source, key, "failed", f"{failed[0]}: {failed[1]}")
-    try:
-        header = peek_source(source)
-    except MatrixFileError as err:
-        return Planned(source, key, "error", err.problem)
+    header = _header(source)
+    if not isinstance(header, Header):
+        return Planned(source, key, *header)
     if not size.accepts(header.rows, header.entries):
         return Planned(source, key, "filtered", "outside the size filter", header.rows,
                        header.entries)

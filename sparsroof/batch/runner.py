@@ -324,7 +324,7 @@ def run_plan(plan: Plan, store: Store, run_id: int, *, workers: int = 1,
         return state
 
     for planned in plan.others:
-        if planned.status in ("error", "memory"):
+        if planned.status in ("error", "memory", "bug"):
             record(Outcome(planned.key, planned.source.name, 0, kind=planned.status,
                            reason=planned.reason))
     start = time.perf_counter()

@@ -28,8 +28,6 @@ and the key, exit code 2.
 
 from __future__ import annotations
 
-import glob
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,13 +35,23 @@ from typing import Any
 import yaml
 
 from ..analysis import Config
+from ..analysis.config import MAX_WIDTH
 from ..errors import BudgetError, OptionError, SparsroofError, UnitError
 from ..hardware.library import load_spec
 from ..hardware.spec import UNITS, HwSpec
 from ..model.timing import DEFAULT_TIMING, TIMINGS
 from ..model.traffic import INDEX_BYTES, KERNELS, MODELS, STORAGES, VALUE_BYTES
 from ..units import parse_quantity
-from ..userfile import read_text
+from ..userfile import (
+    LARGEST,
+    MAX_CONFIG_BYTES,
+    FieldError,
+    load_yaml,
+    number,
+    read_text,
+    shown,
+)
+from .globs import expand
 
 __all__ = [
     "BOUNDS",
@@ -80,6 +88,8 @@ LIMITS: dict[str, Limit] = {lim.key: lim for lim in (
     Limit("expected_bound", "bound", "", "equal"),
     Limit("min_fraction_of_sol", "fraction of SoL", "fraction", "min"),
 )}
+#: most kernel calls per host synchronisation a check may name
+_MAX_CALLS = 10**6
 _QUANTITY_KINDS = {"max_sol_latency": "time", "min_attainable": "throughput",
                    "max_bytes_moved": "capacity"}
 
@@ -132,21 +142,19 @@ def parse_fraction(value: object) -> float:
         try:
             number = float(text[:-1]) / 100 if text.endswith("%") else float(text)
         except ValueError:
-            raise ValueError(f"{value!r} is not a fraction such as 0.5 or '50%'") from None
+            raise ValueError(f"{shown(value)} is not a fraction such as 0.5 or '50%'") from None
     if isinstance(number, bool) or not isinstance(number, int | float) or not 0 < number <= 1:
-        raise ValueError(f"{value!r} is not a fraction between 0 and 1 (such as 0.5 or '50%')")
+        raise ValueError(f"{shown(value)} is not a fraction between 0 and 1 (such as 0.5 or '50%')")
     return float(number)
 
 
 def _positive_number(value: object) -> float:
     text = value[:-1].strip() if isinstance(value, str) and value.endswith("x") else value
     try:
-        number = float(text) if isinstance(text, str) else text
-    except ValueError:
-        number = None
-    if isinstance(number, bool) or not isinstance(number, int | float) or number <= 0:
-        raise ValueError(f"{value!r} is not a positive number such as 10 or '10x'")
-    return float(number)
+        return number(text, "limit", from_text=True, positive=True, maximum=LARGEST)
+    except FieldError:
+        raise ValueError(f"{shown(value)} is not a positive number such as 10 or "
+                         "'10x'") from None
 
 
 def _limit_value(key: str, raw: object) -> float | str:
@@ -154,7 +162,7 @@ def _limit_value(key: str, raw: object) -> float | str:
         return parse_quantity(raw, _QUANTITY_KINDS[key])
     if key == "expected_bound":
         if raw not in BOUNDS:
-            raise ValueError(f"{raw!r} is not one of {', '.join(BOUNDS)}")
+            raise ValueError(f"{shown(raw)} is not one of {', '.join(BOUNDS)}")
         return str(raw)
     if key == "min_fraction_of_sol":
         return parse_fraction(raw)
@@ -177,21 +185,23 @@ def _limits(raw: object) -> tuple[tuple[str, float | str], ...]:
 
 def _choice(key: str, value: object, known: Any) -> str:
     if not isinstance(value, str) or value not in known:
-        raise _Problem(key, f"unknown {key} {value!r} (known: {', '.join(known)})")
+        raise _Problem(key, f"unknown {key} {shown(value)} (known: {', '.join(known)})")
     return value
 
 
 def _calls_per_sync(value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise _Problem("calls_per_sync", f"expected a whole number >= 1, found {value!r}")
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= _MAX_CALLS:
+        raise _Problem("calls_per_sync", f"expected a whole number >= 1 (at most "
+                       f"{_MAX_CALLS:,}), found {shown(value)}")
     return value
 
 
 def _widths(value: object) -> tuple[int, ...]:
     items = value if isinstance(value, list) else [value]
-    if not items or any(isinstance(w, bool) or not isinstance(w, int) or w < 1 for w in items):
-        raise _Problem("widths", f"expected a whole number >= 1 or a list of them, "
-                       f"found {value!r}")
+    if not items or any(isinstance(w, bool) or not isinstance(w, int)
+                        or not 1 <= w <= MAX_WIDTH for w in items):
+        raise _Problem("widths", f"expected a whole number >= 1 (at most {MAX_WIDTH:,}) or "
+                       f"a list of them, found {shown(value)}")
     return tuple(dict.fromkeys(items))
 
 
@@ -200,17 +210,10 @@ def _matrices(value: object, base: Path) -> tuple[str, ...]:
     patterns = [p for p in items if isinstance(p, str) and p.strip()]
     if not patterns or len(patterns) != len(items):
         raise _Problem("matrices", "expected a path or glob, or a list of them")
-    found: list[str] = []
-    for pattern in patterns:
-        full = os.path.normpath(base / pattern)
-        if glob.has_magic(pattern):
-            hits = sorted(glob.glob(full, recursive=True))
-            if not hits:
-                raise _Problem("matrices", f"{pattern!r} matches no file in {base}")
-            found.extend(hits)
-        else:
-            found.append(full)
-    return tuple(dict.fromkeys(found))
+    try:
+        return expand(patterns, base)
+    except ValueError as err:
+        raise _Problem("matrices", str(err)) from None
 
 
 def _spec(value: object, base: Path, cache: dict[str, HwSpec]) -> HwSpec:
@@ -273,7 +276,7 @@ def _check_name(raw: object, index: int, seen: set[str]) -> str | None:
     if not isinstance(name, str) or not name.strip():
         raise _Problem(f"checks[{index}].name", "every check needs a name (a non-empty string)")
     if name in seen:
-        raise _Problem(f"checks[{index}].name", f"duplicate check name {name!r}")
+        raise _Problem(f"checks[{index}].name", f"duplicate check name {shown(name)}")
     seen.add(name)
     return name
 
@@ -297,7 +300,7 @@ def _top(data: object) -> dict[str, Any]:
             raise _Problem(str(key), f"unknown key (known: {', '.join(_TOP_KEYS)})")
     version = data.get("version", 1)
     if isinstance(version, bool) or version != 1:
-        raise _Problem("version", f"unsupported budget file version {data['version']!r} "
+        raise _Problem("version", f"unsupported budget file version {shown(data['version'])} "
                        "(this sparsroof reads version 1)")
     checks = data.get("checks")
     if not isinstance(checks, list) or not checks:
@@ -338,9 +341,8 @@ def parse_budget(data: object, origin: str | Path, lines: list[int] | None = Non
     return Budget(str(origin), tuple(checks), where)
 
 
-def _check_lines(text: str) -> list[int]:
+def _check_lines(node: yaml.Node | None) -> list[int]:
     """1-based line of each item of the top-level ``checks`` list (empty if none)."""
-    node = yaml.compose(text, Loader=yaml.SafeLoader)
     if not isinstance(node, yaml.MappingNode):
         return []
     for key, value in node.value:
@@ -350,14 +352,10 @@ def _check_lines(text: str) -> list[int]:
 
 
 def load_budget(path: str | Path, measured: str | Path | None = None) -> Budget:
-    """Read and validate the budget file at ``path`` (YAML, loaded safely)."""
-    text = read_text(path, lambda problem: BudgetError(path, problem))
-    try:
-        data = yaml.safe_load(text)
-        lines = _check_lines(text)
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        where = f"line {mark.line + 1}: " if mark is not None else ""
-        problem = getattr(err, "problem", None) or "malformed YAML"
-        raise BudgetError(path, f"{where}malformed YAML: {problem}") from None
-    return parse_budget(data, path, lines, measured)
+    """Read and validate the budget file at ``path`` (YAML, loaded safely, its aliases
+    bounded: see :func:`~sparsroof.userfile.load_yaml`)."""
+    def fail(problem: str) -> BudgetError:
+        return BudgetError(path, problem)
+
+    data, node = load_yaml(read_text(path, fail, limit=MAX_CONFIG_BYTES), fail)
+    return parse_budget(data, path, _check_lines(node), measured)

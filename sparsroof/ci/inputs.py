@@ -19,9 +19,19 @@ from pathlib import Path
 from typing import Any
 
 from .._version import SCHEMA_VERSIONS
+from ..analysis.config import MAX_WIDTH
 from ..errors import BudgetError, UnitError
 from ..units import parse_quantity
-from ..userfile import read_csv, read_json, read_text
+from ..userfile import (
+    LARGEST,
+    FieldError,
+    number,
+    read_csv,
+    read_json,
+    read_text,
+    shown,
+    whole_number,
+)
 
 __all__ = [
     "BASELINE_SCHEMA",
@@ -66,16 +76,19 @@ def _seconds(value: object) -> float:
             value = float(value)
         except ValueError:
             return parse_quantity(value, "time")
-    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
-        raise UnitError(f"{value!r} is not a positive number of seconds")
-    return float(value)
+    try:
+        return number(value, "seconds", positive=True, maximum=LARGEST)
+    except FieldError:
+        raise UnitError(f"{shown(value)} is not a positive number of seconds") from None
 
 
 def _width(value: object) -> int:
-    number = int(value) if isinstance(value, str) and value.strip().isdigit() else value
-    if isinstance(number, bool) or not isinstance(number, int) or number < 1:
-        raise ValueError(f"width {value!r} is not a whole number >= 1")
-    return number
+    try:
+        return whole_number(value, "width", from_text=isinstance(value, str),
+                            maximum=MAX_WIDTH)
+    except FieldError:
+        raise ValueError(f"width {shown(value)} is not a whole number from 1 to "
+                         f"{MAX_WIDTH:,}") from None
 
 
 def _measured_row(row: object) -> tuple[Key, float]:
@@ -83,7 +96,8 @@ def _measured_row(row: object) -> tuple[Key, float]:
         raise ValueError(f"expected an object with {', '.join(MEASURED_FIELDS)}")
     unknown = [k for k in row if k not in MEASURED_FIELDS]
     if unknown:
-        raise ValueError(f"unknown field {unknown[0]!r} (expected {', '.join(MEASURED_FIELDS)})")
+        raise ValueError(f"unknown field {shown(unknown[0])} (expected "
+                         f"{', '.join(MEASURED_FIELDS)})")
     missing = [k for k in MEASURED_FIELDS if row.get(k) in (None, "")]
     if missing:
         raise ValueError(f"missing {missing[0]!r}")
@@ -123,7 +137,8 @@ def load_measured(path: str | Path) -> dict[Key, float]:
         except (UnitError, ValueError) as err:
             raise BudgetError(path, str(err), key=where) from None
         if key in table:
-            raise BudgetError(path, f"a second time for matrix {key[0]!r}, kernel {key[1]}, "
+            raise BudgetError(path, f"a second time for matrix {shown(key[0])}, kernel "
+                              f"{shown(key[1])}, "
                               f"width {key[2]} (give one time, e.g. the median)", key=where)
         table[key] = seconds
     return table
@@ -138,8 +153,9 @@ def _baseline_entry(entry: object) -> dict[str, Any]:
     _width(entry.get("width"))
     for field in BASELINE_VALUES:
         value = entry.get(field)
-        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-            raise ValueError(f"{field!r} must be a number >= 0")
+        if isinstance(value, bool) or not isinstance(value, int | float) \
+                or not 0 <= value <= LARGEST:
+            raise ValueError(f"{field!r} must be a number from 0 to {LARGEST:g}")
     return entry
 
 
@@ -150,7 +166,7 @@ def load_baseline(path: str | Path) -> dict[tuple[str, str, int], dict[str, Any]
         raise BudgetError(path, "not a baseline (write one with sparsroof check "
                           "--write-baseline)")
     if doc.get("schema_version") != BASELINE_SCHEMA:
-        raise BudgetError(path, f"unsupported schema_version {doc.get('schema_version')!r} "
+        raise BudgetError(path, f"unsupported schema_version {shown(doc.get('schema_version'))} "
                           f"(this sparsroof reads {BASELINE_SCHEMA})", key="schema_version")
     entries = doc.get("entries")
     if not isinstance(entries, list):

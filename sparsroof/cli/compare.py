@@ -12,6 +12,7 @@ from ..compare.runs import TIME_UNITS
 from ..hardware.library import load_spec
 from ..model.timing import describe
 from ..report.compare import compare_csv, compare_json, compare_table
+from ..userfile import capped
 from .common import (
     DTYPE_OPTION,
     KERNEL_OPTION,
@@ -115,10 +116,10 @@ def echo_judged(judged: Sequence[Judged], errors: Sequence[Any], output: str, *,
     skipped = [e for e in errors if getattr(e, "skipped", False)]
     failed = [e for e in errors if not getattr(e, "skipped", False)]
     summary = summarise(judged, len(failed))
-    for note in skipped:
+    for note in capped(str(n) for n in skipped):  # a few of each kind, then a count
         click.echo(f"sparsroof: note: {note}", err=True)
-    for err in failed:
-        echo_error(str(err))
+    for line in capped(str(e) for e in failed):
+        echo_error(line)
     for j in judged:
         if j.violation:
             click.echo(f"sparsroof: violation: {j.explanation()}", err=True)

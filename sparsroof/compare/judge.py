@@ -31,7 +31,7 @@ __all__ = ["BANDS", "Judged", "Summary", "judge", "summarise"]
 
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Judged:
     """One measured run beside its bound (seconds, bytes)."""
 
@@ -135,34 +135,50 @@ def _plain_spec(name: str, calibration: str | None) -> HwSpec:
     return load_spec(name)
 
 
+def _once(table: dict[Any, Any], key: Any, make: Callable[[], Any]) -> Any:
+    """``make()`` for ``key``, computed once: a failure is kept and raised again for the
+    next run that needs it (a million runs of one broken matrix read it once)."""
+    if key not in table:
+        try:
+            table[key] = make()
+        except SparsroofError as err:
+            table[key] = err
+    found = table[key]
+    if isinstance(found, SparsroofError):
+        raise found
+    return found
+
+
 class _Cache:
-    """Specs and measured matrices, each loaded once."""
+    """Specs, measured matrices and bounds, each worked out once."""
 
     def __init__(self, load_spec_with: SpecLoader) -> None:
         self.load_spec_with = load_spec_with
         self.specs: dict[tuple[str, str | None], HwSpec] = {}
         self.matrices: dict[tuple[str, bool], tuple[MatrixInfo, Structure]] = {}
+        self.bounds: dict[tuple[Any, ...], tuple[Any, ...]] = {}
 
     def spec(self, name: str, calibration: str | None) -> HwSpec:
-        if (name, calibration) not in self.specs:
-            self.specs[(name, calibration)] = self.load_spec_with(name, calibration)
-        return self.specs[(name, calibration)]
+        return _once(self.specs, (name, calibration),
+                     lambda: self.load_spec_with(name, calibration))
 
     def matrix(self, path: str, pattern: bool) -> tuple[MatrixInfo, Structure]:
         """The matrix's summary and structure, with the pattern features where a format
         (DIA, BSR, N:M) needs them."""
-        if (path, pattern) not in self.matrices:
+        def make() -> tuple[MatrixInfo, Structure]:
             m = load(path)
             s = measure(m, pattern=pattern)
-            info = MatrixInfo(m.name, m.path, m.rows, m.cols, s.stored_entries,
-                              s.numeric_nonzeros, s.density, m.header.field,
-                              m.header.symmetry)
-            self.matrices[(path, pattern)] = (info, s)
-        return self.matrices[(path, pattern)]
+            return (MatrixInfo(m.name, m.path, m.rows, m.cols, s.stored_entries,
+                               s.numeric_nonzeros, s.density, m.header.field,
+                               m.header.symmetry), s)
+
+        return _once(self.matrices, (path, pattern), make)
 
 
-def _judge_one(run: MeasuredRun, hw: str, calibration: str | None, cache: _Cache,
-               timing: str, calls_per_sync: int) -> Judged:
+def _bound(run: MeasuredRun, hw: str, calibration: str | None, cache: _Cache, timing: str,
+           calls_per_sync: int) -> tuple[Any, ...]:
+    """What :class:`Judged` holds beside the run: spec, matrix, entries, bytes, FLOPs and
+    the bound."""
     spec = cache.spec(run.hw or hw, run.calibration or calibration)
     # a measured HYB was split by its library's own rule: bound the split that reads least
     config = Config(kernel=run.kernel, widths=(run.width,), dtype=run.dtype,
@@ -172,8 +188,18 @@ def _judge_one(run: MeasuredRun, hw: str, calibration: str | None, cache: _Cache
     info, s = cache.matrix(run.matrix, needs_pattern(config))
     result = analyze_structure(info, s, spec, config).results[0]
     t = result.traffic
-    return Judged(run, spec.name, info.name, info.stored_entries, t.bytes_total,
-                  t.flops_useful, t.flops_executed, result.bound)
+    return (spec.name, info.name, info.stored_entries, t.bytes_total, t.flops_useful,
+            t.flops_executed, result.bound)
+
+
+def _judge_one(run: MeasuredRun, hw: str, calibration: str | None, cache: _Cache,
+               timing: str, calls_per_sync: int) -> Judged:
+    # runs of one matrix, spec and configuration share one bound (and its memory)
+    key = (run.matrix, run.hw or hw, run.calibration or calibration, run.kernel, run.width,
+           run.dtype, run.storage, run.timing or timing)
+    found = _once(cache.bounds, key,
+                  lambda: _bound(run, hw, calibration, cache, timing, calls_per_sync))
+    return Judged(run, *found)
 
 
 def judge(runs: Iterable[MeasuredRun], hw: str,

@@ -22,20 +22,36 @@ A matrix path that does not exist (a benchmark machine's absolute path) is looke
 file name under ``matrix_dir``: the file itself, then the path's last two parts (the
 collection's group and name), then any file of that name below it.
 A row that cannot be used becomes a :class:`RowError` naming the file, the row and the
-problem; the other rows are still read.
+problem; the other rows are still read. Every field is checked for its type and range
+(:mod:`sparsroof.userfile`): a time is a positive finite number (true is not 1 s), a width
+a whole number (2.5 is not 2), ``completed`` a boolean (the string "false" is not true).
+A CSV file is read a row at a time, and each matrix path is looked up once, so a file of
+millions of rows costs a few hundred bytes per run.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import MeasuredRunsError
+from ..analysis.config import MAX_WIDTH
+from ..errors import SOURCE_CHARS, MeasuredRunsError, clip
 from ..model.timing import TIMINGS
 from ..model.traffic import KERNELS, STORAGES, VALUE_BYTES
-from ..userfile import read_csv, read_json
+from ..userfile import (
+    FieldError,
+    described,
+    flag,
+    iter_csv,
+    optional_text,
+    read_json,
+    shown,
+    whole_number,
+)
 
 __all__ = ["MeasuredRun", "RowError", "read_runs", "GINKGO_FORMATS", "TIME_UNITS",
            "find_matrix"]
@@ -67,7 +83,7 @@ GINKGO_FORMATS = {
 }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class MeasuredRun:
     """One measured kernel time, with what is needed to bound it."""
 
@@ -84,7 +100,7 @@ class MeasuredRun:
     implementation: str = ""  # the code that ran (a library, a backend), where known
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RowError:
     """A row that could not be judged; ``skipped`` where the row is fine but sparsroof has
     nothing to judge it with (a note, not an error: the file still passes)."""
@@ -105,108 +121,191 @@ class _Defaults:
     time_unit: str
 
 
-def _check(run: MeasuredRun) -> str | None:
-    """What is wrong with a run, or None."""
-    if not (math.isfinite(run.time_s) and run.time_s > 0):
-        return f"time {run.time_s!r} is not a positive number of seconds"
-    if run.timing is not None and run.timing not in TIMINGS:
-        return f"unknown timing {run.timing!r} (choose from {', '.join(TIMINGS)})"
-    if run.kernel not in KERNELS:
-        return f"unknown kernel {run.kernel!r} (choose from {', '.join(KERNELS)})"
-    if run.storage not in STORAGES:
-        return f"unknown format {run.storage!r} (choose from {', '.join(STORAGES)})"
-    if run.dtype not in VALUE_BYTES:
-        return f"unknown dtype {run.dtype!r} (choose from {', '.join(VALUE_BYTES)})"
-    if run.width < 1 or (run.kernel == "spmv" and run.width != 1):
-        return f"d = {run.width} does not fit kernel {run.kernel}"
-    if not Path(run.matrix).is_file():
-        return (f"matrix file not found: {run.matrix} (--matrix-dir DIR looks for it by "
-                "name)")
-    return None
-
-
-def _number(text: str, what: str) -> float:
+def _seconds(value: Any, what: str, scale: float, from_text: bool = False) -> float:
+    """A time field as seconds: a positive finite number (never true/false, and in JSON
+    never a string)."""
+    if from_text and isinstance(value, str):
+        try:
+            seconds = float(value.strip()) * scale
+        except ValueError:
+            raise FieldError(f"{what} {shown(value.strip())} is not a number") from None
+        if not (math.isfinite(seconds) and seconds > 0):
+            raise FieldError(f"{what} {shown(value.strip())} is not a positive number of "
+                             "seconds")
+        return seconds
+    wanted = f"{what} is {described(value)}, expected a positive number of seconds"
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise FieldError(wanted)
     try:
-        return float(text)
-    except ValueError:
-        raise ValueError(f"{what} {text!r} is not a number") from None
+        seconds = float(value) * scale
+    except OverflowError:
+        raise FieldError(wanted) from None
+    if not (math.isfinite(seconds) and seconds > 0):
+        raise FieldError(wanted)
+    return seconds
 
 
-def _csv_run(row: dict[str, str], source: str, base: Path, d: _Defaults) -> MeasuredRun:
+def _width(value: Any, what: str, default: int, from_text: bool = False) -> int:
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return default
+    return whole_number(value, what, from_text=from_text, maximum=MAX_WIDTH)
+
+
+def _choices(record: dict[Any, Any], d: _Defaults, names: tuple[str, str, str]
+             ) -> tuple[str, str, str]:
+    """Kernel, storage and dtype of a record, whose fields are called ``names``."""
+    kernel = optional_text(record, names[0], d.kernel, choices=KERNELS)
+    storage = optional_text(record, names[1], "csr", choices=STORAGES, lower=True)
+    dtype = optional_text(record, names[2], d.dtype, choices=VALUE_BYTES)
+    assert kernel is not None and storage is not None and dtype is not None  # defaults
+    return kernel, storage, dtype
+
+
+def _fits(kernel: str, width: int) -> None:
+    if kernel == "spmv" and width != 1:
+        raise FieldError(f"d = {width} does not fit kernel {kernel}")
+
+
+class _Matrices:
+    """Matrix paths as written -> the file to load, each looked up once (and each path
+    string shared by the runs that name it); a file that is not found is the row's
+    error."""
+
+    def __init__(self, base: Path, matrix_dir: str | None) -> None:
+        self.base = base
+        self.matrix_dir = matrix_dir
+        self.index: dict[str, list[Path]] = {}
+        self.found: dict[str, tuple[str, bool]] = {}
+
+    def __call__(self, written: str) -> str:
+        if written not in self.found:
+            path = find_matrix(str(self.base / written), self.matrix_dir, self.index)
+            self.found[written] = (path, os.path.isfile(path))
+        path, exists = self.found[written]
+        if not exists:
+            raise FieldError(f"matrix file not found: {clip(path, SOURCE_CHARS)} (--matrix-dir "
+                             "DIR looks for it by name)")
+        return path
+
+
+def _csv_run(row: dict[Any, Any], source: str, d: _Defaults, matrices: _Matrices
+             ) -> MeasuredRun:
     matrix = (row.get("matrix") or "").strip()
     if not matrix:
-        raise ValueError("no matrix named")
-    width = row.get("d") or ""
-    kernel = (row.get("kernel") or "").strip() or d.kernel
-    return MeasuredRun(
-        source=source, matrix=str(base / matrix),
-        time_s=_number((row.get("time_s") or "").strip(), "time_s")
-        * TIME_UNITS[d.time_unit],
-        kernel=kernel, storage=(row.get("format") or "").strip().lower() or "csr",
-        width=int(_number(width, "d")) if width.strip() else d.width,
-        dtype=(row.get("dtype") or "").strip() or d.dtype,
-        hw=(row.get("hw") or "").strip() or None,
-        implementation=(row.get("implementation") or "").strip(),
-        timing=(row.get("timing") or "").strip().lower() or None)
+        raise FieldError("no matrix named")
+    time_s = _seconds(row.get("time_s") or "", "time_s", TIME_UNITS[d.time_unit], True)
+    kernel, storage, dtype = _choices(row, d, ("kernel", "format", "dtype"))
+    width = _width(row.get("d"), "d", d.width, from_text=True)
+    _fits(kernel, width)
+    timing = optional_text(row, "timing", None, choices=TIMINGS, lower=True)
+    return MeasuredRun(source, matrices(matrix), time_s, kernel, storage, width, dtype,
+                       optional_text(row, "hw"), timing,
+                       implementation=optional_text(row, "implementation", "") or "")
 
 
-def _read_csv(path: Path, d: _Defaults) -> tuple[list[MeasuredRun], list[RowError]]:
-    header, rows = read_csv(path, lambda problem: MeasuredRunsError(f"{path}: {problem}"))
-    missing = [c for c in ("matrix", "time_s") if c not in header]
-    if missing:
-        raise MeasuredRunsError(f"{path}: line 1: the header needs the columns "
-                                f"{', '.join(missing)} (found: {', '.join(header)})")
-    runs, errors = [], []
-    for line, row in rows:
+def _csv_runs(path: Path, d: _Defaults, matrices: _Matrices
+              ) -> Iterator[MeasuredRun | RowError]:
+    with iter_csv(path, lambda problem: MeasuredRunsError(f"{path}: {problem}")) as table:
+        missing = [c for c in ("matrix", "time_s") if c not in table.header]
+        if missing:
+            raise MeasuredRunsError(f"{path}: line 1: the header needs the columns "
+                                    f"{', '.join(missing)} (found: "
+                                    f"{shown(', '.join(table.header), 80)})")
+        for line, row in table:
+            source = f"{path}:{line}"
+            try:
+                yield _csv_run(row, source, d, matrices)
+            except FieldError as err:
+                yield RowError(source, str(err))
+
+
+def _doc_text(doc: dict[str, Any], key: str, path: Path) -> str | None:
+    value = doc.get(key)
+    if value is not None and not isinstance(value, str):
+        raise MeasuredRunsError(f"{path}: {key}: expected text, found {described(value)}")
+    return value or None
+
+
+def _bench_run(r: Any, source: str, doc: dict[str, Any], path: Path, matrices: _Matrices
+               ) -> MeasuredRun | None:
+    if not isinstance(r, dict):
+        raise FieldError(f"expected an object, found {described(r)}")
+    if r.get("min_s") is None:  # skipped kernels have no time
+        return None
+    time_s = _seconds(r["min_s"], "min_s", 1.0)
+    written = r.get("path") or f"{optional_text(r, 'matrix') or ''}.mtx"
+    if not isinstance(written, str) or written == ".mtx":
+        raise FieldError(f"path is {described(r.get('path'))}, expected a matrix file")
+    kernel, storage, dtype = _choices(r, _Defaults("spmv", 1, "fp64", "s"),
+                                      ("kernel", "storage", "dtype"))
+    width = _width(r.get("width"), "width", 1)
+    _fits(kernel, width)
+    timing = r.get("timing")
+    return MeasuredRun(source, matrices(written), time_s, kernel, storage, width, dtype,
+                       _doc_text(doc, "spec_file", path) or _doc_text(doc, "spec", path),
+                       optional_text(r, "timing", choices=TIMINGS) if timing else None,
+                       _doc_text(doc, "calibration", path),
+                       optional_text(r, "backend", "") or "")
+
+
+def _bench_runs(doc: dict[str, Any], path: Path, matrices: _Matrices
+                ) -> Iterator[MeasuredRun | RowError]:
+    results = doc.get("results", [])
+    if not isinstance(results, list):
+        raise MeasuredRunsError(f"{path}: results: expected a list of results, found "
+                                f"{described(results)}")
+    for i, r in enumerate(results):
+        source = f"{path}:results[{i}]"
         try:
-            runs.append(_csv_run(row, f"{path}:{line}", path.parent, d))
-        except (ValueError, TypeError) as err:
-            errors.append(RowError(f"{path}:{line}", str(err)))
-    return runs, errors
-
-
-def _bench_runs(doc: dict[str, Any], path: Path) -> list[MeasuredRun]:
-    base = path.parent
-    out = []
-    for i, r in enumerate(doc.get("results", [])):
-        if r.get("min_s") is None:  # skipped kernels have no time
+            run = _bench_run(r, source, doc, path, matrices)
+        except FieldError as err:
+            yield RowError(source, str(err))
             continue
-        matrix = r.get("path") or f"{r.get('matrix')}.mtx"
-        out.append(MeasuredRun(
-            source=f"{path}:results[{i}]", matrix=str(base / matrix), time_s=float(r["min_s"]),
-            kernel=r.get("kernel", "spmv"), storage=r.get("storage", "csr"),
-            width=int(r.get("width", 1)), dtype=r.get("dtype", "fp64"),
-            hw=doc.get("spec_file") or doc.get("spec"), calibration=doc.get("calibration"),
-            implementation=str(r.get("backend") or ""),
-            timing=r.get("timing") if isinstance(r.get("timing"), str) else None))
-    return out
+        if run is not None:
+            yield run
 
 
-def _ginkgo_runs(doc: list[Any], path: Path, d: _Defaults
-                 ) -> tuple[list[MeasuredRun], list[RowError]]:
-    runs, errors = [], []
+def _ginkgo_run(name: str, result: Any, here: str, filename: str, d: _Defaults,
+                matrices: _Matrices) -> MeasuredRun | RowError | None:
+    if not isinstance(result, dict):
+        return RowError(here, f"expected an object with 'time' and 'completed', found "
+                              f"{described(result)}")
+    try:
+        if not flag(result.get("completed", True), "completed"):
+            return None
+        storage = GINKGO_FORMATS.get(name)
+        if storage is None:
+            return RowError(here, f"skipped: no traffic model for Ginkgo format "
+                                  f"{shown(name)}", skipped=True)
+        if result.get("time") is None:
+            return RowError(here, "no numeric 'time'")
+        time_s = _seconds(result["time"], "time", TIME_UNITS[d.time_unit])
+        return MeasuredRun(here, matrices(filename), time_s, d.kernel, storage, d.width,
+                           d.dtype)
+    except FieldError as err:
+        return RowError(here, str(err))
+
+
+def _ginkgo_runs(doc: list[Any], path: Path, d: _Defaults, matrices: _Matrices
+                 ) -> Iterator[MeasuredRun | RowError]:
     for i, case in enumerate(doc):
         where = f"{path}:[{i}]"
         if not isinstance(case, dict) or "filename" not in case:
-            errors.append(RowError(where, "expected an object with 'filename' and 'spmv'"))
+            yield RowError(where, "expected an object with 'filename' and 'spmv'")
             continue
-        for name, result in (case.get("spmv") or {}).items():
-            here = f"{where}.spmv.{name}"
-            if not isinstance(result, dict) or not result.get("completed", True):
-                continue
-            storage = GINKGO_FORMATS.get(name)
-            if storage is None:
-                errors.append(RowError(here, f"skipped: no traffic model for Ginkgo format "
-                                             f"{name!r}", skipped=True))
-                continue
-            try:
-                time_s = float(result["time"]) * TIME_UNITS[d.time_unit]
-            except (KeyError, TypeError, ValueError):
-                errors.append(RowError(here, "no numeric 'time'"))
-                continue
-            runs.append(MeasuredRun(here, str(path.parent / case["filename"]), time_s,
-                                    d.kernel, storage, d.width, d.dtype))
-    return runs, errors
+        filename, results = case["filename"], case.get("spmv") or {}
+        if not isinstance(filename, str) or not filename.strip():
+            yield RowError(where, f"filename is {described(filename)}, expected a path")
+            continue
+        if not isinstance(results, dict):
+            yield RowError(f"{where}.spmv", f"expected an object of format -> result, found "
+                                            f"{described(results)}")
+            continue
+        for name, result in results.items():
+            found = _ginkgo_run(name, result, f"{where}.spmv.{shown(name)[1:-1]}", filename,
+                                d, matrices)
+            if found is not None:
+                yield found
 
 
 def find_matrix(recorded: str, matrix_dir: str | Path | None,
@@ -220,16 +319,16 @@ def find_matrix(recorded: str, matrix_dir: str | Path | None,
     '/cluster/ss/HB/bcsstk01.mtx'
     """
     path = Path(recorded)
-    if matrix_dir is None or path.is_file():
+    if matrix_dir is None or os.path.isfile(path):
         return recorded
     root = Path(matrix_dir)
     for candidate in (root / path.name, root / Path(*path.parts[-2:])):
-        if candidate.is_file():
+        if os.path.isfile(candidate):
             return str(candidate)
     if index is not None:
         if not index:
             for found in root.rglob("*"):
-                if found.is_file():
+                if os.path.isfile(found):
                     index.setdefault(found.name, []).append(found)
             index.setdefault("", [])  # built, even when the folder is empty
         hits = index.get(path.name, [])
@@ -241,35 +340,29 @@ def find_matrix(recorded: str, matrix_dir: str | Path | None,
 def read_runs(path: str, *, kernel: str = "spmv", width: int = 1, dtype: str = "fp64",
               time_unit: str = "s", matrix_dir: str | None = None
               ) -> tuple[list[MeasuredRun], list[RowError]]:
-    """The usable runs of ``path`` and one error per unusable row (a row with nothing to
-    judge it by is a skipped one, :attr:`RowError.skipped`). The defaults fill what a row
-    does not say; ``time_unit`` is the unit of CSV ``time_s`` and Ginkgo ``time``; a
-    matrix missing where the row says is looked for under ``matrix_dir``
-    (:func:`find_matrix`)."""
+    """The usable runs of ``path`` and one error per unusable row, in the file's order (a
+    row with nothing to judge it by is a skipped one, :attr:`RowError.skipped`). The
+    defaults fill what a row does not say; ``time_unit`` is the unit of CSV ``time_s`` and
+    Ginkgo ``time``; a matrix missing where the row says is looked for under
+    ``matrix_dir`` (:func:`find_matrix`). A file that cannot be read at all raises
+    :class:`~sparsroof.errors.MeasuredRunsError`."""
     p = Path(path)
-    if not p.is_file():
-        raise MeasuredRunsError(f"{path}: no such file")
     d = _Defaults(kernel, width, dtype, time_unit)
+    matrices = _Matrices(p.parent, matrix_dir)
+    found: Iterator[MeasuredRun | RowError]
     if p.suffix.lower() != ".json":
-        runs, errors = _read_csv(p, d)
+        found = _csv_runs(p, d, matrices)
     else:
         doc = read_json(p, lambda problem: MeasuredRunsError(f"{path}: {problem}"))
         if isinstance(doc, dict) and doc.get("kind") == "bench":
-            runs, errors = _bench_runs(doc, p), []
+            found = _bench_runs(doc, p, matrices)
         elif isinstance(doc, list):
-            runs, errors = _ginkgo_runs(doc, p, d)
+            found = _ginkgo_runs(doc, p, d, matrices)
         else:
             raise MeasuredRunsError(f"{path}: neither a 'sparsroof bench -O json' document nor "
                                     "a Ginkgo benchmark list")
-    good = []
-    index: dict[str, list[Path]] = {}
-    for run in runs:
-        found = find_matrix(run.matrix, matrix_dir, index)
-        if found != run.matrix:
-            run = replace(run, matrix=found)
-        problem = _check(run)
-        if problem:
-            errors.append(RowError(run.source, problem))
-        else:
-            good.append(run)
+    good: list[MeasuredRun] = []
+    errors: list[RowError] = []
+    for item in found:
+        (good if isinstance(item, MeasuredRun) else errors).append(item)  # type: ignore[arg-type]
     return good, errors

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import os
 from collections.abc import Hashable
 from importlib import resources
 from pathlib import Path
@@ -16,7 +17,8 @@ from typing import Any
 import yaml
 
 from ..errors import SpecError, UnknownSpecError
-from ..userfile import read_text
+from ..userfile import MAX_CONFIG_BYTES, load_yaml, read_text, shown
+from ..userfile.yamlfile import SAFE_LOADER
 from .schema import check_spec
 from .spec import HwSpec
 
@@ -50,10 +52,7 @@ def _bundled_files() -> dict[str, Any]:
             if p.name.endswith(".yaml")}
 
 
-_SAFE_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # the C parser when built
-
-
-class _StrictLoader(_SAFE_LOADER):
+class _StrictLoader(SAFE_LOADER):
     """PyYAML's safe loader, refusing a key written twice in one mapping (a silent overwrite
     in plain YAML, and in a spec almost always a copy-paste slip)."""
 
@@ -65,22 +64,18 @@ def _no_duplicates(loader: _StrictLoader, node: yaml.MappingNode, deep: bool = F
         if isinstance(key, Hashable):
             if key in seen:
                 raise yaml.constructor.ConstructorError(
-                    None, None, f"key {key!r} written twice", key_node.start_mark)
+                    None, None, f"key {shown(key)} written twice", key_node.start_mark)
             seen.add(key)
-    return _SAFE_LOADER.construct_mapping(loader, node, deep)
+    return SAFE_LOADER.construct_mapping(loader, node, deep)
 
 
 _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _no_duplicates)
 
 
 def _read_yaml(text: str, origin: str) -> Any:
-    try:
-        return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        where = f"line {mark.line + 1}: " if mark is not None else ""
-        problem = getattr(err, "problem", None) or "malformed YAML"
-        raise SpecError(origin, f"{where}malformed YAML: {problem}") from None
+    """The data of a spec's YAML text, its aliases bounded (see
+    :func:`~sparsroof.userfile.load_yaml`)."""
+    return load_yaml(text, lambda problem: SpecError(origin, problem), loader=_StrictLoader)[0]
 
 
 @functools.cache
@@ -111,8 +106,9 @@ def read_spec_file(name_or_path: str | Path) -> tuple[Any, str]:
     """
     text = str(name_or_path)
     path = Path(text)
-    if path.suffix in (".yaml", ".yml") or path.exists():
-        content = read_text(path, lambda problem: SpecError(text, problem))
+    if path.suffix in (".yaml", ".yml") or os.path.exists(path):  # never raises
+        content = read_text(path, lambda problem: SpecError(text, problem),
+                            limit=MAX_CONFIG_BYTES)
         return _read_yaml(content, text), text
     files = _bundled_files()
     name = _aliases(text).get(text, text)

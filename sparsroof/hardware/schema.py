@@ -20,6 +20,7 @@ from typing import Any
 
 from ..errors import SpecError, UnitError
 from ..units import KINDS, parse_quantity
+from ..userfile import shown
 from .spec import (
     FIGURE_KINDS,
     PARALLELISM,
@@ -38,6 +39,8 @@ __all__ = ["check_spec"]
 _REQUIRED = ("name", "device", "kind", "peaks", "memory")
 _KINDS = ("gpu", "cpu")
 _LEVEL_KEYS = ("name", "bandwidth", "capacity", "instances")
+#: largest count (SMs, threads, instances of a level) a spec may give
+_MAX_COUNT = 2**40
 
 
 def _suggest(key: object, known: tuple[str, ...] | list[str]) -> str:
@@ -57,7 +60,7 @@ class _Checker:
 
     def text(self, key: str, raw: Any) -> str | None:
         if not isinstance(raw, str) or not raw.strip():
-            self.problem(key, f"expected a non-empty text, found {raw!r}")
+            self.problem(key, f"expected a non-empty text, found {shown(raw)}")
             return None
         return raw
 
@@ -80,8 +83,9 @@ class _Checker:
             return None
         value = raw["value"]
         if kind is None:
-            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-                self.problem(f"{key}.value", f"expected a positive whole number, found {value!r}")
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= _MAX_COUNT:
+                self.problem(f"{key}.value", f"expected a positive whole number (up to "
+                             f"{_MAX_COUNT:,}), found {shown(value)}")
                 return None
             return Quantity(float(value), str(value), str(source), figure_kind)
         try:
@@ -93,7 +97,7 @@ class _Checker:
     def figure_kind(self, key: str, raw: Any) -> str | None:
         if raw is None or raw in FIGURE_KINDS:
             return raw
-        self.problem(f"{key}.kind", f"unknown kind of figure {raw!r} "
+        self.problem(f"{key}.kind", f"unknown kind of figure {shown(raw)} "
                      f"({_suggest(raw, FIGURE_KINDS)})")
         return None
 
@@ -182,7 +186,7 @@ def _top(c: _Checker, data: dict[Any, Any]) -> None:
     for key in sorted(set(data) - set(TOP_KEYS), key=str):
         c.problem(str(key), f"unknown key ({_suggest(key, TOP_KEYS)})")
     if "kind" in data and data["kind"] not in _KINDS:
-        c.problem("kind", f"expected 'gpu' or 'cpu', found {data['kind']!r}")
+        c.problem("kind", f"expected 'gpu' or 'cpu', found {shown(data['kind'])}")
     aliases = data.get("aliases", [])
     if not isinstance(aliases, list) or not all(isinstance(a, str) and a for a in aliases):
         c.problem("aliases", "expected a list of names, e.g. [a100]")

@@ -55,7 +55,16 @@ from ..hardware.spec import HwSpec
 from ..matrix.mtx import Matrix
 from ..model.storage import hyb_width
 from ..structure.features import Structure, measure
-from ..userfile import read_json
+from ..userfile import (
+    LARGEST,
+    FieldError,
+    flag,
+    number,
+    read_json,
+    shown,
+    text,
+    whole_number,
+)
 from .bench import KERNEL_FORMATS, bench, kernel_traffic
 from .core_cost import CHAINS, CoreCounts, core_counts, measure_branch_memory
 from .memory_roofs import effective_roofs, monotone_roofs, with_roofs
@@ -440,32 +449,57 @@ def save(c: Calibration, samples: list[Sample], path: str | Path) -> None:
     Path(path).write_text(json.dumps(doc, indent=1) + "\n")
 
 
+def _real(value: Any, what: str, positive: bool = False) -> float:
+    return number(value, what, positive=positive, maximum=LARGEST)
+
+
+def _fit(f: Any, name: str) -> FormatFit:
+    held = f.get("held_out_median")
+    return FormatFit({str(n): _real(v, f"fits.{name}.coefficients.{n}")
+                      for n, v in f["coefficients"].items()},
+                     whole_number(f["samples"], f"fits.{name}.samples", minimum=0,
+                                  maximum=2**40),
+                     _real(f["median_error"], f"fits.{name}.median_error"),
+                     _real(f["max_error"], f"fits.{name}.max_error"),
+                     None if held is None else _real(held, f"fits.{name}.held_out_median"))
+
+
+def _calibration(doc: dict[str, Any]) -> Calibration:
+    """The calibration a document holds, every field checked: rates positive, every
+    number finite, texts text and flags true or false."""
+    fits = {str(k): _fit(f, str(k)) for k, f in doc["fits"].items()}
+    levels = tuple((text(lv["name"], "levels.name"),
+                    None if lv["capacity_bytes"] is None
+                    else _real(lv["capacity_bytes"], "levels.capacity_bytes", positive=True))
+                   for lv in doc["levels"])
+    error = doc.get("held_out_error")
+    return Calibration(
+        text(doc["spec"], "spec"), text(doc["device"], "device"), text(doc["dtype"], "dtype"),
+        levels, {str(k): _real(v, f"roofs_bytes_per_s.{k}", positive=True)
+                 for k, v in doc["roofs_bytes_per_s"].items()},
+        fits, _real(doc["branch_memory_exits"], "branch_memory_exits"),
+        _real(doc["working_set_fill"], "working_set_fill", positive=True),
+        None if error is None else _real(error, "held_out_error"),
+        tuple(text(n, "roofs_repaired") for n in doc.get("roofs_repaired", ())),
+        flag(doc.get("noisy", False), "noisy"))
+
+
 def load(path: str | Path) -> Calibration:
     """Read a calibration file; a clear error when it is missing or malformed."""
     doc = read_json(path, lambda problem: CalibrationError(path, problem))
     if not isinstance(doc, dict) or doc.get("kind") != "calibration":
         raise CalibrationError(path, "not a sparsroof calibration file")
     if doc.get("schema_version") != SCHEMA_VERSION:
-        raise CalibrationError(path, f"schema_version {doc.get('schema_version')!r} is not "
-                               f"{SCHEMA_VERSION}; run sparsroof calibrate again")
+        raise CalibrationError(path, f"schema_version {shown(doc.get('schema_version'))} is "
+                               f"not {SCHEMA_VERSION}; run sparsroof calibrate again")
     try:
-        fits = {k: FormatFit({n: float(v) for n, v in f["coefficients"].items()},
-                             int(f["samples"]), float(f["median_error"]),
-                             float(f["max_error"]), f.get("held_out_median"))
-                for k, f in doc["fits"].items()}
-        levels = tuple((str(lv["name"]), lv["capacity_bytes"]) for lv in doc["levels"])
-        roofs = {str(k): float(v) for k, v in doc["roofs_bytes_per_s"].items()}
-        cal = Calibration(str(doc["spec"]), str(doc["device"]), str(doc["dtype"]), levels,
-                          roofs, fits, float(doc["branch_memory_exits"]),
-                          float(doc["working_set_fill"]), doc.get("held_out_error"),
-                          tuple(str(n) for n in doc.get("roofs_repaired", ())),
-                          bool(doc.get("noisy", False)))
+        cal = _calibration(doc)
     except KeyError as err:
-        raise CalibrationError(path, f"malformed calibration: no {err.args[0]!r}; run "
+        raise CalibrationError(path, f"malformed calibration: no {shown(err.args[0])}; run "
                                "sparsroof calibrate again") from None
-    except (TypeError, ValueError, AttributeError) as err:
-        raise CalibrationError(path, f"malformed calibration ({err!r})") from None
-    _, falling = monotone_roofs(roofs, [n for n, _ in levels])
+    except (FieldError, TypeError, AttributeError) as err:
+        raise CalibrationError(path, f"malformed calibration ({str(err)[:200]})") from None
+    _, falling = monotone_roofs(cal.roofs, [n for n, _ in cal.levels])
     if falling:
         raise CalibrationError(path, f"impossible roofs: {'; '.join(falling)}; run sparsroof "
                                "calibrate again, on a quiet host")

@@ -8,6 +8,10 @@ Auxiliary files follow the collection's naming: inside a directory ``Name`` (unp
 in an archive) that holds ``Name.mtx``, every other ``Name_*.mtx`` (``Name_b.mtx``,
 ``Name_coord.mtx``, ``Name_nodename.mtx``, ...) belongs to the problem ``Name`` rather
 than being a matrix of its own. They are skipped unless asked for.
+
+One file's problem never stops a walk: a file that cannot be looked at (a dangling link,
+a file gone or unreadable) and a folder that cannot be listed become a :class:`Source`
+with its ``problem`` set, which planning records as that file's failure.
 """
 
 from __future__ import annotations
@@ -52,6 +56,7 @@ class Source:
     mtime_ns: int
     member: str = ""
     auxiliary: bool = False
+    problem: str = ""  # why the walk could not look at it (a dangling link, say)
 
     @property
     def label(self) -> str:
@@ -116,7 +121,15 @@ def _is_auxiliary(stem: str, problem: str, stems: set[str]) -> bool:
 
 
 def _file_source(path: Path, name: str, member: str = "") -> Source:
-    st = path.stat()
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        problem = ("a link to a missing file" if path.is_symlink()
+                   else "no such file (removed while the folder was read)")
+        return Source(str(path), name, 0, 0, member, problem=problem)
+    except OSError as err:
+        return Source(str(path), name, 0, 0, member, problem=f"cannot read: "
+                      f"{err.strerror or err}")
     return Source(str(path), name, st.st_size, st.st_mtime_ns, member)
 
 
@@ -135,7 +148,7 @@ def _archive_sources(path: Path, include_aux: bool) -> Iterator[Source]:
     problem = _stem(path.name)
     primary = f"{problem}/{problem}.mtx"
     base = _file_source(path, problem, primary)
-    if not include_aux:
+    if not include_aux or base.problem:
         yield base
         return
     members = _archive_members(path, problem)
@@ -169,9 +182,21 @@ def _walk(root: Path, include_aux: bool) -> Iterator[Source]:
         else:
             yield _file_source(root, _stem(root.name))
         return
-    for dirpath, dirnames, filenames in os.walk(root):
+    unlisted: list[OSError] = []
+    for dirpath, dirnames, filenames in os.walk(root, onerror=unlisted.append):
         dirnames.sort()
+        yield from _unlisted(unlisted)
         yield from _directory_sources(Path(dirpath), sorted(filenames), include_aux)
+    yield from _unlisted(unlisted)
+
+
+def _unlisted(errors: list[OSError]) -> Iterator[Source]:
+    """A folder the walk could not list, as a source that fails with the reason."""
+    while errors:
+        err = errors.pop(0)
+        folder = Path(err.filename or "?")
+        yield Source(str(folder), folder.name, 0, 0,
+                     problem=f"cannot list the folder: {err.strerror or err}")
 
 
 def _matches(source: Source, patterns: Sequence[str]) -> bool:

@@ -17,7 +17,7 @@ from typing import IO
 
 from ..errors import MatrixFileError
 
-__all__ = ["MAX_LINE", "MAX_HEADER", "MMHeader", "read_mm_header"]
+__all__ = ["MAX_LINE", "MAX_HEADER", "MMHeader", "read_mm_header", "size_numbers"]
 
 MAX_LINE = 1 << 20
 MAX_HEADER = 64 << 20
@@ -97,10 +97,25 @@ def _sizes(line: bytes, label: str, lineno: int, count: int) -> list[int]:
         shown = line.decode("ascii", errors="replace").strip()[:60]
         raise MatrixFileError(label, f"line {lineno}: the size line must hold {count} "
                                      f"non-negative integers, found {shown!r}")
-    # a 5,000-digit number is not converted at all (Python refuses past 4,300 digits)
-    if any(len(w.lstrip("0")) > 19 for w in words) or max(int(w) for w in words) > _INT64_MAX:
+    numbers = size_numbers(words)
+    if numbers is None:
         raise MatrixFileError(label, f"line {lineno}: a size above 2^63 - 1 cannot be read")
-    return [int(w) for w in words]
+    return numbers
+
+
+def size_numbers(words: list[str]) -> list[int] | None:
+    """Words of digits as integers, None where one is above 2^63 - 1. Leading zeros are
+    dropped before converting: Python refuses to convert more than 4,300 digits, and
+    ``0000...0002`` is 2.
+
+    >>> size_numbers(["0" * 5000 + "2", "3"]), size_numbers(["9" * 20])
+    ([2, 3], None)
+    """
+    digits = [w.lstrip("0") or "0" for w in words]
+    if any(len(d) > 19 for d in digits):
+        return None
+    numbers = [int(d) for d in digits]
+    return None if max(numbers, default=0) > _INT64_MAX else numbers
 
 
 def _shape(obj: str, fmt: str, symmetry: str, numbers: list[int]) -> tuple[int, int, int]:

@@ -33,7 +33,7 @@ from .mmbody import (
     plain_file_is_safe,
     read_body,
 )
-from .mmheader import MAX_HEADER, MAX_LINE, MMHeader, read_mm_header
+from .mmheader import MAX_HEADER, MAX_LINE, MMHeader, read_mm_header, size_numbers
 
 if TYPE_CHECKING:
     from scipy.sparse import sparray, spmatrix
@@ -43,7 +43,6 @@ __all__ = ["Header", "Matrix", "MatrixLike", "as_matrix", "peek", "load", "estim
 
 MATRIX_SUFFIXES = (".mtx", ".mtx.gz", ".smtx")
 _INT32_MAX = limits.INDEX32_MAX
-_INT64_MAX = 2**63 - 1
 _ARCHIVES = (".tar.gz", ".tgz", ".tar", ".zip")
 
 
@@ -154,6 +153,8 @@ def _check_readable(path: Path) -> None:
         raise MatrixFileError(path, "no such file") from None
     except OSError as err:
         raise MatrixFileError(path, f"cannot read: {err.strerror or err}") from None
+    except ValueError:  # a NUL byte in the name
+        raise MatrixFileError(path, "cannot read: the file name holds a NUL byte") from None
     if stat.S_ISDIR(mode):
         raise MatrixFileError(path, "is a directory, not a matrix file (to analyse every "
                                     "matrix in it, use 'sparsroof batch')")
@@ -198,9 +199,10 @@ def _smtx_size_line(path: Path, handle: TextIO) -> tuple[int, int, int]:
         raise MatrixFileError(path, f"line {lineno}: expected the .smtx size line "
                                     f"'rows, cols, nnz' of non-negative integers, "
                                     f"found {stripped[:40]!r}")
-    if any(len(p.lstrip("0")) > 19 for p in parts) or max(int(p) for p in parts) > _INT64_MAX:
+    numbers = size_numbers(parts)
+    if numbers is None:
         raise MatrixFileError(path, f"line {lineno}: a size above 2^63 - 1 cannot be read")
-    rows, cols, nnz = (int(p) for p in parts)
+    rows, cols, nnz = numbers
     return rows, cols, nnz
 
 

@@ -59,6 +59,8 @@ class RoofPoint:
 #: the fields of a RoofPoint that hold numbers (all >= 0); ``width`` is a whole number
 NUMBERS = tuple(f.name for f in fields(RoofPoint) if f.type in ("float", "int"))
 _INTEGERS = ("width",)
+#: the roofs a point was bounded by: a figure divides by them (the ridge point)
+_RATES = ("peak_flops", "bandwidth")
 
 
 def roof_point(values: Mapping[str, Any], source: str, where: str = "", *,
@@ -81,7 +83,7 @@ def roof_point(values: Mapping[str, Any], source: str, where: str = "", *,
     """
     numbers = finite_numbers(values, NUMBERS, lambda problem: FigureError(
         f"{source}: {problem}"), where=where, from_text=from_text, minimum=0,
-        integers=_INTEGERS)
+        integers=_INTEGERS, positive=_RATES)
     texts: dict[str, Any] = {f.name: str(_field(source, where or "record", values, f.name))
                              for f in fields(RoofPoint)
                              if f.name not in numbers and f.name != "role"}

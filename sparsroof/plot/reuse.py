@@ -107,6 +107,13 @@ def runs_on_lines(lines: Sequence[RoofPoint], measured: Sequence[MeasuredPoint],
     return out
 
 
+def _close(a: float, b: float) -> bool:
+    """Two rates within a factor of 1 + _SAME (zero only of zero: an empty kernel)."""
+    if a <= 0 or b <= 0:
+        return a == b
+    return abs(math.log(a / b)) < _SAME
+
+
 def _groups(lines: Sequence[RoofPoint]) -> list[list[RoofPoint]]:
     """Lines that would be drawn on top of each other, in model order within a group."""
     order = {m: i for i, m in enumerate(MODELS)}
@@ -114,7 +121,7 @@ def _groups(lines: Sequence[RoofPoint]) -> list[list[RoofPoint]]:
     for p in sorted(lines, key=lambda p: (p.intensity, order.get(p.model, 99))):
         g = groups[-1] if groups else None
         if (g and p.intensity <= g[0].intensity * (1 + _SAME)
-                and abs(math.log(p.attainable_flops / g[0].attainable_flops)) < _SAME):
+                and _close(p.attainable_flops, g[0].attainable_flops)):
             g.append(p)
         else:
             groups.append([p])

@@ -12,12 +12,13 @@ pyarrow (``pip install 'sparsroof[parquet]'``).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from ..errors import FigureError
-from ..userfile import finite_numbers, read_csv
+from ..userfile import finite_numbers, iter_csv
 
 __all__ = ["TABLE_SUFFIXES", "read_table", "table_points"]
 
@@ -91,10 +92,11 @@ def _check_columns(source: str, columns: Iterable[str]) -> None:
 
 
 def _csv_rows(path: Path) -> Iterator[Row]:
-    header, rows = read_csv(path, lambda problem: FigureError(f"{path}: {problem}"))
-    _check_columns(str(path), header)
-    for line, row in rows:
-        yield f"{path}:{line}", row, True
+    """The rows of a CSV table, read one at a time (an export of a whole collection)."""
+    with iter_csv(path, lambda problem: FigureError(f"{path}: {problem}")) as table:
+        _check_columns(str(path), table.header)
+        for line, row in table:
+            yield f"{path}:{line}", row, True
 
 
 def _parquet_rows(path: Path) -> Iterator[Row]:
@@ -128,7 +130,7 @@ def json_rows(source: str, rows: Any) -> Iterator[Row]:
 def read_table(path: str | Path) -> list[tuple[Fields, str, str]]:
     """(point fields, spec, where) of every row of a CSV or Parquet table of results at ``path``."""
     path = Path(path)
-    if not path.is_file():
+    if not os.path.isfile(path):
         raise FigureError(f"{path}: no such file")
     rows = _parquet_rows(path) if path.suffix.lower() == ".parquet" else _csv_rows(path)
     return table_points(str(path), rows)

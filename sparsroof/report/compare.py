@@ -49,7 +49,10 @@ def compare_json(judged: Sequence[Judged], summary: Summary,
 
 
 def compare_csv(judged: Sequence[Judged]) -> str:
-    return csv_text([record(j) for j in judged], "compare")
+    """One CSV row per run; rows are made one at a time (a file of a million runs)."""
+    if not judged:
+        return ""
+    return csv_text((record(j) for j in judged), "compare", columns=list(record(judged[0])))
 
 
 def summary_lines(summary: Summary) -> list[str]:

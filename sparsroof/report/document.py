@@ -6,7 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .._version import SCHEMA_VERSIONS, __version__
@@ -31,19 +31,26 @@ def json_text(doc: dict[str, Any], indent: int = 2) -> str:
     return json.dumps(doc, indent=indent, default=_default)
 
 
-def csv_text(rows: Sequence[dict[str, Any]], kind: str) -> str:
+def csv_text(rows: Iterable[dict[str, Any]], kind: str,
+             columns: Sequence[str] | None = None) -> str:
     """CSV text of ``rows``: the schema version and tool version lead every row; the
     columns are those of all rows, in the order first seen (missing cells are empty).
+    Given ``columns``, the rows are read once, as they come (a generator of a million
+    rows is never held as a list).
 
     >>> print(csv_text([{"a": 1}, {"a": 2, "b": 3}], "analyze"), end="")
     schema_version,version,a,b
     1,0.1.0,1,
     1,0.1.0,2,3
     """
-    if not rows:
-        return ""
     lead = {"schema_version": SCHEMA_VERSIONS[kind], "version": __version__}
-    columns = list(dict.fromkeys([*lead, *(k for row in rows for k in row)]))
+    if columns is None:
+        rows = list(rows)
+        if not rows:
+            return ""
+        columns = list(dict.fromkeys([*lead, *(k for row in rows for k in row)]))
+    else:
+        columns = [*lead, *columns]
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=columns, restval="", lineterminator="\n")
     writer.writeheader()

@@ -26,15 +26,14 @@ matrix, as equation (1) of *The Sparsity Roofline* writes them.
 from __future__ import annotations
 
 import difflib
+import os
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from ..errors import ManifestError, OptionError, UnknownManifestError
-from ..userfile import read_text
+from ..userfile import MAX_CONFIG_BYTES, load_yaml, read_text, shown
 from .patterns import parse_pattern, parse_sparsity
 
 __all__ = ["KINDS", "Layer", "Manifest", "bundled_models", "load_manifest",
@@ -87,9 +86,16 @@ class Manifest:
     layers: tuple[Layer, ...]
 
 
+#: largest layer dimension or count: a GEMM dimension past 2^31 - 1 is no network's
+MAX_DIMENSION = 2**31 - 1
+
+
 def _positive(origin: str, key: str, raw: Any) -> int:
     if isinstance(raw, bool) or not isinstance(raw, int) or raw <= 0:
-        raise ManifestError(origin, f"expected a positive whole number, found {raw!r}", key)
+        raise ManifestError(origin, f"expected a positive whole number, found {shown(raw)}", key)
+    if raw > MAX_DIMENSION:
+        raise ManifestError(origin, f"{shown(raw)} is above {MAX_DIMENSION:,}, the largest "
+                            "dimension or count a layer may have", key)
     return raw
 
 
@@ -97,7 +103,7 @@ def _weight_file(origin: str, key: str, base: Path, raw: Any) -> Path:
     if not isinstance(raw, str) or not raw.strip():
         raise ManifestError(origin, "expected the path of a .mtx, .mtx.gz or .smtx file", key)
     path = (base / raw).resolve() if not Path(raw).is_absolute() else Path(raw)
-    if not path.is_file():
+    if not os.path.isfile(path):
         raise ManifestError(origin, f"no such weight file {str(path)!r}", key)
     return path
 
@@ -137,14 +143,15 @@ def _layer(origin: str, base: Path, i: int, raw: Any) -> Layer:
     key = f"layers.{raw['name']}"
     unknown = set(raw) - _LAYER_KEYS
     if unknown:
-        raise ManifestError(origin, f"unknown key {sorted(unknown)[0]!r} (expected: "
+        raise ManifestError(origin, f"unknown key {shown(sorted(unknown, key=str)[0])} "
+                            f"(expected: "
                             f"{', '.join(sorted(_LAYER_KEYS))})", key)
     for dim in ("m", "k", "n"):
         if dim not in raw:
             raise ManifestError(origin, f"missing '{dim}'", key)
     kind = raw.get("kind", "linear")
     if kind not in KINDS:
-        raise ManifestError(origin, f"unknown kind {kind!r} (expected one of "
+        raise ManifestError(origin, f"unknown kind {shown(kind)} (expected one of "
                             f"{', '.join(KINDS)})", f"{key}.kind")
     prune = raw.get("prune", True)
     if not isinstance(prune, bool):
@@ -167,7 +174,7 @@ def parse_manifest(data: Any, origin: str, base: Path | None = None) -> Manifest
     unknown = set(data) - _TOP_KEYS
     if unknown:
         raise ManifestError(origin, f"unknown key (expected: {', '.join(sorted(_TOP_KEYS))})",
-                            sorted(unknown)[0])
+                            str(sorted(unknown, key=str)[0]))
     for key in ("name", "source", "layers"):
         if key not in data:
             raise ManifestError(origin, "missing required key", key)
@@ -196,21 +203,16 @@ def bundled_models() -> list[str]:
 
 
 def _read(text: str, origin: str) -> Any:
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        where = f"line {mark.line + 1}: " if mark is not None else ""
-        raise ManifestError(origin, f"{where}malformed YAML: "
-                            f"{getattr(err, 'problem', None) or err}") from None
+    return load_yaml(text, lambda problem: ManifestError(origin, problem))[0]
 
 
 def load_manifest(name_or_path: str | Path) -> Manifest:
     """A bundled manifest by name ("resnet50", "swin-tiny" or "swin_tiny"), or a YAML file."""
     text = str(name_or_path)
     path = Path(text)
-    if path.suffix in (".yaml", ".yml") or path.exists():
-        content = read_text(path, lambda problem: ManifestError(text, problem))
+    if path.suffix in (".yaml", ".yml") or os.path.exists(path):  # never raises
+        content = read_text(path, lambda problem: ManifestError(text, problem),
+                            limit=MAX_CONFIG_BYTES)
         return parse_manifest(_read(content, text), text, path.resolve().parent)
     files = _bundled()
     key = text.lower().replace("-", "_")

@@ -24,7 +24,7 @@ from ..hardware.spec import HwSpec
 from ..model import verdict
 from ..model.bound import Bound
 from ..model.traffic import Traffic
-from ..userfile import read_csv
+from ..userfile import iter_csv, shown
 from .manifest import Layer, Manifest
 from .patterns import Pattern, parse_pattern, parse_sparsity
 from .placement import Options
@@ -38,7 +38,7 @@ DENSE = "dense"
 _COLUMNS = ("layer", "pattern", "sparsity", "time_s")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class LayerTime:
     """One measured time of one instance of a layer's kernel."""
 
@@ -74,9 +74,9 @@ def _row(row: dict[str, str], source: str) -> LayerTime:
     try:
         time_s = float(text)
     except ValueError:
-        raise ValueError(f"time_s {text!r} is not a number") from None
+        raise ValueError(f"time_s {shown(text)} is not a number") from None
     if not (math.isfinite(time_s) and time_s > 0):
-        raise ValueError(f"time_s {text!r} is not a positive number of seconds")
+        raise ValueError(f"time_s {shown(text)} is not a positive number of seconds")
     name = (row.get("pattern") or "").strip()
     level_text = (row.get("sparsity") or "").strip()
     try:
@@ -90,19 +90,19 @@ def _row(row: dict[str, str], source: str) -> LayerTime:
 def read_layer_times(path: str | Path) -> tuple[list[LayerTime], list[tuple[str, str]]]:
     """The usable rows of a layer-times CSV and (source, problem) for each other row."""
     source = str(path)
-    header, rows = read_csv(path, lambda problem: MeasuredRunsError(f"{source}: {problem}"))
-    missing = [c for c in _COLUMNS if c not in header]
-    if missing:
-        raise MeasuredRunsError(f"{source}: line 1: the header needs the columns "
-                                f"{', '.join(missing)} (expected {', '.join(_COLUMNS)}, "
-                                "optionally model)")
     times, errors = [], []
-    for line, row in rows:
-        where = f"{source}:{line}"
-        try:
-            times.append(_row(row, where))
-        except ValueError as err:
-            errors.append((where, str(err)))
+    with iter_csv(path, lambda problem: MeasuredRunsError(f"{source}: {problem}")) as table:
+        missing = [c for c in _COLUMNS if c not in table.header]
+        if missing:
+            raise MeasuredRunsError(f"{source}: line 1: the header needs the columns "
+                                    f"{', '.join(missing)} (expected {', '.join(_COLUMNS)}, "
+                                    "optionally model)")
+        for line, row in table:
+            where = f"{source}:{line}"
+            try:
+                times.append(_row(row, where))
+            except ValueError as err:
+                errors.append((where, str(err)))
     return times, errors
 
 
@@ -126,7 +126,7 @@ def _measure(t: LayerTime, layer: Layer, manifest: Manifest, spec: HwSpec,
     if t.pattern == DENSE:
         return MeasuredLayer(t, manifest.name, layer.count, 0.0, r.dense_traffic, r.dense)
     if not layer.prune:
-        raise ValueError(f"layer {layer.name!r} is kept dense (prune: false): time it as "
+        raise ValueError(f"layer {shown(layer.name)} is kept dense (prune: false): time it as "
                          f"pattern {DENSE}")
     return MeasuredLayer(t, manifest.name, layer.count, level, r.sparse_traffic, r.sparse)
 
@@ -145,10 +145,10 @@ def measured_layers(times: list[LayerTime], manifest: Manifest, spec: HwSpec,
     for t in times:
         try:
             if t.model and t.model != manifest.name:
-                raise ValueError(f"model {t.model!r} is not {manifest.name!r}, the network "
-                                 "studied")
+                raise ValueError(f"model {shown(t.model)} is not {shown(manifest.name)}, "
+                                 "the network studied")
             if t.layer not in by_name:
-                raise ValueError(f"{manifest.name} has no layer {t.layer!r}")
+                raise ValueError(f"{manifest.name} has no layer {shown(t.layer)}")
             found.append(_measure(t, by_name[t.layer], manifest, spec, options))
         except (ValueError, SparsroofError) as err:
             errors.append((t.source, str(err)))

@@ -16,9 +16,11 @@ import numpy as np
 
 from ..arrays import distinct
 from ..errors import OptionError
+from ..userfile import shown
 
 __all__ = [
     "BLOCK_RANGE",
+    "MAX_GROUP",
     "Pattern",
     "parse_pattern",
     "parse_patterns",
@@ -33,8 +35,11 @@ __all__ = [
 
 #: smallest and largest block edge B of a BxB pattern
 BLOCK_RANGE = (2, 32)
-_BLOCK = re.compile(r"^(?:block|bsr)\s*(\d+)(?:x(\d+))?$")
-_NM = re.compile(r"^(\d+)\s*:\s*(\d+)$")
+#: largest group M of an N:M pattern: hardware groups 4 or 8 weights, papers study up to
+#: 1:32; the work of a study grows with M, so a mistyped 1:10000000 is refused at once
+MAX_GROUP = 256
+_BLOCK = re.compile(r"^(?:block|bsr)\s*(\d{1,9})(?:x(\d{1,9}))?$")
+_NM = re.compile(r"^(\d{1,9})\s*:\s*(\d{1,9})$")
 
 
 @dataclass(frozen=True)
@@ -74,18 +79,20 @@ def parse_pattern(text: str) -> Pattern:
     if block:
         b = int(block.group(1))
         if block.group(2) is not None and int(block.group(2)) != b:
-            raise OptionError(f"block pattern {text!r}: only square blocks BxB are modelled")
+            raise OptionError(f"block pattern {shown(text)}: only square blocks BxB are modelled")
         if not BLOCK_RANGE[0] <= b <= BLOCK_RANGE[1]:
-            raise OptionError(f"block pattern {text!r}: B must lie in "
+            raise OptionError(f"block pattern {shown(text)}: B must lie in "
                               f"{BLOCK_RANGE[0]}..{BLOCK_RANGE[1]}")
         return Pattern("block", b=b)
     nm = _NM.match(t)
     if nm:
         n, m = int(nm.group(1)), int(nm.group(2))
         if not 0 < n < m:
-            raise OptionError(f"N:M pattern {text!r}: needs 0 < N < M")
+            raise OptionError(f"N:M pattern {shown(text)}: needs 0 < N < M")
+        if m > MAX_GROUP:
+            raise OptionError(f"N:M pattern {shown(text)}: M may be at most {MAX_GROUP}")
         return Pattern("nm", n=n, m=m)
-    raise OptionError(f"unknown sparsity pattern {text!r} (use unstructured, blockB with B "
+    raise OptionError(f"unknown sparsity pattern {shown(text)} (use unstructured, blockB with B "
                       f"in {BLOCK_RANGE[0]}..{BLOCK_RANGE[1]}, or N:M such as 2:4)")
 
 
@@ -110,10 +117,10 @@ def parse_sparsity(value: str | float) -> float:
     try:
         x = float(text)
     except ValueError:
-        raise OptionError(f"sparsity {value!r} is not a number") from None
+        raise OptionError(f"sparsity {shown(value)} is not a number") from None
     x = x / 100.0 if x > 1 else x
     if not 0.0 < x < 1.0 or not math.isfinite(x):
-        raise OptionError(f"sparsity {value!r} must lie strictly between 0 and 100 %")
+        raise OptionError(f"sparsity {shown(value)} must lie strictly between 0 and 100 %")
     return round(x, 12)
 
 

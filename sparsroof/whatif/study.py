@@ -25,7 +25,7 @@ from ..errors import AccuracyError, SparsroofError
 from ..hardware.spec import HwSpec
 from ..model.bound import Bound, bound
 from ..model.traffic import VALUE_BYTES, Traffic, c_bytes
-from ..userfile import read_csv
+from ..userfile import FieldError, number, read_csv, shown
 from .manifest import Layer, Manifest
 from .patterns import Pattern, parse_pattern, parse_sparsity
 from .placement import (
@@ -251,10 +251,11 @@ def read_accuracy(path: str | Path) -> dict[tuple[str, float], float]:
         try:
             pattern = parse_pattern(row["pattern"] or "")
             level = parse_sparsity(row["sparsity"] or "")
-            table[(pattern.label, level)] = float(row["accuracy"] or "")
+            table[(pattern.label, level)] = number(row["accuracy"] or "", "accuracy",
+                                                   from_text=True)
         except SparsroofError as err:
             raise AccuracyError(f"{where}: {err}") from None
-        except ValueError:
-            raise AccuracyError(f"{where}: accuracy {row['accuracy']!r} is not a "
-                                "number") from None
+        except FieldError:
+            raise AccuracyError(f"{where}: accuracy {shown(row['accuracy'])} is not a "
+                                "finite number") from None
     return table

@@ -1,0 +1,173 @@
+"""Opening a user's file (regular files only, within a size limit) and reading its text
+or JSON."""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, BinaryIO
+
+__all__ = ["MAX_NESTING", "MAX_TEXT_BYTES", "MAX_CONFIG_BYTES", "check_shape", "open_regular",
+           "read_text", "read_json", "size_text"]
+
+#: deepest nesting of brackets or indentation a user's file may have; the YAML and JSON
+#: parsers recurse per level, and a deep enough file overflows their stack
+MAX_NESTING = 100
+#: largest JSON or text file read whole (saved results, runs, calibrations): parsed JSON
+#: takes several times its text in memory. Larger tables are CSV, read a row at a time.
+MAX_TEXT_BYTES = 64 << 20
+#: largest spec, budget or manifest: hand-written files of a few kB (building the YAML
+#: of a megabyte of values takes seconds)
+MAX_CONFIG_BYTES = 1 << 20
+
+_INDENT = 4 * MAX_NESTING
+_LONG_NUMBER = re.compile(r"\d{1001}")
+_DEEP_INDENT = re.compile(rf"^[ \t]{{{_INDENT + 1}}}", re.MULTILINE)
+
+Fail = Callable[[str], Exception]
+
+
+def _bracket_depth(text: str) -> int:
+    import numpy as np
+
+    brackets = np.frombuffer(re.sub(r"[^][{}]", "", text).encode("ascii"), np.uint8)
+    if not brackets.size:
+        return 0
+    steps = np.where((brackets == ord("[")) | (brackets == ord("{")), 1, -1)
+    return int(np.cumsum(steps).max())
+
+
+def check_shape(text: str, fail: Fail) -> None:
+    """Refuse text no spec, budget or results file has: nesting past
+    :data:`MAX_NESTING` levels (brackets, or indentation past 400 columns) and numbers of
+    more than 1,000 digits (Python refuses to convert them).
+
+    >>> check_shape("a: [[1]]", ValueError)
+    >>> check_shape("[" * 101 + "]" * 101, ValueError)
+    Traceback (most recent call last):
+    ...
+    ValueError: nested more than 100 levels deep
+    """
+    if text.count("[") + text.count("{") > MAX_NESTING \
+            and _bracket_depth(text) > MAX_NESTING:
+        raise fail(f"nested more than {MAX_NESTING} levels deep")
+    if _DEEP_INDENT.search(text):
+        raise fail(f"nested more than {MAX_NESTING} levels deep (a line is indented past "
+                   f"{_INDENT} columns)")
+    if _LONG_NUMBER.search(text):
+        raise fail("holds a number of more than 1,000 digits")
+
+
+def size_text(n: int) -> str:
+    """A file size for a message.
+
+    >>> size_text(1_123_630), size_text(1 << 20), size_text(512)
+    ('1.07 MiB', '1 MiB', '512 bytes')
+    """
+    return f"{n / 2**20:.3g} MiB" if n >= 2**20 else f"{n:,} bytes"
+
+
+def _kind(mode: int) -> str | None:
+    """What a file that is not a regular one is, in words (None for a regular file)."""
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "is a directory, not a file"
+    what = ("a named pipe" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
+            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a file")
+    return f"is not a regular file ({what}): save its content to a file first"
+
+
+def open_regular(path: str | Path, fail: Fail) -> BinaryIO:
+    """``path`` opened for reading in binary, refusing anything but a regular file without
+    waiting on it: a named pipe with no writer would block ``open``, and a device such as
+    /dev/zero never ends.
+
+    >>> open_regular("/dev/zero", ValueError)
+    Traceback (most recent call last):
+    ...
+    ValueError: is not a regular file (a device): save its content to a file first
+    """
+    try:
+        problem = _kind(os.stat(path).st_mode)
+    except FileNotFoundError:
+        raise fail("no such file") from None
+    except OSError as err:
+        raise fail(f"cannot read: {err.strerror or err}") from None
+    except ValueError:  # a NUL byte in the name
+        raise fail("cannot read: the file name holds a NUL byte") from None
+    if problem:
+        raise fail(problem)
+    try:
+        # non-blocking: a pipe put in the file's place since the stat must not hang open()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as err:
+        raise fail(f"cannot read: {err.strerror or err}") from None
+    try:
+        problem = _kind(os.fstat(fd).st_mode)
+        if problem:
+            raise fail(problem)
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return os.fdopen(fd, "rb")
+
+
+def _read_bytes(path: str | Path, fail: Fail, limit: int) -> bytes:
+    with open_regular(path, fail) as handle:
+        size = os.fstat(handle.fileno()).st_size
+        if size > limit:
+            raise fail(f"is {size_text(size)}, more than the {size_text(limit)} a file of "
+                       "this kind may hold")
+        try:
+            data = handle.read(limit + 1)
+        except OSError as err:
+            raise fail(f"cannot read: {err.strerror or err}") from None
+    if len(data) > limit:  # it grew while being read
+        raise fail(f"is more than the {size_text(limit)} a file of this kind may hold")
+    return data
+
+
+def read_text(path: str | Path, fail: Fail, *, limit: int = MAX_TEXT_BYTES) -> str:
+    """The UTF-8 text of ``path``; a missing, unreadable, non-regular or binary file, one
+    of more than ``limit`` bytes, or one that :func:`check_shape` refuses raises
+    ``fail(problem)``, so each caller keeps its own error class (and exit code).
+
+    >>> read_text("/no/such/file.yaml", ValueError)
+    Traceback (most recent call last):
+    ...
+    ValueError: no such file
+    """
+    data = _read_bytes(path, fail, limit)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data.count(b"\n", 0, err.start) + 1
+        raise fail(f"line {line}: cannot read: {err}") from None
+    check_shape(text, fail)
+    return text
+
+
+def read_json(path: str | Path, fail: Fail, *, limit: int = MAX_TEXT_BYTES) -> Any:
+    """The parsed JSON of ``path``, read as :func:`read_text` reads it; text that is not
+    JSON raises ``fail`` naming the line.
+
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "r.json"
+    >>> _ = p.write_text('{"a": 1,}')
+    >>> read_json(p, ValueError)
+    Traceback (most recent call last):
+    ...
+    ValueError: line 1: not valid JSON: Expecting property name enclosed in double quotes
+    """
+    import json
+
+    text = read_text(path, fail, limit=limit)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        raise fail(f"line {err.lineno}: not valid JSON: {err.msg}") from None
