@@ -270,3 +270,23 @@ def test_a_measured_hyb_is_bounded_at_the_split_that_stores_least(tmp_path: Path
     a_bytes = 18_530 * 12 + 5_000 * 4 + 60 * 16
     # x: the 9 columns referenced, y: every row, fp64
     assert judged["bytes_total"] == a_bytes + 9 * 8 + 9510 * 8
+
+
+def test_a_long_table_shows_every_violation_and_says_what_it_left_out() -> None:
+    from rich.console import Console
+
+    from sparsroof.compare.runs import MeasuredRun
+    from sparsroof.report.compare import compare_table
+
+    runs = [MeasuredRun(f"runs.csv:{i + 2}", LAP, 1e-5) for i in range(30)]
+    runs[25] = MeasuredRun("runs.csv:27", LAP, 1e-9)  # faster than any launch
+    judged, errors = judge(runs, "v100-sxm2")
+    assert not errors and [j.violation for j in judged].count(True) == 1
+    console = Console(width=100, record=True)
+    console.print(compare_table(judged, summarise(judged), "runs", limit=10))
+    text = console.export_text()
+    assert "30 runs judged, 1 faster than their bound" in text
+    assert "the table shows 10 of the 30 runs (every violation first)" in text
+    shown = [line.split()[0] for line in text.splitlines() if "lap2d_64" in line]
+    assert shown == ["2", "3", "4", "5", "6", "7", "8", "9", "10", "27"]
+    assert "VIOLATION" in text

@@ -311,6 +311,26 @@ def test_an_nm_group_past_256_is_refused_at_once() -> None:
     assert "M may be at most 256" in one_line(out)
 
 
+@pytest.mark.parametrize("size", ["100000000 100000000 1", "300000000 1 1", "1 300000000 1"])
+def test_a_hypersparse_shape_is_refused_whatever_memory_is_free(
+        tmp_path: Path, size: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a few bytes must not cost gigabytes on a machine that happens to have them
+    from sparsroof.errors import MatrixFileError
+    from sparsroof.matrix import limits
+    monkeypatch.setattr(limits, "memory_headroom", lambda: (2**62, "no known limit"))
+    path = tmp_path / "hyper.mtx"
+    path.write_bytes(COO + size.encode() + b"\n1 1 1\n")
+    with pytest.raises(MatrixFileError, match=r"shape needs about .* for 1 entry "
+                                              r"\(--max-memory SIZE allows it\)"):
+        load(path)
+    # a shape that its entries justify, or one the user allows, is not this refusal
+    assert limits.check_load(10**8, 10**8, 10**8, max_memory=1e13) is None
+    assert limits.check_load(10**8, 10**8, 1, max_memory=1e13) is None
+    out = sparsroof("analyze", str(path), "--no-cache", timeout=60)
+    assert out.returncode == 1
+    assert "hyper.mtx: too large to load: its" in one_line(out)
+
+
 def _budget(folder: Path, matrices: str) -> Path:
     path = folder / "budget.yaml"
     path.write_text(f"checks:\n  - name: c\n    hw: a100\n    matrices: {matrices}\n"

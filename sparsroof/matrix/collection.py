@@ -27,10 +27,9 @@ from pathlib import Path
 from typing import IO
 
 from ..errors import MatrixFileError
-from .limits import check_fits
 from .mmbody import body_budget, read_body
 from .mmheader import MMHeader, read_mm_header
-from .mtx import MATRIX_SUFFIXES, Header, Matrix, estimate_memory, load, peek
+from .mtx import MATRIX_SUFFIXES, Header, Matrix, check_header, load, peek
 
 __all__ = [
     "ARCHIVE_SUFFIXES",
@@ -268,9 +267,7 @@ def peek_source(source: Source) -> Header:
 def _read_member(source: Source, stream: IO[bytes], max_memory: float | None) -> Matrix:
     mm = _read_mm_header(source, stream)
     header = _as_header(source, mm)
-    problem = check_fits(estimate_memory(header), max_memory)
-    if problem is not None:
-        raise MatrixFileError(source.label, f"too large to load: {problem}")
+    check_header(header, max_memory, source.label)
     try:
         row, col, values = read_body(mm, stream, source.label, body_budget(mm))
     except _ARCHIVE_ERRORS as err:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..units import si
 
-__all__ = ["INDEX32_MAX", "estimate_memory", "memory_headroom", "check_fits"]
+__all__ = ["INDEX32_MAX", "estimate_memory", "memory_headroom", "check_fits", "check_load"]
 
 INDEX32_MAX = 2**31 - 1
 
@@ -24,6 +24,24 @@ INDEX32_MAX = 2**31 - 1
 #: a 10^7 x 1 or 1 x 10^7 matrix with one entry peaks about 23 bytes per line above a
 #: 2 x 2 one (``/usr/bin/time -f %M sparsroof analyze ... --storage all --model all``)
 _PER_LINE = 32
+
+
+#: a shape whose rows and columns alone need more than this many bytes, and more than
+#: :data:`_SHAPE_OVER_ENTRIES` times what its entries need, is refused unless
+#: ``--max-memory`` says otherwise: the memory and the time of an analysis follow the rows
+#: and columns, so a few bytes declaring 10^8 x 10^8 with one entry would otherwise cost
+#: gigabytes on whichever machine has them
+_SHAPE_BYTES = 1 << 30
+_SHAPE_OVER_ENTRIES = 16
+
+
+def _entry_bytes(rows: int, cols: int, entries: int) -> int:
+    index_bytes = 4 if max(rows, cols) <= INDEX32_MAX else 8
+    return 2 * entries * (2 * index_bytes + 8)
+
+
+def _shape_bytes(rows: int, cols: int) -> int:
+    return _PER_LINE * (rows + 1 + cols + 1)
 
 
 def estimate_memory(rows: int, cols: int, entries: int) -> int:
@@ -37,9 +55,7 @@ def estimate_memory(rows: int, cols: int, entries: int) -> int:
     >>> estimate_memory(1000, 1000, 5000)    # 2 * 5000 * (4 + 4 + 8) + 32 * 2002
     224064
     """
-    index_bytes = 4 if max(rows, cols) <= INDEX32_MAX else 8
-    per_entry = 2 * index_bytes + 8
-    return 2 * entries * per_entry + _PER_LINE * (rows + 1 + cols + 1)
+    return _entry_bytes(rows, cols, entries) + _shape_bytes(rows, cols)
 
 
 def _first_number(path: Path, prefix: str = "") -> int | None:
@@ -132,3 +148,25 @@ def check_fits(need: float, max_memory: float | None = None) -> str | None:
     if need <= have:
         return None
     return f"needs about {si(need, 'B')} of memory, {why} {si(have, 'B')}"
+
+
+def check_load(rows: int, cols: int, entries: int, max_memory: float | None = None
+               ) -> str | None:
+    """None when a matrix of this shape and entry count may be loaded, else the reason.
+
+    Besides the memory this process has (:func:`check_fits`), a hypersparse shape, whose
+    rows and columns need far more than its entries, is refused whatever the machine
+    has, unless ``max_memory`` is given: what a file costs should follow its content.
+
+    >>> print(check_load(10**8, 10**8, 1)[:57])
+    its 100,000,000 x 100,000,000 shape needs about 6.4 GB of
+    >>> check_load(10**8, 10**8, 1, max_memory=1e10) is None
+    True
+    """
+    shape = _shape_bytes(rows, cols)
+    if max_memory is None and shape > _SHAPE_BYTES \
+            and shape > _SHAPE_OVER_ENTRIES * _entry_bytes(rows, cols, entries):
+        noun = "entry" if entries == 1 else "entries"
+        return (f"its {rows:,} x {cols:,} shape needs about {si(shape, 'B')} of memory "
+                f"for {entries:,} {noun} (--max-memory SIZE allows it)")
+    return check_fits(estimate_memory(rows, cols, entries), max_memory)

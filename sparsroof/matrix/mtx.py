@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from scipy.sparse import sparray, spmatrix
 
 __all__ = ["Header", "Matrix", "MatrixLike", "as_matrix", "peek", "load", "estimate_memory",
-           "name_of", "MATRIX_SUFFIXES"]
+           "check_header", "name_of", "MATRIX_SUFFIXES"]
 
 MATRIX_SUFFIXES = (".mtx", ".mtx.gz", ".smtx")
 _INT32_MAX = limits.INDEX32_MAX
@@ -244,11 +244,16 @@ def estimate_memory(header: Header) -> int:
     return limits.estimate_memory(header.rows, header.cols, header.expanded_entries_max)
 
 
-def _check_fits(header: Header, max_memory: float | None) -> None:
-    problem = limits.check_fits(estimate_memory(header), max_memory)
+def check_header(header: Header, max_memory: float | None, label: str | None = None
+                 ) -> None:
+    """Raise :class:`MatrixFileError` when the matrix this header declares may not be
+    loaded (see :func:`sparsroof.matrix.limits.check_load`)."""
+    problem = limits.check_load(header.rows, header.cols, header.expanded_entries_max,
+                                max_memory)
     if problem is not None:
-        raise MatrixFileError(header.path, f"too large to load: {problem} "
-                                           f"(--max-memory SIZE overrides the limit)")
+        if "--max-memory" not in problem:
+            problem += " (--max-memory SIZE overrides the limit)"
+        raise MatrixFileError(label or header.path, f"too large to load: {problem}")
 
 
 def _load_mm(path: Path, mm: MMHeader) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
@@ -321,12 +326,12 @@ def load(path: str | Path, *, max_memory: float | None = None) -> Matrix:
     _check_readable(path)
     if path.name.endswith(".smtx"):
         header = peek(path)
-        _check_fits(header, max_memory)
+        check_header(header, max_memory)
         row, col, values = _load_smtx(path, header)
     else:
         mm = _mm_header(path)
         header = _header_of(str(path), mm)
-        _check_fits(header, max_memory)
+        check_header(header, max_memory)
         row, col, values = _load_mm(path, mm)
     return Matrix(name_of(path), str(path), header.rows, header.cols, row, col, values, header)
 

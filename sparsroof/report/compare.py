@@ -58,12 +58,12 @@ def compare_csv(judged: Sequence[Judged]) -> str:
 def summary_lines(summary: Summary) -> list[str]:
     """The summary in words: counts, quartiles of % of SoL, tightness per band."""
     q = summary.pct_sol_quartiles
-    lines = [f"{summary.count} runs judged, {summary.violations} faster than their bound "
-             f"(violations), {summary.errors} rows with errors"]
+    lines = [f"{summary.count:,} runs judged, {summary.violations:,} faster than their bound "
+             f"(violations), {summary.errors:,} rows with errors"]
     if q:
         lines.append(f"% of SoL: median {q[1]:.1f}, quartiles {q[0]:.1f} - {q[2]:.1f}")
     for band, (n, ratio) in summary.bands.items():
-        lines.append(f"  {band}-bound: {n} runs, median measured/bound {ratio:.2f}x")
+        lines.append(f"  {band}-bound: {n:,} runs, median measured/bound {ratio:.2f}x")
     return lines
 
 
@@ -74,9 +74,31 @@ def _one_file(judged: Sequence[Judged]) -> str | None:
     return files.pop() if len(files) == 1 else None
 
 
-def compare_table(judged: Sequence[Judged], summary: Summary, title: str) -> Any:
-    """A table fitted to the terminal: one row per run; the summary as caption. Runs of one
-    file show their row only, and runs of one spec name it in the title."""
+#: runs a table shows at most: every violation first, then the others in the file's order
+#: (the summary, JSON and CSV cover every run)
+TABLE_ROWS = 200
+
+
+def _shown(judged: Sequence[Judged], limit: int) -> list[Judged]:
+    if len(judged) <= limit:
+        return list(judged)
+    chosen = [j for j in judged if j.violation][:limit]
+    keep = {id(j) for j in chosen}
+    chosen += [j for j in judged if id(j) not in keep][:limit - len(chosen)]
+    order = {id(j): i for i, j in enumerate(judged)}
+    return sorted(chosen, key=lambda j: order[id(j)])
+
+
+def compare_table(judged: Sequence[Judged], summary: Summary, title: str,
+                  limit: int = TABLE_ROWS) -> Any:
+    """A table fitted to the terminal: one row per run, at most ``limit`` of them (every
+    violation first); the summary as caption. Runs of one file show their row only, and
+    runs of one spec name it in the title."""
+    caption = summary_lines(summary)
+    if len(judged) > limit:
+        caption.append(f"the table shows {limit:,} of the {len(judged):,} runs (every "
+                       f"violation first); -O csv or -O json lists them all")
+        judged = _shown(judged, limit)
     specs = {j.spec for j in judged}
     one_file = _one_file(judged)
     headers = ["row", "matrix", "format", "d", "spec", "measured", "bound", "% SoL",
@@ -94,5 +116,5 @@ def compare_table(judged: Sequence[Judged], summary: Summary, title: str) -> Any
                  "bound": si(b.sol_s, "s"), "% SoL": f"{j.pct_sol:.1f}", "bound by": b.bound,
                  "roof": b.memory_level, "status": j.status}
         rows.append([cells[h] for h in headers])
-    return fitted_table(headers, rows, title=title, caption="\n".join(summary_lines(summary)),
+    return fitted_table(headers, rows, title=title, caption="\n".join(caption),
                         left=("row", "matrix", "format", "spec", "bound by", "roof", "status"))
