@@ -6,14 +6,22 @@ from dataclasses import replace
 
 import click
 
-from ..advisor.partition import advise, format_rows, prediction_models
+from ..advisor.advice import BLOCK_CAP, advise, format_rows, prediction
 from ..hardware.library import load_spec
 from ..model.traffic import STORAGES
 from ..report.formats import formats_csv, formats_json, formats_report
 from ..structure.cache import measured
 from ..structure.features import measure
 from ..structure.reorder import ORDERINGS, reorder
-from .common import CACHE_OPTION, HW_OPTION, OUTPUT_OPTION, emit, table_console, warn_flagged
+from .common import (
+    CACHE_OPTION,
+    HW_OPTION,
+    OUTPUT_OPTION,
+    emit,
+    table_console,
+    timing_options,
+    warn_flagged,
+)
 
 
 @click.command("formats")
@@ -22,15 +30,18 @@ from .common import CACHE_OPTION, HW_OPTION, OUTPUT_OPTION, emit, table_console,
 @click.option("--calibration", "calibration_file", default=None, metavar="FILE",
               help="Host calibration (sparsroof calibrate): predict measured times too, "
                    "and partition by them.")
-@click.option("--max-block", type=click.IntRange(min=1), default=64, show_default=True,
-              help="Longest block of strips the partition considers.")
+@click.option("--max-block", type=click.IntRange(min=1), default=None,
+              help="Longest block of strips the partition considers.  [default: every "
+                   f"block, up to {BLOCK_CAP:,} strips]")
 @click.option("--reorder", "ordering", type=click.Choice(list(ORDERINGS)), default=None,
               help="Advise on the matrix reordered by this ordering (a band can make DIA "
                    "or ELL win).")
+@timing_options
 @OUTPUT_OPTION
 @CACHE_OPTION
-def command(matrix: str, hw: str, calibration_file: str | None, max_block: int,
-            output: str, ordering: str | None = None, cache: bool = True) -> int:
+def command(matrix: str, hw: str, calibration_file: str | None, max_block: int | None,
+            output: str, ordering: str | None = None, cache: bool = True,
+            timing: str = "graph", calls_per_sync: int = 1) -> int:
     """Storage formats of MATRIX for SpMV: bytes, FLOPs, predicted time, the best one, and
     the partition of the rows into blocks of strips, each in its best format.
 
@@ -51,15 +62,16 @@ def command(matrix: str, hw: str, calibration_file: str | None, max_block: int,
     if ordering:
         m = replace(reorder(m, ordering).matrix, name=f"{m.name} ({ordering} order)")
         s = measure(m)
-    rows = format_rows(s, spec, cal.predict_matrix(m, s, STORAGES) if cal else None)
-    size, models, single, x_bytes = prediction_models(spec, s, rows, cal)
-    advice = advise(m, spec, models, single, size=size, max_block=max_block, x_bytes=x_bytes)
+    rows = format_rows(s, spec, cal.predict_matrix(m, s, STORAGES) if cal else None,
+                       timing=timing)
+    size, prices, x_bytes = prediction(spec, s, rows, cal, timing)
+    advice = advise(m, prices, size=size, max_block=max_block, x_bytes=x_bytes)
     if output == "json":
-        emit(formats_json(m.name, spec.name, rows, advice, cal is not None))
+        emit(formats_json(m.name, spec.name, rows, advice))
     elif output == "csv":
         emit(formats_csv(m.name, spec.name, rows))
     else:
         console = table_console()
-        for part in formats_report(m.name, spec.name, rows, advice, cal is not None):
+        for part in formats_report(m.name, spec.name, rows, advice):
             console.print(part)
     return 0

@@ -7,7 +7,7 @@ from dataclasses import asdict
 from typing import Any
 
 from .._version import envelope
-from ..advisor.partition import Advice, FormatRow
+from ..advisor.advice import Advice, FormatRow
 from ..units import si
 from .document import csv_text, json_text
 from .tables import fitted_table
@@ -15,12 +15,11 @@ from .tables import fitted_table
 __all__ = ["formats_json", "formats_csv", "formats_report"]
 
 
-def formats_json(name: str, spec: str, rows: list[FormatRow], advice: Advice,
-                 calibrated: bool) -> str:
+def formats_json(name: str, spec: str, rows: list[FormatRow], advice: Advice) -> str:
     return json_text(envelope("formats") | {
-        "matrix": name, "spec": spec, "prediction": "calibrated" if calibrated else "sol",
+        "matrix": name, "spec": spec, "prediction": advice.route,
         "formats": [asdict(r) for r in rows],
-        "partition": asdict(advice) | {"gain": advice.gain}})
+        "partition": asdict(advice) | {"gain": advice.gain, "bytes_total": advice.bytes_total}})
 
 
 def formats_csv(name: str, spec: str, rows: list[FormatRow]) -> str:
@@ -28,8 +27,8 @@ def formats_csv(name: str, spec: str, rows: list[FormatRow]) -> str:
     return csv_text([{"matrix": name, "spec": spec} | asdict(r) for r in rows], "formats")
 
 
-def formats_report(name: str, spec: str, rows: list[FormatRow], advice: Advice,
-                   calibrated: bool) -> list[Any]:
+def formats_report(name: str, spec: str, rows: list[FormatRow], advice: Advice
+                   ) -> list[Any]:
     """The formats table, the partition's heading, its table and its total, in order."""
     table = fitted_table(
         ("format", "bytes", "useful FLOPs", "executed FLOPs", "SoL", "calibrated"),
@@ -39,21 +38,19 @@ def formats_report(name: str, spec: str, rows: list[FormatRow], advice: Advice,
         left=("format",), title=f"{name}: SpMV storage formats on {spec}")
     a = advice
     n = a.n_strips
-    # the partition's heading, printed above its table
+    by = "calibrated time" if a.route == "calibrated" else "SoL"
     heading = (f"partition into blocks of strips of {a.strip_rows:,} rows ({n:,} "
-               f"strip{'s' if n != 1 else ''} here; the last may be shorter), "
-               f"by {'calibrated' if calibrated else 'SoL'} time")
-    coarser: dict[int, list[str]] = {}
-    for f, rows_f in a.format_strip_rows.items():
-        if rows_f != a.strip_rows:
-            coarser.setdefault(rows_f, []).append(f.upper())
-    for rows_f, names in sorted(coarser.items()):
-        heading += (f"\n{', '.join(names)} blocks span whole strips of {rows_f:,} rows (one "
-                    "thread per row), or end the matrix")
+               f"strip{'s' if n != 1 else ''} here; the last may be shorter), by {by}: "
+               f"{', '.join(a.single_s)} priced alike, for blocks and the whole matrix, "
+               "as the paper's kernels read them (ELL and HYB read their padding)")
+    if a.capped:
+        heading += (f"\nblocks of at most {a.max_block:,} strips considered (the search's "
+                    f"cap; --max-block {n} considers every block, in time growing with "
+                    "its square)")
     part = fitted_table(
-        ("strips", "rows", "format", "predicted"),
+        ("strips", "rows", "format", "bytes", "predicted"),
         [[f"{b.first_strip + 1}-{b.last_strip + 1}", f"{b.first_row}-{b.last_row}", b.storage,
-          si(b.seconds, "s")] for b in a.blocks], left=("format",))
+          si(b.bytes, "B"), si(b.seconds, "s")] for b in a.blocks], left=("format",))
     total = (f"total {si(a.total_s, 's')}; best single format {a.best_single} "
              f"{si(a.best_single_s, 's')}; gain {a.gain:.3f}x")
     return [table, heading, part, total]
