@@ -12,14 +12,16 @@ from ..units import si
 from .document import csv_text, json_text
 from .tables import fitted_table
 
-__all__ = ["formats_json", "formats_csv", "formats_report"]
+__all__ = ["formats_json", "formats_csv", "formats_report", "run_report", "run_json"]
 
 
-def formats_json(name: str, spec: str, rows: list[FormatRow], advice: Advice) -> str:
-    return json_text(envelope("formats") | {
+def formats_json(name: str, spec: str, rows: list[FormatRow], advice: Advice,
+                 runs: dict[str, Any] | None = None) -> str:
+    doc = envelope("formats") | {
         "matrix": name, "spec": spec, "prediction": advice.route,
         "formats": [asdict(r) for r in rows],
-        "partition": asdict(advice) | {"gain": advice.gain, "bytes_total": advice.bytes_total}})
+        "partition": asdict(advice) | {"gain": advice.gain, "bytes_total": advice.bytes_total}}
+    return json_text(doc | ({"measured": run_json(runs)} if runs is not None else {}))
 
 
 def formats_csv(name: str, spec: str, rows: list[FormatRow]) -> str:
@@ -54,3 +56,44 @@ def formats_report(name: str, spec: str, rows: list[FormatRow], advice: Advice
     total = (f"total {si(a.total_s, 's')}; best single format {a.best_single} "
              f"{si(a.best_single_s, 's')}; gain {a.gain:.3f}x")
     return [table, heading, part, total]
+
+
+def _measured(run: Any) -> float | None:
+    return run.timing.min_s if hasattr(run, "timing") else None
+
+
+def run_report(spec: str, advice: Advice, runs: dict[str, Any], same_device: bool
+               ) -> list[Any]:
+    """The advised partition and each single format, predicted on ``spec`` and measured
+    here (``runs``: :func:`sparsroof.host.partitioned.measure_answers`), and the gains."""
+    a = advice
+    names = [b.storage for b in a.blocks]
+    label = "partition" if len(a.blocks) > 1 else f"partition ({names[0]})"
+    predicted = {"partition": a.total_s} | a.single_s
+    rows = []
+    for key, run in runs.items():
+        t = _measured(run)
+        rows.append([label if key == "partition" else key, si(predicted[key], "s"),
+                     si(t, "s") if t is not None else "-",
+                     f"{run.error:.0e}" if t is not None else f"not run: {run}"])
+    table = fitted_table(("answer", "predicted", "measured", "y vs scipy"), rows,
+                         left=("answer", "y vs scipy"),
+                         title=f"measured here (fastest run), predicted on {spec}")
+    lines = [table]
+    part = _measured(runs["partition"])
+    timed = {k: t for k, r in runs.items() if k != "partition" and (t := _measured(r))}
+    if part and timed:
+        best = min(timed, key=lambda k: timed[k])
+        lines.append(f"measured gain {timed[best] / part:.3f}x over the fastest single format "
+                     f"here ({best}); predicted {a.gain:.3f}x over {a.best_single}")
+    if not same_device:
+        lines.append(f"the predictions are for {spec}, another device than this host: "
+                     "compare the gains, not the times")
+    return lines
+
+
+def run_json(runs: dict[str, Any]) -> dict[str, Any]:
+    """The measured side of ``formats --run`` for the JSON document."""
+    return {k: ({"min_s": r.timing.min_s, "median_s": r.timing.median_s, "y_error": r.error,
+                 "blocks": [list(b) for b in r.blocks]} if hasattr(r, "timing")
+                else {"skipped": str(r)}) for k, r in runs.items()}
