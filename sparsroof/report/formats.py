@@ -42,9 +42,9 @@ def formats_report(name: str, spec: str, rows: list[FormatRow], advice: Advice
     n = a.n_strips
     by = "calibrated time" if a.route == "calibrated" else "SoL"
     heading = (f"partition into blocks of strips of {a.strip_rows:,} rows ({n:,} "
-               f"strip{'s' if n != 1 else ''} here; the last may be shorter), by {by}: "
-               f"{', '.join(a.single_s)} priced alike, for blocks and the whole matrix, "
-               "as the paper's kernels read them (ELL and HYB read their padding)")
+               f"strip{'s' if n != 1 else ''} here; the last may be shorter), by {by}; "
+               "blocks and whole matrices priced alike, in the bytes the paper's kernels "
+               "read (ELL and HYB read their padding)")
     if a.capped:
         heading += (f"\nblocks of at most {a.max_block:,} strips considered (the search's "
                     f"cap; --max-block {n} considers every block, in time growing with "
@@ -53,7 +53,8 @@ def formats_report(name: str, spec: str, rows: list[FormatRow], advice: Advice
         ("strips", "rows", "format", "bytes", "predicted"),
         [[f"{b.first_strip + 1}-{b.last_strip + 1}", f"{b.first_row}-{b.last_row}", b.storage,
           si(b.bytes, "B"), si(b.seconds, "s")] for b in a.blocks], left=("format",))
-    total = (f"total {si(a.total_s, 's')}; best single format {a.best_single} "
+    total = (f"total {si(a.total_s, 's')}, {si(a.bytes_total, 'B')}; best single format "
+             f"{a.best_single} "
              f"{si(a.best_single_s, 's')}; gain {a.gain:.3f}x")
     return [table, heading, part, total]
 
