@@ -13,6 +13,7 @@ import pytest
 from sparsroof.advisor.partition import (
     DP_FORMATS,
     CostModel,
+    block_price,
     native,
     partition,
     strip_rows,
@@ -113,6 +114,14 @@ def test_dp_equals_brute_force(matrix: Matrix, size: int, times: int) -> None:
     # the blocks' own times add up to the total, and each block is allowed its format
     assert sum(p[3] for p in parts) == pytest.approx(total)
     assert all(allowed(f, a, b + 1) for a, b, f, _ in parts)
+    # the Python pricing of one block, which prices answers outside the program, agrees
+    for first, last, fmt, seconds in parts:
+        assert block_price(st, first, last, fmt, model, 8, 4)[0] == pytest.approx(seconds,
+                                                                                  rel=1e-12)
+    for f in DP_FORMATS:  # and on blocks that do not start at the first strip
+        one = partition(st, {f: model}, 8, 4, max_block=2)[0]
+        assert [block_price(st, a, b, f, model, 8, 4)[0] for a, b, _, _ in one] == \
+            pytest.approx([t for *_, t in one], rel=1e-12)
     # HYB alone, block by block, against the formats module (its width chosen per block)
     hyb = {"hyb": model}
     for first, last, fmt, seconds in partition(st, hyb, 8, 4, max_block=n)[0]:

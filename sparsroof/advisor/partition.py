@@ -261,13 +261,14 @@ def block_counts(st: Strips, first: int, last: int) -> dict[str, Any]:
     """Rows, entries, longest row, distinct diagonals, b x b blocks and the row-length
     histogram of the block of strips [first, last] (inclusive), from ``st``'s lists."""
     sl = slice(first, last + 1)
-    owner = np.repeat(np.arange(st.rows.size), np.diff(st.diag_ptr))
-    new = (owner >= first) & (owner <= last) & (st.diag_gap > owner - first)
+    d0, d1 = st.diag_ptr[first], st.diag_ptr[last + 1]
+    owner = np.repeat(np.arange(first, last + 1), np.diff(st.diag_ptr[first:last + 2]))
+    new = st.diag_gap[d0:d1] > owner - first  # not held by an earlier strip of the block
     kmax = int(st.max_len[sl].max(initial=0))
     lo, hi = st.len_ptr[first], st.len_ptr[last + 1]
     hist = np.bincount(st.len_val[lo:hi], weights=st.len_cnt[lo:hi], minlength=kmax + 1)
     return {"rows": float(st.rows[sl].sum()), "nnz": float(st.nnz[sl].sum()),
-            "kmax": float(kmax), "ndiag": float(st.diag_cnt[new].sum()),
+            "kmax": float(kmax), "ndiag": float(st.diag_cnt[d0:d1][new].sum()),
             "nblocks": float(st.blocks[sl].sum()), "hist": hist}
 
 

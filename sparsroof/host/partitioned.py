@@ -20,7 +20,7 @@ import numpy as np
 
 from ..errors import SparsroofError
 from ..matrix.mtx import Matrix
-from .bench import FILL_LIMIT, _operand, scipy_matrix
+from .bench import FILL_LIMIT, scipy_matrix
 from .timing import Timing, time_call
 
 __all__ = ["PartitionRun", "run_partition", "measure_answers", "fill_reason", "TOLERANCE"]
@@ -83,7 +83,7 @@ def run_partition(m: Matrix, blocks: Sequence[tuple[int, int, str]], dtype: str 
     storage), one kernel per block; ``timing`` goes to :func:`time_call`. A y that differs
     from scipy's CSR product is an error."""
     csr = scipy_matrix(m, "csr", dtype)
-    x = _operand(m.cols, 1, dtype)
+    x = np.random.default_rng(1).random(m.cols).astype(csr.dtype)
     y = np.zeros(m.rows, dtype=csr.dtype)
     parts = []
     for first, last, storage in blocks:
