@@ -12,11 +12,11 @@ import pytest
 
 from sparsroof.advisor.partition import (
     DP_FORMATS,
-    THREAD_PER_ROW,
     CostModel,
+    block_price,
     native,
     partition,
-    strip_sizes,
+    strip_rows,
     strips,
 )
 from sparsroof.matrix.mtx import Matrix
@@ -64,7 +64,7 @@ def _block_seconds(m: Matrix, lo: int, hi: int, model: CostModel, fmt: str) -> f
         s = formats.bsr(np.unique((row // 4) * m.cols + col // 4).size, rows, 4, 8, 4)
     # the paper's kernels read and multiply every stored slot, ELL's padding included
     mem = model.u * (s.stored_bytes + rows * 8) + model.v * rows + model.w * s.values_stored
-    return model.const + max(mem, model.z * s.values_stored)
+    return model.const + max(model.floor, mem, model.z * s.values_stored)
 
 
 def _skewed(seed: int) -> Matrix:
@@ -78,8 +78,9 @@ def _skewed(seed: int) -> Matrix:
 
 
 def _thread_strips(size: int, times: int) -> dict[str, int]:
-    """Strips of ``times`` grid strips for the formats of one thread per row."""
-    return {f: size * times if f in THREAD_PER_ROW else size for f in DP_FORMATS}
+    """Strips of ``times`` grid strips for the formats of one thread per row (ELL, HYB
+    and DIA), which the program can be asked to keep whole."""
+    return {f: size * times if f in ("ell", "hyb", "dia") else size for f in DP_FORMATS}
 
 
 @pytest.mark.parametrize("matrix, size, times", [
@@ -87,7 +88,7 @@ def _thread_strips(size: int, times: int) -> dict[str, int]:
     (_skewed(2), 2048, 1), (_skewed(2), 2048, 2)])
 def test_dp_equals_brute_force(matrix: Matrix, size: int, times: int) -> None:
     m = matrix  # 8 or 6 strips: 2^7 = 128 or 2^5 = 32 partitions
-    model = CostModel(const=2e-6, u=1e-10, v=1e-9, w=5e-10, z=1e-10)
+    model = CostModel(const=2e-6, u=1e-10, v=1e-9, w=5e-10, z=1e-10, floor=1e-8)
     models = {f: model for f in DP_FORMATS}
     strip_of = _thread_strips(size, times)
     st = strips(m, size, block=4)
@@ -113,6 +114,14 @@ def test_dp_equals_brute_force(matrix: Matrix, size: int, times: int) -> None:
     # the blocks' own times add up to the total, and each block is allowed its format
     assert sum(p[3] for p in parts) == pytest.approx(total)
     assert all(allowed(f, a, b + 1) for a, b, f, _ in parts)
+    # the Python pricing of one block, which prices answers outside the program, agrees
+    for first, last, fmt, seconds in parts:
+        assert block_price(st, first, last, fmt, model, 8, 4)[0] == pytest.approx(seconds,
+                                                                                  rel=1e-12)
+    for f in DP_FORMATS:  # and on blocks that do not start at the first strip
+        one = partition(st, {f: model}, 8, 4, max_block=2)[0]
+        assert [block_price(st, a, b, f, model, 8, 4)[0] for a, b, _, _ in one] == \
+            pytest.approx([t for *_, t in one], rel=1e-12)
     # HYB alone, block by block, against the formats module (its width chosen per block)
     hyb = {"hyb": model}
     for first, last, fmt, seconds in partition(st, hyb, 8, 4, max_block=n)[0]:
@@ -174,7 +183,7 @@ def test_a_calibrated_partition_pays_the_core_costs_too() -> None:
     # only CSR calibrated, with x-line misses dear: the partition can do no better than CSR
     # for the whole matrix, so its gain must be 1 (it would look cheaper if the blocks
     # were charged without the misses the whole-matrix prediction includes)
-    from sparsroof.advisor.partition import advise, format_rows, prediction_models
+    from sparsroof.advisor.advice import advise, format_rows, prediction
     from sparsroof.hardware.library import load_spec
     from sparsroof.host.calibration import Calibration, FormatFit
     from sparsroof.host.sweep import generate
@@ -188,9 +197,11 @@ def test_a_calibrated_partition_pays_the_core_costs_too() -> None:
     spec = load_spec("epyc-7763")
     rows = format_rows(s, spec, cal.predict_matrix(m, s, ["csr"]))
     assert cal.counts(m).misses["L1"] > 0.5 * m.stored_entries  # the misses dominate
-    size, models, single, x_bytes = prediction_models(spec, s, rows, cal)
-    advice = advise(m, spec, models, single, size=size, x_bytes=x_bytes)
+    size, prices, x_bytes = prediction(spec, s, rows, cal)
+    advice = advise(m, prices, size=size, x_bytes=x_bytes)
     assert advice.gain == pytest.approx(1.0, rel=1e-6)
+    assert advice.best_single_s == pytest.approx(next(r.calibrated_s for r in rows
+                                                      if r.storage == "csr"), rel=1e-12)
 
 
 def test_a_sol_block_is_charged_y_once_by_hand() -> None:
@@ -248,7 +259,7 @@ def test_one_calibrated_block_costs_what_the_whole_matrix_does() -> None:
     # 32.8 ns in CSR and 328 ns in DIA. A partition of one block in a format must cost the
     # whole-matrix prediction in it, x included at that format's rate; charging x at CSR's
     # rate made a one-block DIA partition look 295 ns faster than DIA itself
-    from sparsroof.advisor.partition import advise, format_rows, prediction_models
+    from sparsroof.advisor.advice import advise, format_rows, prediction
     from sparsroof.hardware.library import load_spec
     from sparsroof.host.calibration import Calibration, FormatFit
     from sparsroof.matrix.mtx import load
@@ -261,30 +272,29 @@ def test_one_calibrated_block_costs_what_the_whole_matrix_does() -> None:
     s = measure(m)
     spec = load_spec("epyc-7763")
     rows = format_rows(s, spec, cal.predict_matrix(m, s, ["csr", "dia"]))
-    sizes, models, single, x_bytes = prediction_models(spec, s, rows, cal)
+    size, prices, x_bytes = prediction(spec, s, rows, cal)
     assert x_bytes == 4096 * 8
-    size = sizes["csr"]
-    assert set(sizes.values()) == {size}  # a CPU: one strip size for every format
     st = strips(m, size)
     assert st.rows.size == 1  # lap2d_64's 4,096 rows fit one strip: one block
-    for f in ("csr", "dia"):
-        _, total = partition(st, {f: models[f]}, 8, 4, x_per_row=x_bytes / m.rows)
-        assert total == pytest.approx(single[f], rel=1e-12)
-    advice = advise(m, spec, models, single, size=sizes, x_bytes=x_bytes)
+    advice = advise(m, prices, size=size, x_bytes=x_bytes)
+    predicted = {r.storage: r.calibrated_s for r in rows if r.calibrated_s is not None}
+    assert advice.single_s == pytest.approx(predicted, rel=1e-12)
     assert advice.gain == 1.0  # one strip: the partition is the best single format
+    # a bare program at the prices of the whole matrix's working set, without the core's
+    # residual, falls short of the whole-matrix prediction by that residual
+    for f in ("csr", "dia"):
+        w = next(r.bytes_total for r in rows if r.storage == f)
+        _, bare = partition(st, {f: prices.at(w)[f]}, 8, 4, x_per_row=x_bytes / m.rows)
+        assert bare <= predicted[f] * (1 + 1e-12)
 
 
-def test_strip_sizes_follow_the_kernels_granularity() -> None:
-    """The paper's strips for its Tesla C2050 (section 4): S_CSR = 14 SMs x 48 warps = 672
-    rows, S_ELL = 14 x 1,536 threads = 21,504 rows (672 x 32). On a CPU every format has
-    the one cache-sized strip."""
+def test_the_strip_is_the_papers_s_csr() -> None:
+    """The paper's strip for its Tesla C2050 (section 4): S_CSR = 14 SMs x 48 warps = 672
+    rows; on a CPU, a multiple of 32 rows."""
     from sparsroof.hardware.library import load_spec
 
-    sizes = strip_sizes(load_spec("c2050"), 100.0)
-    assert {f: sizes[f] for f in ("csr", "coo", "ell", "hyb")} == {
-        "csr": 672, "coo": 672, "ell": 21_504, "hyb": 21_504}
-    assert sizes["dia"] == 21_504 and sizes["csc"] == sizes["bsr"] == 672
-    assert len(set(strip_sizes(load_spec("epyc-7763"), 100.0).values())) == 1
+    assert strip_rows(load_spec("c2050"), 100.0) == 672
+    assert strip_rows(load_spec("epyc-7763"), 100.0) % 32 == 0
 
 
 def test_whole_ell_strips_change_the_partition_by_hand() -> None:
@@ -362,7 +372,8 @@ def _routes_agree(m: Matrix, size: int, block: int = 4) -> None:
     n = a.rows.size
     cases = [{f: CostModel(2e-6, 1e-10, 1e-9, 5e-10, 1e-10) for f in DP_FORMATS},
              {f: CostModel(*rng.random(5) * [1e-6, 1e-10, 1e-9, 1e-9, 1e-9]) for f in DP_FORMATS},
-             {f: CostModel(0.0, 1e-9, 0.0, 0.0, 0.0) for f in ("dia", "hyb", "csr")}]
+             {f: CostModel(0.0, 1e-9, 0.0, 0.0, 0.0) for f in ("dia", "hyb", "csr")},
+             {f: CostModel(0.0, 1e-10, 0.0, 0.0, 1e-11, 3e-7) for f in DP_FORMATS}]
     for models in cases:
         for times, max_block, x in ((1, 64, 0.0), (2, 3, 8.0), (3, n, 2.5)):
             strip_of = _thread_strips(size, times)
@@ -437,7 +448,5 @@ def test_formats_of_a_matrix_without_entries(tmp_path, shape: str) -> None:  # t
     bsr = next(r for r in doc["formats"] if r["storage"] == "bsr4")
     assert bsr["bytes_total"] == ((rows + 3) // 4 + 1) * 4 + rows * 8  # pointers and y
     assert [b["storage"] for b in doc["partition"]["blocks"]] == [doc["partition"]["best_single"]]
-    # the grid is S_CSR = 108 SMs x 64 warps; ELL, HYB and DIA strips S_ELL = 108 x 2,048
-    strips_of = doc["partition"]["format_strip_rows"]
-    assert doc["partition"]["strip_rows"] == strips_of["csr"] == strips_of["coo"] == 6912
-    assert strips_of["ell"] == strips_of["hyb"] == strips_of["dia"] == 221_184
+    # the grid is S_CSR = 108 SMs x 64 warps, for every format
+    assert doc["partition"]["strip_rows"] == 6912

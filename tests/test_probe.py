@@ -118,3 +118,37 @@ def test_measure_caches_reads_each_level(tmp_path: Path) -> None:
                     caches=(CacheLevel(1, 32 * 2**10, 1), CacheLevel(2, 512 * 2**10, 1)))
     rates = measure_caches(host, quick=True)
     assert set(rates) == {1, 2} and all(1e8 < r < 1e14 for r in rates.values())
+
+
+def test_a_probe_whose_passes_disagree_is_flagged(tmp_path: Path,
+                                                   monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Two passes that measured L2 at 151 and 43 GB/s (251% apart, over the 20% a
+    calibration tolerates) flag the probe; DRAM's 20 and 21 GB/s (5%) do not. The spec
+    keeps each roof's fastest pass, says so, and carries the flag as a comment."""
+    from click.testing import CliRunner
+
+    from sparsroof.cli import cli
+    from sparsroof.hardware.library import load_spec
+    from sparsroof.host import probe as probe_module
+    from sparsroof.host.probe import HostInfo
+
+    host = HostInfo("test CPU", cores=2, sockets=1, threads_per_core=1,
+                    caches=(CacheLevel(2, 2**20, 2),))
+    result = ProbeResult(host, "2025-01-01", 21e9, 2**27, 3, {"fp64": 5e9}, {"fp64": 512},
+                         {2: 151e9}, {"DRAM": (20e9, 21e9), "L2": (151e9, 43e9)})
+    assert list(result.spread) == ["DRAM", "L2"]
+    assert result.spread["L2"] == 151 / 43 - 1
+    assert len(result.noisy) == 1 and result.noisy[0].startswith("L2 measured 151.0, 43.0")
+    text = spec_yaml(result, "h")
+    assert "# noisy probe: L2 measured" in text
+    path = tmp_path / "h.yaml"
+    path.write_text(text)
+    spec = load_spec(str(path))
+    assert "fastest of 2 passes (251% apart)" in spec.memory[0].bandwidth.source
+    quiet = ProbeResult(host, "2025-01-01", 21e9, 2**27, 3, {"fp64": 5e9}, {"fp64": 512},
+                        {2: 151e9}, {"DRAM": (20e9, 21e9), "L2": (151e9, 150e9)})
+    assert quiet.noisy == [] and "noisy" not in spec_yaml(quiet, "h")
+    monkeypatch.setattr(probe_module, "probe", lambda **_: result)
+    out = CliRunner().invoke(cli, ["hw", "probe"])
+    assert out.exit_code == 0
+    assert "warning: noisy probe: L2 measured" in out.stderr

@@ -22,7 +22,7 @@
 #include <string.h>
 
 /* bumped whenever the passes change: the Python side refuses a stale build */
-#define KERNEL_VERSION 1
+#define KERNEL_VERSION 2
 
 /* ---- growable lists ------------------------------------------------------------- */
 
@@ -277,7 +277,7 @@ static void hyb_split(const double *hist, double rows, double nnz, double kmax, 
 }
 
 /* Predicted seconds of one block in format `kind` under the cost row c (const, u, v, w,
- * z): see the docstring of _dp.py for the bytes and slots of each format. */
+ * z, floor): see the docstring of _cost.py for the bytes and slots of each format. */
 static double block_cost(int64_t kind, const double *c, double rows, double nnz, double kmax,
                          double ndiag, double nblocks, int64_t b, int64_t cols, int64_t s_v,
                          int64_t s_i, double hyb_k, double overflow, double x_per_row) {
@@ -308,8 +308,11 @@ static double block_cost(int64_t kind, const double *c, double rows, double nnz,
     }
     double mem = c[1] * (a + rows * ((double)s_v + x_per_row)) + c[2] * rows + c[3] * slots;
     double compute = c[4] * slots;
-    return c[0] + (compute > mem ? compute : mem);
+    double top = mem > compute ? mem : compute;
+    return c[0] + (c[5] > top ? c[5] : top);
 }
+
+#define NCOEF 6 /* const, u, v, w, z, floor */
 
 enum { ROWS, NNZ, MAX_LEN, DIAG_PTR, DIAG_GAP, DIAG_CNT, BLOCKS, LEN_PTR, LEN_VAL, LEN_CNT,
        KINDS, COEF, MULT, BEST, CUT, FMT, COST, NBUF };
@@ -367,7 +370,8 @@ static void run(const Program *p) {
                 int64_t kind = p->kinds[f];
                 if (kind == 4 && !dia_alive) continue;
                 if (j < p->n && (j - i) % p->mult[f] != 0) continue;
-                double t = block_cost(kind, p->coef + 5 * f, r, z, kmax, nd, nb, p->b, p->cols,
+                double t = block_cost(kind, p->coef + NCOEF * f, r, z, kmax, nd, nb, p->b,
+                                      p->cols,
                                       p->s_v, p->s_i, hk, over, p->x_per_row);
                 if (kind == 4 && t >= p->best[j]) dia_alive = 0; /* DIA only grows: prune */
                 if (p->best[i] + t < p->best[j]) {
@@ -428,7 +432,7 @@ static PyObject *dp(PyObject *self, PyObject *args) {
     int ok = v[NNZ].len / 8 == p.n && v[MAX_LEN].len / 8 == p.n && v[BLOCKS].len / 8 == p.n
              && v[DIAG_PTR].len / 8 == p.n + 1 && v[LEN_PTR].len / 8 == p.n + 1
              && v[DIAG_CNT].len / 8 == ngap && v[LEN_CNT].len / 8 == nlen
-             && v[COEF].len / 8 == 5 * p.nkinds && v[MULT].len / 8 == p.nkinds
+             && v[COEF].len / 8 == NCOEF * p.nkinds && v[MULT].len / 8 == p.nkinds
              && v[BEST].len / 8 == p.n + 1 && v[CUT].len / 8 == p.n + 1
              && v[FMT].len / 8 == p.n + 1 && v[COST].len / 8 == p.n + 1 && b >= 1
              && max_block >= 1 && pointers_ok(p.diag_ptr, p.n, ngap)

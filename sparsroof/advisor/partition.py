@@ -17,39 +17,30 @@ Strip size S: on GPUs the paper's S_CSR = SMs x warps per SM (one warp per row, 
 wave of the device). On CPUs: the rows whose CSR data fill the second-largest cache (L2
 of all cores), at least 32 rows, a multiple of 32 so that BSR blocks never straddle strips.
 
-Strips per format: a strip is what the device runs in one full wave, so its size follows
-the kernel's granularity. The paper's kernels for ELL (and Bell & Garland's for DIA, and
-HYB's ELL part) run one thread per row, so their strip is S_ELL = SMs x threads per SM
-rows (32 times S_CSR); COO runs one thread per entry, so its strip, S_COO, counts entries,
-not rows. The paper models a format only on matrices of whole strips (its benchmark
-matrices have R = S·I rows) and cuts the rows on the finest grid (S_CSR). sparsroof keeps
-that grid (the gcd of the row strips) and lets a block take a format only when it spans a
-whole number of that format's strips, or when it is the block that ends the matrix (which
-holds the matrix's partial last strip, as the whole matrix does: I = ceil(N_R / S)). It
-does not charge a partial strip as a whole one: the block costs below are bounds on what a
-kernel can do, and a part-filled wave can still stream its bytes. COO's strips of entries
-cannot be aligned with cuts between rows, and COO's time depends on its entries only, so
-COO (like CSR, CSC and BSR) takes any block of the grid. On CPUs, and on GPUs whose spec
-gives no threads per SM, every format has the one strip size.
+The grid: the paper cuts the rows on the finest grid (S_CSR, 672 rows on its Tesla C2050)
+and lets a block of any whole number of strips take any format: its Table 3 answers ELL
+blocks of 42, 59 and 74 strips of 672 rows, which are not whole strips of ELL's own
+S_ELL = SMs x threads per SM rows. Its kernels' time models are fitted on matrices of
+whole strips, but the partition's blocks are priced by the same model for any height.
+:func:`partition` can still restrict a format to whole multiples of its own strip
+(``strip_of``), or the block that ends the matrix.
 
-Predicted time of a block in format f: ``const_f + max(u_f·bytes + v_f·rows + w_f·slots,
-z_f·slots)``, bytes being the format's A bytes (as in :mod:`sparsroof.model.storage`) plus y.
-HYB's ELL width is chosen per block, by the rule the paper takes for whole matrices
-(:func:`sparsroof.model.storage.hyb_width`), from the block's histogram of row lengths.
-From the SoL model: const = launch overhead, u = 1/bandwidth, v = s_v/bandwidth, z =
-2/peak. From a calibration: the fitted a, b_L, c, e, with the format's whole-matrix core
-costs (:mod:`sparsroof.host.core_cost`) spread over its slots. x is read once for the whole
-matrix; each block is charged its rows' share of x's bytes at its own format's u, so that
-a partition of one block costs what the whole matrix does in that format (a calibration
-fits a different u per format, and charging all of x at one format's rate would favour
-the others).
+Predicted time of a block in format f (:mod:`sparsroof.advisor._cost`):
+``const_f + max(floor_f, u_f·bytes + v_f·rows + w_f·slots, z_f·slots)``, bytes being
+the format's A bytes as the paper's kernels read them (ELL and HYB read their padding)
+plus y and the block's share of x. HYB's ELL width is chosen per block, by the rule the
+paper takes for whole matrices (:func:`sparsroof.model.storage.hyb_width`), from the
+block's histogram of row lengths. How u, v, w, z and the floor are set, for blocks and the
+whole matrix alike, is :mod:`sparsroof.advisor.advice`'s. x is read once for the whole
+matrix; each block is charged its rows' share of x's bytes at its own format's u, so
+that a partition of one block costs what the whole matrix does in that format.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from types import ModuleType
 from typing import Any
@@ -60,26 +51,24 @@ from ..arrays import compiled, distinct
 from ..hardware.spec import HwSpec
 from ..matrix.mtx import Matrix
 
-__all__ = ["DP_FORMATS", "THREAD_PER_ROW", "ROUTES", "CostModel", "Strips", "Block", "Advice",
-           "FormatRow", "strip_rows", "strip_sizes", "native", "strips", "format_rows",
-           "prediction_models", "sol_models", "calibrated_models", "partition", "advise"]
+__all__ = ["DP_FORMATS", "ROUTES", "CostModel", "Strips", "strip_rows", "native", "strips",
+           "sol_models", "partition", "block_counts", "block_price"]
 
 #: formats the partition considers (HYB's ELL width is chosen per block)
 DP_FORMATS = ("csr", "csc", "coo", "ell", "hyb", "dia", "bsr")
-#: formats whose kernels run one thread per row: their strips are SMs x threads per SM rows
-THREAD_PER_ROW = ("ell", "hyb", "dia")
 _KIND = {"csr": 0, "csc": 1, "coo": 2, "ell": 3, "dia": 4, "bsr": 5, "hyb": 6}
 
 
 @dataclass(frozen=True)
 class CostModel:
-    """t = const + max(u·bytes + v·rows + w·slots, z·slots) for one format."""
+    """t = const + max(floor, u·bytes + v·rows + w·slots, z·slots) for one format."""
 
     const: float
     u: float
     v: float
     w: float
     z: float
+    floor: float = 0.0
 
 
 @dataclass(frozen=True, eq=False)
@@ -108,33 +97,6 @@ class Strips:
         return counts
 
 
-@dataclass(frozen=True)
-class Block:
-    first_strip: int
-    last_strip: int  # inclusive
-    first_row: int
-    last_row: int  # exclusive
-    storage: str
-    seconds: float
-
-
-@dataclass(frozen=True)
-class Advice:
-    strip_rows: int  # the grid: blocks start and end on multiples of it
-    n_strips: int
-    blocks: tuple[Block, ...]
-    total_s: float
-    best_single: str
-    best_single_s: float
-    format_strip_rows: dict[str, int] = field(default_factory=dict)  # a block in format f
-    # spans a whole number of strips of format_strip_rows[f] rows, unless it ends the matrix
-
-    @property
-    def gain(self) -> float:
-        """Predicted speedup of the partition over the best single format (>= 1)."""
-        return self.best_single_s / self.total_s if self.total_s else 1.0
-
-
 def strip_rows(spec: HwSpec, csr_bytes_per_row: float) -> int:
     """Strip size S (see the module docstring).
 
@@ -151,29 +113,11 @@ def strip_rows(spec: HwSpec, csr_bytes_per_row: float) -> int:
     return max(32, rows // 32 * 32)
 
 
-def strip_sizes(spec: HwSpec, csr_bytes_per_row: float) -> dict[str, int]:
-    """Rows per strip of each format of the partition (see the module docstring): S_ELL =
-    SMs x threads per SM for the formats of :data:`THREAD_PER_ROW` on a GPU whose spec gives
-    threads per SM, :func:`strip_rows` for the others and everywhere else.
-
-    >>> from sparsroof.hardware.library import load_spec
-    >>> sizes = strip_sizes(load_spec("a100"), 100.0)   # 108 SMs x 2,048 threads
-    >>> sizes["csr"], sizes["coo"], sizes["ell"], sizes["hyb"]
-    (6912, 6912, 221184, 221184)
-    """
-    size = strip_rows(spec, csr_bytes_per_row)
-    par = spec.parallelism
-    thread = size
-    if spec.kind == "gpu" and all(k in par for k in ("sms", "warps_per_sm", "threads_per_sm")):
-        thread = int(par["sms"].value * par["threads_per_sm"].value)
-    return {f: thread if f in THREAD_PER_ROW else size for f in DP_FORMATS}
-
-
 #: the routes of the per-strip counts and the dynamic program: "compiled" is the C build
 #: where there is one, else numpy for the counts and numba for the program
 ROUTES = ("compiled", "native", "numpy")
 #: the version of the passes this module expects of the C build (a stale one is not used)
-_NATIVE_VERSION = 1
+_NATIVE_VERSION = 2
 
 
 @lru_cache(maxsize=1)
@@ -243,37 +187,24 @@ def strips(m: Matrix, size: int, block: int = 4, route: str = "compiled") -> Str
 
 def sol_models(spec: HwSpec, bandwidth: float, precision: str, launches: int
                ) -> dict[str, CostModel]:
-    """Cost models from the roofline: memory term bytes/β (the block's A and its rows of
-    y, which the block cost already counts, so no per-row term), compute term 2·slots/P.
+    """Cost models from the roofline at one bandwidth: memory term bytes/β (the block's
+    A, its rows of y and its share of x), compute term 2·slots/P, and each block at least
+    ``launches`` launch floors (the bound's third term, a floor, not an addition).
 
     >>> from sparsroof.hardware.library import load_spec
     >>> m = sol_models(load_spec("a100"), 1e12, "fp64", 1)["csr"]
-    >>> m.u, m.v, m.w
-    (1e-12, 0.0, 0.0)
+    >>> m.u, m.v, m.w, m.floor > 0
+    (1e-12, 0.0, 0.0, True)
     """
     peak = spec.peak("simt", precision).value
     launch = launches * spec.launch_overhead.value if spec.launch_overhead else 0.0
-    return {f: CostModel(launch, 1 / bandwidth, 0.0, 0.0, 2 / peak) for f in DP_FORMATS}
-
-
-def calibrated_models(calibration: Any, level: str, block: int,
-                      core: dict[str, float] | None = None) -> dict[str, CostModel]:
-    """Cost models from a calibration's fits at memory level ``level``; ``core`` adds
-    seconds per slot to a format (its whole-matrix core costs, spread over its slots)."""
-    out = {}
-    for f in DP_FORMATS:
-        name = f"bsr{block}" if f == "bsr" else f
-        fit = calibration.fits.get(name)
-        if fit is not None:
-            c = fit.coefficients
-            out[f] = CostModel(c["constant"], c.get(f"bytes@{level}", 0.0), c["rows"],
-                               c["slots"] + (core or {}).get(name, 0.0), 0.0)
-    return out
+    return {f: CostModel(0.0, 1 / bandwidth, 0.0, 0.0, 2 / peak, launch) for f in DP_FORMATS}
 
 
 def _params(models: dict[str, CostModel]) -> tuple[np.ndarray, np.ndarray]:
     kinds = np.array([_KIND[f] for f in models], dtype=np.int64)
-    coef = np.array([[c.const, c.u, c.v, c.w, c.z] for c in models.values()], dtype=float)
+    coef = np.array([[c.const, c.u, c.v, c.w, c.z, c.floor] for c in models.values()],
+                    dtype=float).reshape(len(models), 6)
     return kinds, coef
 
 
@@ -326,86 +257,35 @@ def partition(st: Strips, models: dict[str, CostModel], s_v: int, s_i: int,
     return out[::-1], float(best[n])
 
 
-def advise(m: Matrix, spec: HwSpec, models: dict[str, CostModel], single: dict[str, float],
-           *, size: int | Mapping[str, int], s_v: int = 8, s_i: int = 4, block: int = 4,
-           max_block: int = 64, x_bytes: float = 0.0) -> Advice:
-    """Partition ``m`` and compare it with the best single format (``single``: seconds
-    per format for the whole matrix, x included). ``size``: rows per strip, one for every
-    format or each format's (:func:`strip_sizes`); the grid is their greatest common
-    divisor. The blocks share the ``x_bytes`` of x by rows."""
-    strip_of = dict.fromkeys(models, size) if isinstance(size, int) else dict(size)
-    grid = size if isinstance(size, int) else math.gcd(*size.values())
-    st = strips(m, grid, block)
-    parts, total = partition(st, models, s_v, s_i, max_block, x_bytes / max(m.rows, 1),
-                             strip_of)
-    best_single = min(single, key=lambda k: single[k])
-    if single[best_single] <= total:
-        n = st.rows.size
-        parts, total = [(0, n - 1, best_single, single[best_single])], single[best_single]
-    blocks = tuple(Block(i, j, i * grid, min((j + 1) * grid, m.rows), f, t)
-                   for i, j, f, t in parts)
-    return Advice(grid, st.rows.size, blocks, total, best_single, single[best_single],
-                  {f: strip_of[f] for f in DP_FORMATS if f in strip_of})
+def block_counts(st: Strips, first: int, last: int) -> dict[str, Any]:
+    """Rows, entries, longest row, distinct diagonals, b x b blocks and the row-length
+    histogram of the block of strips [first, last] (inclusive), from ``st``'s lists."""
+    sl = slice(first, last + 1)
+    d0, d1 = st.diag_ptr[first], st.diag_ptr[last + 1]
+    owner = np.repeat(np.arange(first, last + 1), np.diff(st.diag_ptr[first:last + 2]))
+    new = st.diag_gap[d0:d1] > owner - first  # not held by an earlier strip of the block
+    kmax = int(st.max_len[sl].max(initial=0))
+    lo, hi = st.len_ptr[first], st.len_ptr[last + 1]
+    hist = np.bincount(st.len_val[lo:hi], weights=st.len_cnt[lo:hi], minlength=kmax + 1)
+    return {"rows": float(st.rows[sl].sum()), "nnz": float(st.nnz[sl].sum()),
+            "kmax": float(kmax), "ndiag": float(st.diag_cnt[d0:d1][new].sum()),
+            "nblocks": float(st.blocks[sl].sum()), "hist": hist}
 
 
-@dataclass(frozen=True)
-class FormatRow:
-    """One storage format of the whole matrix: bytes, work, predicted times."""
+def block_price(st: Strips, first: int, last: int, storage: str, model: CostModel,
+                s_v: int, s_i: int, x_per_row: float = 0.0) -> tuple[float, float, float]:
+    """(seconds, bytes, slots) of the block of strips [first, last] in ``storage`` under
+    ``model``: the dynamic program's own rules (:mod:`sparsroof.advisor._cost`), bytes
+    being A, y and the block's share of x."""
+    from ._cost import block_cost, block_terms, hyb_split
 
-    storage: str
-    bytes_total: float
-    flops_useful: float
-    flops_executed: float
-    sol_s: float
-    calibrated_s: float | None
-
-
-def format_rows(s: Any, spec: HwSpec, calibrated: dict[str, float] | None = None,
-                dtype: str = "fp64") -> list[FormatRow]:
-    """Every storage format of SpMV for structure ``s``, fastest first: the calibrated
-    ones (``calibrated``: seconds per storage) by calibrated time, then the rest by SoL."""
-    from ..model.bound import bound
-    from ..model.traffic import STORAGES, traffic
-
-    rows = []
-    for storage in STORAGES:
-        if storage in ("nm", "dense"):
-            continue
-        t = traffic(s, kernel="spmv", width=1, storage=storage, model="compulsory",
-                    dtype=dtype, index="int32")
-        if t is None:
-            continue
-        launches = 1 if spec.kind == "gpu" and spec.launch_overhead else 0
-        b = bound(t, spec, unit="simt", precision=dtype, launches=launches,
-                  footprint=t.bytes_total)
-        rows.append(FormatRow(storage, t.bytes_total, t.flops_useful, t.flops_executed,
-                              b.sol_s, (calibrated or {}).get(storage)))
-    return sorted(rows, key=lambda r: (r.calibrated_s is None, r.calibrated_s or r.sol_s))
-
-
-def prediction_models(spec: HwSpec, s: Any, rows: list[FormatRow], calibration: Any = None
-                      ) -> tuple[dict[str, int], dict[str, CostModel], dict[str, float], float]:
-    """(rows per strip of each format, per-format block cost models, whole-matrix seconds
-    per format, bytes of x read once) from the SoL model, or from ``calibration`` when
-    given."""
-    from ..model.bound import memory_level
-
-    csr = next(r for r in rows if r.storage == "csr")
-    size = strip_sizes(spec, csr.bytes_total / max(s.rows, 1))
-    x_bytes = s.nonempty_cols * 8
-    if calibration is not None:
-        # the core's costs (x misses, mispredicted exits, long chains) belong to the whole
-        # matrix: each block of a partition is charged its format's, per slot
-        core = {}
-        for r in rows:
-            plain = calibration.predict(r.storage, s.rows, r.flops_executed / 2, r.bytes_total)
-            if r.calibrated_s is not None and plain is not None and r.flops_executed:
-                core[r.storage] = (r.calibrated_s - plain) / (r.flops_executed / 2)
-        models = calibrated_models(calibration, calibration.level_of(csr.bytes_total), 4, core)
-        single = {r.storage: r.calibrated_s for r in rows if r.calibrated_s is not None}
-        return size, models, single, x_bytes
-    level, _ = memory_level(spec, csr.bytes_total)
-    bandwidth = (level.bandwidth or spec.dram.bandwidth).value
-    launches = 1 if spec.kind == "gpu" and spec.launch_overhead else 0
-    models = sol_models(spec, bandwidth, "fp64", launches)
-    return size, models, {r.storage: r.sol_s for r in rows}, x_bytes
+    c = block_counts(st, first, last)
+    kind = _KIND[storage]
+    hk, over = (hyb_split(c["hist"], c["rows"], c["nnz"], c["kmax"]) if kind == 6
+                else (0.0, 0.0))
+    args = (kind, c["rows"], c["nnz"], c["kmax"], c["ndiag"], c["nblocks"], st.block,
+            st.cols, s_v, s_i, hk, over)
+    slots, a = block_terms(*args)
+    coef = [model.const, model.u, model.v, model.w, model.z, model.floor]
+    seconds = block_cost(kind, coef, *args[1:], x_per_row)
+    return seconds, a + c["rows"] * (s_v + x_per_row), slots

@@ -6,7 +6,7 @@ import click
 
 from ..analysis.config import Config
 from ..hardware.library import load_spec
-from ..host.bench import KERNEL_FORMATS, bench
+from ..host.bench import KERNEL_FORMATS, bench, other_device
 from ..matrix.mtx import load
 from ..report.bench import bench_csv, bench_json, bench_table
 from ..structure.features import measure
@@ -67,6 +67,9 @@ def command(matrix: str, hw: str, kernel: str, widths: tuple[str, ...], dtype: s
 
     spec, cal = load_calibrated(spec, calibration_file)
     warn_flagged(cal, calibration_file)
+    elsewhere = other_device(spec, backend)
+    if elsewhere:
+        click.echo(f"sparsroof: note: {elsewhere}", err=True)
     m = load(matrix)
     s = measure(m)
     results = [r for width in d for r in bench(

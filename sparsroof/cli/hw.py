@@ -121,6 +121,9 @@ def probe(output_file: str | None, name: str | None, quick: bool, force: bool) -
     if target is not None:
         check_writable(str(target))
     result = run_probe(quick=quick, progress=lambda m: click.echo(f"probe: {m}", err=True))
+    for line in result.noisy:
+        click.echo(f"sparsroof: warning: noisy probe: {line}: other work disturbed the "
+                   "host; probe again on a quiet host", err=True)
     text = spec_yaml(result, name or (target.stem if target else "this-host"))
     if target is None:
         emit(text)

@@ -40,6 +40,7 @@ __all__ = [
     "kernel_traffic",
     "bench",
     "cusparse_available",
+    "other_device",
 ]
 
 #: storage formats with a real kernel here (scipy, compiled ELL and HYB / cuSPARSE)
@@ -264,3 +265,31 @@ def _cusparse_runner(m: Matrix, storage: str, width: int, dtype: str,
     sync = cupy.cuda.get_current_stream().synchronize
     return lambda: time_call(lambda: a @ x, sync=sync, **timing)
 
+
+
+def _plain(text: str) -> str:
+    return " ".join(text.lower().replace("(r)", "").replace("(tm)", "").split())
+
+
+def other_device(spec: HwSpec, backend: str = "scipy") -> str:
+    """One line when ``spec`` describes another device than the one ``backend`` runs on
+    here ('' when it is this one, as far as can be told): a GPU spec for CPU runs, a CPU
+    spec for GPU runs, or a CPU spec naming another processor than this host's.
+
+    >>> from sparsroof.hardware.library import load_spec
+    >>> other_device(load_spec("c2050")).startswith("c2050 is a spec of another device")
+    True
+    """
+    if backend == "cusparse":
+        here = "this host's GPU"
+        same = spec.kind == "gpu"
+    else:
+        from .probe import host_info
+
+        here = host_info().model
+        mine, theirs = _plain(here), _plain(spec.device)
+        same = spec.kind == "cpu" and bool(theirs) and (mine in theirs or theirs in mine)
+    if same:
+        return ""
+    return (f"{spec.name} is a spec of another device ({spec.device}) than the one the "
+            f"runs are on ({here}): the runs are judged against its roofs, not this host's")

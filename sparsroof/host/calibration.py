@@ -68,6 +68,7 @@ from ..userfile import (
 from .bench import KERNEL_FORMATS, bench, kernel_traffic
 from .core_cost import CHAINS, CoreCounts, core_counts, measure_branch_memory
 from .memory_roofs import effective_roofs, monotone_roofs, with_roofs
+from .timing import NOISE_TOLERANCE
 
 __all__ = ["FormatFit", "Calibration", "Sample", "features", "scattered_entries", "fit",
            "held_out_error", "held_out_errors", "choose_fill", "calibrate", "save", "load",
@@ -78,8 +79,6 @@ SCHEMA_VERSION = SCHEMA_VERSIONS["calibration"]
 #: data and other programs use the cache too); a calibration keeps the one that best
 #: predicts its own runs held out of the fit
 FILLS = (1.0, 0.75, 0.5)
-#: a run whose slowest pass is more than this share slower than its fastest was disturbed
-NOISE_TOLERANCE = 0.2
 #: a calibration with more than this share of disturbed runs is marked noisy
 NOISY_SHARE = 0.1
 #: run lengths past which the additions into one y entry through memory are counted (COO's

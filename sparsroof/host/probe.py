@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from .timing import TRIAD_BYTES, best_time, triads
+from .timing import NOISE_TOLERANCE, TRIAD_BYTES, best_time, triads
 
 __all__ = ["CacheLevel", "HostInfo", "ProbeResult", "host_info", "probe", "spec_yaml"]
 
@@ -80,6 +80,22 @@ class ProbeResult:
     gemm_flops: dict[str, float] = field(default_factory=dict)   # precision -> FLOP/s
     gemm_n: dict[str, int] = field(default_factory=dict)
     cache_bytes_per_s: dict[int, float] = field(default_factory=dict)  # level -> fastest rate
+    passes: dict[str, tuple[float, ...]] = field(default_factory=dict)  # roof -> each pass's
+
+    @property
+    def spread(self) -> dict[str, float]:
+        """Per memory roof, its slowest pass over its fastest, less 1."""
+        return {k: max(v) / min(v) - 1 for k, v in self.passes.items() if v and min(v) > 0}
+
+    @property
+    def noisy(self) -> list[str]:
+        """One line per memory roof whose passes differ by more than the tolerance a
+        calibration allows (:data:`sparsroof.host.timing.NOISE_TOLERANCE`): other work
+        disturbed the host."""
+        return [f"{k} measured {', '.join(f'{r / 1e9:.1f}' for r in self.passes[k])} GB/s in "
+                f"{len(self.passes[k])} passes ({100 * d:.0f}% apart, over "
+                f"{100 * NOISE_TOLERANCE:.0f}%)"
+                for k, d in self.spread.items() if d > NOISE_TOLERANCE]
 
 
 def measure_caches(host: HostInfo, quick: bool = False,
@@ -231,16 +247,30 @@ def _triad_size(host: HostInfo, quick: bool) -> int:
     return int(size)
 
 
+#: passes over the memory measurements: each roof keeps its fastest, and passes that
+#: disagree flag a busy host
+PASSES = 2
+
+
 def probe(quick: bool = False, progress: Progress = lambda _: None) -> ProbeResult:
-    """Measure this machine: triad bandwidth of main memory and of each cache level, and
-    fp64/fp32 matrix-multiply rates."""
+    """Measure this machine: triad bandwidth of main memory and of each cache level (in
+    :data:`PASSES` passes, each roof the fastest of them), and fp64/fp32 matrix-multiply
+    rates."""
     host = host_info()
     progress(f"host: {host.model}, {host.cores} cores, {host.sockets} socket(s)")
     size, reps = _triad_size(host, quick), (3 if quick else 10)
-    progress(f"memory: triad over 3 arrays of {size / 2**20:.0f} MiB, best of {reps}")
-    bandwidth = measure_triad(size, reps)
-    progress(f"memory: {bandwidth / 1e9:.1f} GB/s")
-    caches = measure_caches(host, quick, progress)
+    passes: dict[str, list[float]] = {}
+    for k in range(PASSES):
+        progress(f"memory: pass {k + 1} of {PASSES}: triad over 3 arrays of "
+                 f"{size / 2**20:.0f} MiB, best of {reps}")
+        rate = measure_triad(size, reps)
+        passes.setdefault("DRAM", []).append(rate)
+        progress(f"memory: {rate / 1e9:.1f} GB/s")
+        for level, r in measure_caches(host, quick, progress).items():
+            passes.setdefault(f"L{level}", []).append(r)
+    bandwidth = max(passes["DRAM"])
+    caches = {c.level: max(passes[f"L{c.level}"]) for c in host.caches
+              if f"L{c.level}" in passes}
     flops, sizes = {}, {}
     for precision, dtype in (("fp64", "float64"), ("fp32", "float32")):
         n = 512 if quick else _gemm_size(dtype)
@@ -249,7 +279,7 @@ def probe(quick: bool = False, progress: Progress = lambda _: None) -> ProbeResu
         sizes[precision] = n
         progress(f"compute: {precision} {flops[precision] / 1e9:.1f} GFLOP/s")
     return ProbeResult(host, _dt.date.today().isoformat(), bandwidth, size, reps, flops, sizes,
-                       caches)
+                       caches, {k: tuple(v) for k, v in passes.items()})
 
 
 def _bytes_text(n: int) -> str:
@@ -280,7 +310,7 @@ def _cache_entries(result: ProbeResult, measured: str) -> list[dict[str, Any]]:
         rate = result.cache_bytes_per_s.get(c.level)
         if rate is not None:
             how = (f"measured by {measured}: the fastest fp64 triad or read on half its "
-                   "capacity, one core and all cores")
+                   f"capacity, one core and all cores{_passes(result, f'L{c.level}')}")
             if rate < floor:
                 how += (f"; measured {rate / 1e9:.2f} GB/s, below a slower level's, so "
                         "that level's rate")
@@ -290,6 +320,14 @@ def _cache_entries(result: ProbeResult, measured: str) -> list[dict[str, Any]]:
             floor = rate
         entries.append(entry)
     return entries[::-1]
+
+
+def _passes(result: ProbeResult, roof: str) -> str:
+    """', fastest of 2 passes (3% apart)' for a roof measured in several passes."""
+    rates = result.passes.get(roof, ())
+    if len(rates) < 2:
+        return ""
+    return f", fastest of {len(rates)} passes ({100 * result.spread[roof]:.0f}% apart)"
 
 
 def _peak_entry(result: ProbeResult, precision: str, by: str) -> dict[str, Any]:
@@ -323,7 +361,7 @@ def spec_yaml(result: ProbeResult, name: str) -> str:
         "source": (f"measured by {by}: STREAM-style fp64 triad, 3 arrays of "
                    f"{_bytes_text(result.triad_array_bytes)}, {TRIAD_BYTES:.0f} bytes per "
                    f"element (the write-allocate read counted), best of "
-                   f"{result.triad_repetitions}")}}
+                   f"{result.triad_repetitions}{_passes(result, 'DRAM')}")}}
     if host.memory_bytes:
         dram["capacity"] = {"value": _bytes_text(host.memory_bytes // 1024 * 1024),
                             "source": f"MemTotal of /proc/meminfo, read by {by}"}
@@ -341,4 +379,6 @@ def spec_yaml(result: ProbeResult, name: str) -> str:
                  "sparsroof": __version__, "numpy": np.__version__},
     }
     header = f"# Hardware spec of {host.model}, written by {by}.\n"
+    header += "".join(f"# noisy probe: {line}; probe again on a quiet host\n"
+                      for line in result.noisy)
     return header + yaml.safe_dump(doc, sort_keys=False, width=100)

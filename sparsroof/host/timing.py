@@ -15,7 +15,11 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-__all__ = ["Timing", "time_call", "best_time", "triads", "TRIAD_BYTES"]
+__all__ = ["Timing", "time_call", "best_time", "triads", "TRIAD_BYTES", "NOISE_TOLERANCE"]
+
+#: a measurement whose slowest pass is more than this share slower than its fastest was
+#: disturbed by other work (calibrate's runs, the probe's roofs)
+NOISE_TOLERANCE = 0.2
 
 
 @dataclass(frozen=True)

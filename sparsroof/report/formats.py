@@ -7,20 +7,21 @@ from dataclasses import asdict
 from typing import Any
 
 from .._version import envelope
-from ..advisor.partition import Advice, FormatRow
+from ..advisor.advice import Advice, FormatRow
 from ..units import si
 from .document import csv_text, json_text
 from .tables import fitted_table
 
-__all__ = ["formats_json", "formats_csv", "formats_report"]
+__all__ = ["formats_json", "formats_csv", "formats_report", "run_report", "run_json"]
 
 
 def formats_json(name: str, spec: str, rows: list[FormatRow], advice: Advice,
-                 calibrated: bool) -> str:
-    return json_text(envelope("formats") | {
-        "matrix": name, "spec": spec, "prediction": "calibrated" if calibrated else "sol",
+                 runs: dict[str, Any] | None = None) -> str:
+    doc = envelope("formats") | {
+        "matrix": name, "spec": spec, "prediction": advice.route,
         "formats": [asdict(r) for r in rows],
-        "partition": asdict(advice) | {"gain": advice.gain}})
+        "partition": asdict(advice) | {"gain": advice.gain, "bytes_total": advice.bytes_total}}
+    return json_text(doc | ({"measured": run_json(runs)} if runs is not None else {}))
 
 
 def formats_csv(name: str, spec: str, rows: list[FormatRow]) -> str:
@@ -28,8 +29,8 @@ def formats_csv(name: str, spec: str, rows: list[FormatRow]) -> str:
     return csv_text([{"matrix": name, "spec": spec} | asdict(r) for r in rows], "formats")
 
 
-def formats_report(name: str, spec: str, rows: list[FormatRow], advice: Advice,
-                   calibrated: bool) -> list[Any]:
+def formats_report(name: str, spec: str, rows: list[FormatRow], advice: Advice
+                   ) -> list[Any]:
     """The formats table, the partition's heading, its table and its total, in order."""
     table = fitted_table(
         ("format", "bytes", "useful FLOPs", "executed FLOPs", "SoL", "calibrated"),
@@ -39,21 +40,61 @@ def formats_report(name: str, spec: str, rows: list[FormatRow], advice: Advice,
         left=("format",), title=f"{name}: SpMV storage formats on {spec}")
     a = advice
     n = a.n_strips
-    # the partition's heading, printed above its table
+    by = "calibrated time" if a.route == "calibrated" else "SoL"
     heading = (f"partition into blocks of strips of {a.strip_rows:,} rows ({n:,} "
-               f"strip{'s' if n != 1 else ''} here; the last may be shorter), "
-               f"by {'calibrated' if calibrated else 'SoL'} time")
-    coarser: dict[int, list[str]] = {}
-    for f, rows_f in a.format_strip_rows.items():
-        if rows_f != a.strip_rows:
-            coarser.setdefault(rows_f, []).append(f.upper())
-    for rows_f, names in sorted(coarser.items()):
-        heading += (f"\n{', '.join(names)} blocks span whole strips of {rows_f:,} rows (one "
-                    "thread per row), or end the matrix")
+               f"strip{'s' if n != 1 else ''} here; the last may be shorter), by {by}; "
+               "blocks and whole matrices priced alike, in the bytes the paper's kernels "
+               "read (ELL and HYB read their padding)")
+    if a.capped:
+        heading += (f"\nblocks of at most {a.max_block:,} strips considered (the search's "
+                    f"cap; --max-block {n} considers every block, in time growing with "
+                    "its square)")
     part = fitted_table(
-        ("strips", "rows", "format", "predicted"),
+        ("strips", "rows", "format", "bytes", "predicted"),
         [[f"{b.first_strip + 1}-{b.last_strip + 1}", f"{b.first_row}-{b.last_row}", b.storage,
-          si(b.seconds, "s")] for b in a.blocks], left=("format",))
-    total = (f"total {si(a.total_s, 's')}; best single format {a.best_single} "
+          si(b.bytes, "B"), si(b.seconds, "s")] for b in a.blocks], left=("format",))
+    total = (f"total {si(a.total_s, 's')}, {si(a.bytes_total, 'B')}; best single format "
+             f"{a.best_single} "
              f"{si(a.best_single_s, 's')}; gain {a.gain:.3f}x")
     return [table, heading, part, total]
+
+
+def _measured(run: Any) -> float | None:
+    return run.timing.min_s if hasattr(run, "timing") else None
+
+
+def run_report(spec: str, advice: Advice, runs: dict[str, Any], same_device: bool
+               ) -> list[Any]:
+    """The advised partition and each single format, predicted on ``spec`` and measured
+    here (``runs``: :func:`sparsroof.host.partitioned.measure_answers`), and the gains."""
+    a = advice
+    names = [b.storage for b in a.blocks]
+    label = "partition" if len(a.blocks) > 1 else f"partition ({names[0]})"
+    predicted = {"partition": a.total_s} | a.single_s
+    rows = []
+    for key, run in runs.items():
+        t = _measured(run)
+        rows.append([label if key == "partition" else key, si(predicted[key], "s"),
+                     si(t, "s") if t is not None else "-",
+                     f"{run.error:.0e}" if t is not None else f"not run: {run}"])
+    table = fitted_table(("answer", "predicted", "measured", "y vs scipy"), rows,
+                         left=("answer", "y vs scipy"),
+                         title=f"measured here (fastest run), predicted on {spec}")
+    lines = [table]
+    part = _measured(runs["partition"])
+    timed = {k: t for k, r in runs.items() if k != "partition" and (t := _measured(r))}
+    if part and timed:
+        best = min(timed, key=lambda k: timed[k])
+        lines.append(f"measured gain {timed[best] / part:.3f}x over the fastest single format "
+                     f"here ({best}); predicted {a.gain:.3f}x over {a.best_single}")
+    if not same_device:
+        lines.append(f"the predictions are for {spec}, another device than this host: "
+                     "compare the gains, not the times")
+    return lines
+
+
+def run_json(runs: dict[str, Any]) -> dict[str, Any]:
+    """The measured side of ``formats --run`` for the JSON document."""
+    return {k: ({"min_s": r.timing.min_s, "median_s": r.timing.median_s, "y_error": r.error,
+                 "blocks": [list(b) for b in r.blocks]} if hasattr(r, "timing")
+                else {"skipped": str(r)}) for k, r in runs.items()}
