@@ -23,9 +23,6 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from ._version import __version__
-from .cachedir import keep_compiled_kernels_here
-
-keep_compiled_kernels_here()
 
 if TYPE_CHECKING:
     from .analysis import Analysis, Config, MatrixInfo, Result, analyze, classify

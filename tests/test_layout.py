@@ -26,13 +26,14 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("model",),
     ("structure",),
     ("matrix", "hardware"),
-    ("units", "arrays", "userfile"),
+    ("units", "arrays", "userfile", "compiled"),
     ("errors", "_version", "cachedir"),
 )
 LAYER = {room: depth for depth, rooms in enumerate(LAYERS) for room in rooms}
 
 #: third-party packages that only some rooms may import
-CONFINED = {"click": {"cli"}, "matplotlib": {"plot"}, "rich": {"report", "cli"}}
+CONFINED = {"click": {"cli"}, "matplotlib": {"plot"}, "rich": {"report", "cli"},
+            "numba": {"compiled"}}
 
 
 def _module(path: Path) -> str:
@@ -61,11 +62,62 @@ def _imports(path: Path, text: str | None = None) -> set[str]:
     return found
 
 
+#: modules that import others by a name in a table (a lazy public name, a lazy command):
+#: module -> (its table, the package the table's names are relative to)
+STRING_IMPORTS = {"sparsroof": ("_HOMES", "sparsroof"),
+                  "sparsroof.plot": ("_HOMES", "sparsroof.plot"),
+                  "sparsroof.cli": ("COMMANDS", "sparsroof.cli")}
+
+
+def _string_imports() -> dict[str, set[str]]:
+    """module -> the modules its tables name (imported by ``import_module`` at run time)."""
+    import importlib
+
+    found = {}
+    for module, (table, base) in STRING_IMPORTS.items():
+        names = getattr(importlib.import_module(module), table).values()
+        found[module] = {f"{base}.{name}" for name in names}
+    return found
+
+
 def _graph() -> dict[str, set[str]]:
-    """module -> the package's modules it imports."""
+    """module -> the package's modules it imports, by an import statement or by name."""
     paths = {_module(p): p for p in PACKAGE.rglob("*.py")}
-    return {name: {t for t in _imports(path) if t in paths and t != name}
-            for name, path in paths.items()}
+    graph = {name: {t for t in _imports(path) if t in paths and t != name}
+             for name, path in paths.items()}
+    for module, targets in _string_imports().items():
+        graph[module] |= targets
+    return graph
+
+
+def test_every_import_by_name_is_a_module_that_has_it() -> None:
+    """The tables of lazy names are imports the statements do not show: each names a
+    module of the package that defines what the table promises."""
+    import importlib
+
+    import sparsroof
+    import sparsroof.cli
+    import sparsroof.plot
+
+    for face in (sparsroof, sparsroof.plot):
+        for name, home in face._HOMES.items():
+            module = importlib.import_module(f"{face.__name__}.{home}")
+            assert hasattr(module, name), f"{face.__name__}.{name}: not in {module.__name__}"
+    for name, home in sparsroof.cli.COMMANDS.items():
+        module = importlib.import_module(f"sparsroof.cli.{home}")
+        assert module.command.name == name, (name, home)
+
+
+def test_importing_the_package_changes_nothing_in_the_process() -> None:
+    """``import sparsroof`` (the API's first step) sets no environment variable and imports
+    neither numpy nor numba."""
+    import subprocess
+    import sys
+
+    code = ("import os, sys; before = dict(os.environ); import sparsroof\n"
+            "assert dict(os.environ) == before, set(os.environ) ^ set(before)\n"
+            "assert 'numba' not in sys.modules and 'numpy' not in sys.modules\n")
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
 
 
 def _room(module: str) -> str:

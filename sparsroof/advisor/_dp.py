@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
 
+from ..compiled import njit
 from . import _cost
 
 __all__ = ["dp", "block_cost", "hyb_split"]

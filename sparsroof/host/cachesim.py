@@ -21,7 +21,8 @@ Compiled with numba and cached on disk, like :mod:`sparsroof.structure._jit`.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from ..compiled import njit
 
 __all__ = ["line_misses", "SAMPLED_SETS"]
 

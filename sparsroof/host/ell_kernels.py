@@ -70,7 +70,7 @@ def padded(csr: Any, storage: str) -> Padded:
 
 @cache
 def _kernel() -> Callable[..., None]:
-    from numba import njit
+    from ..compiled import njit
 
     @njit(cache=True)
     def run(values: Any, columns: Any, coo_rows: Any, coo_columns: Any, coo_values: Any,

@@ -25,7 +25,8 @@ Compiled with numba and cached on disk; the first call in a fresh environment co
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from ..compiled import njit
 
 __all__ = ["group_by_row", "sort_rows", "sweep_panels", "sweep_groups", "mirrored"]
 
