@@ -28,5 +28,5 @@ def njit(*args: Any, **kwargs: Any) -> Any:
     folder when the kernel is decorated (and may have re-read its settings since the last
     one, where the environment changed)."""
     if not os.environ.get("NUMBA_CACHE_DIR"):
-        config.CACHE_DIR = str(cache_dir() / "numba")
+        config.CACHE_DIR = str(cache_dir() / "numba")  # type: ignore[attr-defined]
     return numba.njit(*args, **kwargs)
