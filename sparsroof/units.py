@@ -20,7 +20,7 @@ import re
 
 from .errors import UnitError
 
-__all__ = ["KINDS", "parse_quantity", "si", "plain"]
+__all__ = ["KINDS", "parse_quantity", "si", "binary", "plain"]
 
 _DECIMAL = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15}
 _BINARY = {"Ki": 2.0**10, "Mi": 2.0**20, "Gi": 2.0**30, "Ti": 2.0**40, "Pi": 2.0**50}
@@ -129,6 +129,19 @@ def si(value: float, unit: str, digits: int = 3) -> str:
     table = _SMALL if abs(value) < 1 and unit == "s" else _PREFIXES
     scale, prefix = next(((s, p) for s, p in table if abs(value) >= s), table[-1])
     return f"{value / scale:.{digits}g} {prefix}{unit}"
+
+
+def binary(n: float) -> str:
+    """A size in bytes with a binary prefix (what a limit, a file or a cache holds), three
+    significant digits; under 1 KiB in whole bytes.
+
+    >>> binary(1_123_630), binary(1 << 20), binary(768 * 1024), binary(512)
+    ('1.07 MiB', '1 MiB', '768 KiB', '512 bytes')
+    """
+    for shift, prefix in ((40, "Ti"), (30, "Gi"), (20, "Mi"), (10, "Ki")):
+        if abs(n) >= 1 << shift:
+            return f"{n / (1 << shift):.3g} {prefix}B"
+    return f"{n:,.0f} bytes"
 
 
 def plain(value: float) -> str:

@@ -26,7 +26,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("model",),
     ("structure",),
     ("matrix", "hardware"),
-    ("units", "arrays", "userfile", "compiled"),
+    ("arrays", "userfile", "compiled"),
+    ("units",),
     ("errors", "_version", "cachedir"),
 )
 LAYER = {room: depth for depth, rooms in enumerate(LAYERS) for room in rooms}

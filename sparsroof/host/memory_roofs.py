@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 
 from ..hardware.spec import HwSpec, Quantity
-from ..units import si
+from ..units import binary, si
 from .timing import TRIAD_BYTES, best_time, triads
 
 __all__ = ["measure_level", "measure_roofs", "roof_rates", "with_roofs", "monotone_roofs",
@@ -87,7 +87,7 @@ def measure_roofs(spec: HwSpec, progress: Callable[[str], None] = lambda _: None
             continue
         else:
             size = level.capacity.value / 2
-        progress(f"memory roof: {level.name} on {size / 2**20:.3g} MiB, {parts} threads")
+        progress(f"memory roof: {level.name} on {binary(size)}, {parts} threads")
         out[level.name] = measure_level(size, parts, calls=3 if level is spec.memory[-1] else 5)
     return out
 

@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from ..units import binary
 from .timing import NOISE_TOLERANCE, TRIAD_BYTES, best_time, triads
 
 __all__ = ["CacheLevel", "HostInfo", "ProbeResult", "host_info", "probe", "spec_yaml"]
@@ -108,7 +109,7 @@ def measure_caches(host: HostInfo, quick: bool = False,
     rates = {}
     for c in host.caches:
         size = c.total_bytes / 2
-        progress(f"memory: L{c.level} on {size / 2**10:,.0f} KiB")
+        progress(f"memory: L{c.level} on {binary(size)}")
         rates[c.level] = max(measure_level(size, max(1, host.cores),
                                            calls=2 if quick else 5).values())
         progress(f"memory: L{c.level} {rates[c.level] / 1e9:.1f} GB/s")
@@ -262,7 +263,7 @@ def probe(quick: bool = False, progress: Progress = lambda _: None) -> ProbeResu
     passes: dict[str, list[float]] = {}
     for k in range(PASSES):
         progress(f"memory: pass {k + 1} of {PASSES}: triad over 3 arrays of "
-                 f"{size / 2**20:.0f} MiB, best of {reps}")
+                 f"{binary(size)}, best of {reps}")
         rate = measure_triad(size, reps)
         passes.setdefault("DRAM", []).append(rate)
         progress(f"memory: {rate / 1e9:.1f} GB/s")

@@ -154,19 +154,21 @@ def check_load(rows: int, cols: int, entries: int, max_memory: float | None = No
                ) -> str | None:
     """None when a matrix of this shape and entry count may be loaded, else the reason.
 
-    Besides the memory this process has (:func:`check_fits`), a hypersparse shape, whose
-    rows and columns need far more than its entries, is refused whatever the machine
-    has, unless ``max_memory`` is given: what a file costs should follow its content.
+    Besides the memory this process has (:func:`check_fits`, whose limit is named first),
+    a hypersparse shape, whose rows and columns need far more than its entries, is refused
+    whatever the machine has, unless ``max_memory`` is given: what a file costs should
+    follow its content.
 
     >>> print(check_load(10**8, 10**8, 1)[:57])
     its 100,000,000 x 100,000,000 shape needs about 6.4 GB of
     >>> check_load(10**8, 10**8, 1, max_memory=1e10) is None
     True
     """
+    problem = check_fits(estimate_memory(rows, cols, entries), max_memory)
     shape = _shape_bytes(rows, cols)
-    if max_memory is None and shape > _SHAPE_BYTES \
+    if problem is None and max_memory is None and shape > _SHAPE_BYTES \
             and shape > _SHAPE_OVER_ENTRIES * _entry_bytes(rows, cols, entries):
         noun = "entry" if entries == 1 else "entries"
         return (f"its {rows:,} x {cols:,} shape needs about {si(shape, 'B')} of memory "
                 f"for {entries:,} {noun} (--max-memory SIZE allows it)")
-    return check_fits(estimate_memory(rows, cols, entries), max_memory)
+    return problem

@@ -25,6 +25,7 @@ from typing import IO
 import numpy as np
 
 from ..errors import MatrixFileError
+from ..units import binary
 from .mmheader import MAX_LINE, MMHeader
 
 __all__ = ["BYTES_PER_LINE", "CheckedBody", "body_budget", "count_lines", "fmm_problem",
@@ -127,7 +128,7 @@ class CheckedBody(io.RawIOBase):
         self._carry = data[cut:]
         if len(self._carry) > MAX_LINE:
             raise MatrixFileError(self._label, f"a line after byte {start + cut} is longer "
-                                               f"than {MAX_LINE >> 20} MiB")
+                                               f"than {binary(MAX_LINE)}")
         return self._checked(data[:cut], start)
 
     def _checked(self, lines: bytes, start: int) -> bytes:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import IO
 
 from ..errors import MatrixFileError
+from ..units import binary
 
 __all__ = ["MAX_LINE", "MAX_HEADER", "MMHeader", "read_mm_header", "size_numbers"]
 
@@ -60,7 +61,7 @@ class MMHeader:
 def _line(stream: IO[bytes], label: str, lineno: int) -> bytes:
     line = stream.readline(MAX_LINE + 1)
     if len(line) > MAX_LINE:
-        raise MatrixFileError(label, f"line {lineno} is longer than {MAX_LINE >> 20} MiB: "
+        raise MatrixFileError(label, f"line {lineno} is longer than {binary(MAX_LINE)}: "
                                      f"not a Matrix Market file")
     if b"\0" in line:
         raise MatrixFileError(label, f"line {lineno} holds a NUL byte: not a text "
@@ -142,7 +143,7 @@ def read_mm_header(stream: IO[bytes], label: str) -> MMHeader:
         if not line:
             raise MatrixFileError(label, "the header ends before its size line")
         if consumed > MAX_HEADER:
-            raise MatrixFileError(label, f"more than {MAX_HEADER >> 20} MiB of comments "
+            raise MatrixFileError(label, f"more than {binary(MAX_HEADER)} of comments "
                                          f"before the size line")
         stripped = line.strip()
         if stripped and not stripped.startswith(b"%"):

@@ -24,6 +24,7 @@ from typing import IO, TYPE_CHECKING, TextIO, Union
 import numpy as np
 
 from ..errors import MatrixFileError
+from ..units import binary
 from . import limits
 from .mmbody import (
     body_budget,
@@ -190,7 +191,7 @@ def _smtx_size_line(path: Path, handle: TextIO) -> tuple[int, int, int]:
             raise MatrixFileError(path, "no .smtx size line")
         if len(line) > MAX_LINE or consumed > MAX_HEADER:
             raise MatrixFileError(path, f"line {lineno}: no .smtx size line in the first "
-                                        f"{MAX_HEADER >> 20} MiB")
+                                        f"{binary(MAX_HEADER)}")
         stripped = line.strip()
         if stripped and not stripped.startswith("%"):
             break

@@ -10,8 +10,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from ..units import binary
+
 __all__ = ["MAX_NESTING", "MAX_TEXT_BYTES", "MAX_CONFIG_BYTES", "check_shape", "open_regular",
-           "read_text", "read_json", "size_text"]
+           "read_text", "read_json"]
 
 #: deepest nesting of brackets or indentation a user's file may have; the YAML and JSON
 #: parsers recurse per level, and a deep enough file overflows their stack
@@ -59,15 +61,6 @@ def check_shape(text: str, fail: Fail) -> None:
                    f"{_INDENT} columns)")
     if _LONG_NUMBER.search(text):
         raise fail("holds a number of more than 1,000 digits")
-
-
-def size_text(n: int) -> str:
-    """A file size for a message.
-
-    >>> size_text(1_123_630), size_text(1 << 20), size_text(512)
-    ('1.07 MiB', '1 MiB', '512 bytes')
-    """
-    return f"{n / 2**20:.3g} MiB" if n >= 2**20 else f"{n:,} bytes"
 
 
 def _kind(mode: int) -> str | None:
@@ -121,14 +114,14 @@ def _read_bytes(path: str | Path, fail: Fail, limit: int) -> bytes:
     with open_regular(path, fail) as handle:
         size = os.fstat(handle.fileno()).st_size
         if size > limit:
-            raise fail(f"is {size_text(size)}, more than the {size_text(limit)} a file of "
+            raise fail(f"is {binary(size)}, more than the {binary(limit)} a file of "
                        "this kind may hold")
         try:
             data = handle.read(limit + 1)
         except OSError as err:
             raise fail(f"cannot read: {err.strerror or err}") from None
     if len(data) > limit:  # it grew while being read
-        raise fail(f"is more than the {size_text(limit)} a file of this kind may hold")
+        raise fail(f"is more than the {binary(limit)} a file of this kind may hold")
     return data
 
 

@@ -16,7 +16,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from .files import MAX_TEXT_BYTES, Fail, open_regular, size_text
+from ..units import binary
+from .files import MAX_TEXT_BYTES, Fail, open_regular
 
 __all__ = ["MAX_ROW_CHARS", "CsvTable", "iter_csv", "read_csv"]
 
@@ -41,7 +42,7 @@ class CsvTable:
         try:
             size = os.fstat(handle.fileno()).st_size
             if limit is not None and size > limit:
-                raise fail(f"is {size_text(size)}, more than the {size_text(limit)} a file of this "
+                raise fail(f"is {binary(size)}, more than the {binary(limit)} a file of this "
                            "kind may hold")
             first = self._next()
         except BaseException:
@@ -63,7 +64,7 @@ class CsvTable:
             self._row_chars += len(line)
             if self._row_chars > MAX_ROW_CHARS:
                 raise self.fail(f"line {self._lines}: a row longer than "
-                                f"{MAX_ROW_CHARS >> 20} MiB")
+                                f"{binary(MAX_ROW_CHARS)}")
             yield line
 
     def _next(self) -> list[str] | None:
