@@ -223,3 +223,16 @@ def test_help_imports_no_command_and_no_numpy() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_every_schema_version_has_its_history_in_the_docs() -> None:
+    """Each kind of document counts its versions from 1 without a gap, says what each
+    changed, and docs/models.md shows the same history."""
+    from sparsroof._version import SCHEMA_HISTORY, SCHEMA_VERSIONS
+
+    docs = (PACKAGE.parent / "docs" / "models.md").read_text(encoding="utf-8")
+    for kind, history in SCHEMA_HISTORY.items():
+        assert [v for v, _ in history] == list(range(1, len(history) + 1)), kind
+        assert SCHEMA_VERSIONS[kind] == len(history)
+        for version, what in history:
+            assert what and f"| `{kind}` | {version} | {what} |" in docs, (kind, version)
