@@ -30,7 +30,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import mmap
 import os
 import tempfile
 import time
@@ -82,16 +81,26 @@ def _native() -> Any:
     return k if k is not None and hasattr(k, "hash64") else None
 
 
+#: bytes read at a time to hash a file: the file is read through one buffer, never mapped
+#: whole, so hashing adds this much to the memory of the analysis that follows, not the
+#: file's size (a mapped 350 MB file raised the peak by 320 MB; a buffer that stays in the
+#: cache hashes as fast as the mapping did, within 0.05 s on such a file)
+_HASH_CHUNK = 1 << 20
+
+
 def _hash_file(path: str) -> str:
-    """The content hash of the file at ``path``, named by its algorithm."""
+    """The content hash of the file at ``path``, named by its algorithm: xxh64 of each
+    1 MiB chunk seeded with the hash of the chunks before it."""
     k = _native()
-    with open(path, "rb") as handle:
+    with open(path, "rb", buffering=0) as handle:
         if k is None:
             return "sha1-" + hashlib.file_digest(handle, "sha1").hexdigest()
-        if os.fstat(handle.fileno()).st_size == 0:
-            return f"xxh64-{k.hash64(b''):016x}"
-        with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as view:
-            return f"xxh64-{k.hash64(view):016x}"
+        buffer = bytearray(_HASH_CHUNK)
+        view = memoryview(buffer)
+        digest = k.hash64(b"")
+        while n := handle.readinto(buffer):
+            digest = k.hash64(view[:n], digest)
+        return f"xxh64c-{digest:016x}"
 
 
 def _stamp(st: os.stat_result) -> list[int]:
