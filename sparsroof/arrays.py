@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import importlib
+import os
 from types import ModuleType
 
 import numpy as np
@@ -19,11 +20,15 @@ __all__ = ["distinct", "compiled"]
 
 def compiled(name: str, version: int) -> ModuleType | None:
     """The extension module ``name`` if it is built and its ``KERNEL_VERSION`` is
-    ``version`` (a build of older passes is not used), else None.
+    ``version`` (a build of older passes is not used), else None. With
+    ``SPARSROOF_NO_NATIVE`` set, always None: the package runs as it does where no C
+    compiler built the extensions (numba and numpy), which is how that case is tested.
 
     >>> compiled("sparsroof.no_such_extension", 1) is None
     True
     """
+    if os.environ.get("SPARSROOF_NO_NATIVE"):
+        return None
     try:
         module = importlib.import_module(name)
     except ImportError:
