@@ -41,7 +41,8 @@ class FakeDevice:
         self.capture_error = capture_error
         self.wrong_result = wrong_result
         # bytes/s of the probe's kernels; FLOP/s of the FMA kernel
-        self.rates = {"copy": 3.0e12, "triad": 2.9e12, "l2": 9.0e12, "fma64": 30e12,
+        self.rates = {"copy": 3.0e12, "triad": 2.9e12, "l2": 9.0e12, "read": 3.0e12,
+                      "fma64": 30e12,
                       "fma32": 60e12, **(rates or {})}
         self.floor_s = floor_s
         self.log: list[tuple[Any, ...]] = []
@@ -119,7 +120,7 @@ class FakeDevice:
 
     def read_kernel(self, nbytes: int, passes: int) -> Kernel:
         # in the L2 up to its capacity, then falling to the memory rate
-        rate = self.rates["l2"] if nbytes <= self.info.l2_bytes else self.rates["copy"]
+        rate = self.rates["l2"] if nbytes <= self.info.l2_bytes else self.rates["read"]
         moved = float(nbytes * passes)
         return self._kernel("read", moved / rate, bytes_moved=moved)
 

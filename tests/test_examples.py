@@ -32,7 +32,8 @@ LEFT_OUT = (
     (r"^python bench/", "benchmark scripts take minutes"),
     (r"sparsroof calibrate ", "calibrating takes minutes; a made-up calibration stands in"),
     (r"--scheduler", "needs a Dask cluster"),
-    (r"--backend cusparse", "needs a GPU with CuPy"),
+    (r"--backend cusparse|--device cuda|bench/gpu_check", "needs a GPU with CuPy"),
+    (r'^pip install "?sparsroof\[gpu\]', "installs the GPU extra"),
     (r"CORPUS", "names a corpus of matrices outside the repository"),
 )
 #: blocks with these run for seconds to minutes: marked slow
