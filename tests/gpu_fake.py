@@ -96,6 +96,7 @@ class FakeDevice:
 
     def product(self, matrix: Any, storage: str, operand: Any) -> Product:
         out: dict[str, Any] = {}
+        self.log.append(("product", storage))
 
         def call() -> None:
             out["y"] = matrix @ operand

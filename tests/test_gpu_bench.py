@@ -15,7 +15,7 @@ from sparsroof.cli import cli
 from sparsroof.cli.guard import run_guarded
 from sparsroof.errors import GpuError, OptionError
 from sparsroof.hardware.library import load_spec
-from sparsroof.host.bench import bench
+from sparsroof.host.bench import bench, bound_again
 from sparsroof.host.gpu import device as gpu_device
 from sparsroof.host.gpu.device import gpu_available
 from sparsroof.host.gpu.timing import COLD_FACTOR, MAX_CALLS, time_on_device
@@ -124,6 +124,27 @@ def test_bench_bounds_each_run_for_the_method_it_was_timed_by(method: str) -> No
     graph = bench(m, s, h100, formats=["csr"], backend="cusparse", device=dev,
                   method="graph", warmup=0, repeat=1, min_time=0.0)[0]
     assert runs[0].sol_s >= graph.sol_s
+
+
+def test_several_methods_share_one_prepared_and_checked_product() -> None:
+    m = load(LAP)
+    s = measure(m)
+    dev = FakeDevice()
+    runs = bench(m, s, load_spec("h100-sxm"), formats=["csr", "coo"], backend="cusparse",
+                 device=dev, methods=("graph", "stream", "sync", "cold"), warmup=0, repeat=2,
+                 min_time=0.0)
+    assert [(r.storage, r.method) for r in runs] == [
+        (f, t) for f in ("csr", "coo") for t in ("graph", "stream", "sync", "cold")]
+    assert [e for e in dev.log if e[0] == "product"] == [("product", "csr"),
+                                                         ("product", "coo")]
+    # the same runs bounded on another spec: as if they had been run against it
+    a100 = load_spec("a100")
+    again = [bound_again(r, s, a100) for r in runs]
+    direct = bench(m, s, a100, formats=["csr", "coo"], backend="cusparse", device=dev,
+                   methods=("graph", "stream", "sync", "cold"), warmup=0, repeat=2,
+                   min_time=0.0)
+    assert [r.sol_s for r in again] == [r.sol_s for r in direct]
+    assert [r.timing for r in again] == [r.timing for r in runs]
 
 
 def test_a_failed_capture_is_bounded_as_a_stream_run() -> None:

@@ -18,6 +18,7 @@ for the method it was timed by (a graph that could not be captured is a stream r
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -44,6 +45,7 @@ __all__ = [
     "scipy_matrix",
     "kernel_traffic",
     "bench",
+    "bound_again",
 ]
 
 #: storage formats with a real kernel here (scipy, compiled ELL and HYB / cuSPARSE)
@@ -193,17 +195,26 @@ def _measure(m: Matrix, s: Structure, spec: HwSpec, storage: str, kernel: str,
              width: int, dtype: str, backend: str, run: Callable[[], Timing] | None,
              skipped: str, method: str, calls_per_sync: int = 1,
              note: str = "", checked: float | None = None) -> Measurement:
-    t = kernel_traffic(s, storage, kernel, width, dtype)
-    launches = 1 if spec.kind == "gpu" and spec.launch_overhead is not None else 0
     timing = run() if run is not None and not skipped else None
     method = getattr(timing, "method", method)  # a graph that was not captured ran as stream
     note = "; ".join(n for n in (note, getattr(timing, "note", "")) if n)
     calls_per_sync = calls_per_sync if method == "sync" else 1
-    b = bound(t, spec, unit="simt", precision=dtype, launches=launches,
-              footprint=t.bytes_total, timing=method, calls_per_sync=calls_per_sync)
-    return Measurement(m.name, backend, storage, kernel, width, dtype, timing, t.bytes_total,
-                       t.flops_useful, t.flops_executed, b.sol_s, b.memory_level, b.bound,
-                       skipped, method, calls_per_sync, note, checked)
+    r = Measurement(m.name, backend, storage, kernel, width, dtype, timing, 0.0, 0.0, 0.0, 0.0,
+                    "", "", skipped, method, calls_per_sync, note, checked)
+    return bound_again(r, s, spec)
+
+
+def bound_again(r: Measurement, s: Structure, spec: HwSpec) -> Measurement:
+    """``r`` (a run on the matrix of structure ``s``) bounded on ``spec``, for the method it
+    was timed by: the same run judged on another spec (a probed one beside a bundled
+    one)."""
+    t = kernel_traffic(s, r.storage, r.kernel, r.width, r.dtype)
+    launches = 1 if spec.kind == "gpu" and spec.launch_overhead is not None else 0
+    b = bound(t, spec, unit="simt", precision=r.dtype, launches=launches,
+              footprint=t.bytes_total, timing=r.method, calls_per_sync=r.calls_per_sync)
+    return dataclasses.replace(r, bytes_total=t.bytes_total, flops_useful=t.flops_useful,
+                               flops_executed=t.flops_executed, sol_s=b.sol_s,
+                               memory_level=b.memory_level, bound=b.bound)
 
 
 def _storage_name(fmt: str, block: int) -> str:
@@ -214,20 +225,23 @@ def bench(m: Matrix, s: Structure, spec: HwSpec, *, formats: Sequence[str] = KER
           kernel: str = "spmv", width: int = 1, dtype: str = "fp64", block: int = 4,
           backend: str = "scipy", progress: Callable[[str], None] = lambda _: None,
           method: str = "stream", calls_per_sync: int = 1, device: Device | None = None,
-          **timing: Any) -> list[Measurement]:
+          methods: Sequence[str] = (), **timing: Any) -> list[Measurement]:
     """Measure each format's kernel on ``m`` (structure ``s``) and bound it on ``spec``.
     Host kernels run back to back (``method`` stream); cuSPARSE's run on ``device`` (the
-    first CUDA device when None) timed by ``method``. ``timing`` (warmup, repeat,
-    min_time, max_repeat) goes to :func:`time_call` or, on a GPU,
+    first CUDA device when None) timed by ``method``, or by each of ``methods`` in turn
+    (one run per method, the product prepared and checked once). ``timing`` (warmup,
+    repeat, min_time, max_repeat) goes to :func:`time_call` or, on a GPU,
     :func:`sparsroof.host.gpu.timing.time_on_device`."""
+    methods = tuple(methods) or (method,)
     if dtype not in _NUMPY_DTYPES:
         raise OptionError(f"measured kernels run in fp64 or fp32, not {dtype}")
     if kernel == "spmv" and width != 1:
         raise OptionError("spmv multiplies by one vector (d = 1); use --kernel spmm")
-    check_timing(method, calls_per_sync)
-    if backend == "scipy" and method != "stream":
-        raise OptionError(f"--timing {method}: the scipy backend times its kernels back to "
-                          "back on this host (stream); the other methods need a GPU")
+    for method in methods:
+        check_timing(method, calls_per_sync)
+        if backend == "scipy" and method != "stream":
+            raise OptionError(f"--timing {method}: the scipy backend times its kernels back "
+                              "to back on this host (stream); the other methods need a GPU")
     if backend == "cusparse" and device is None:
         from .gpu.device import open_device
 
@@ -236,16 +250,20 @@ def bench(m: Matrix, s: Structure, spec: HwSpec, *, formats: Sequence[str] = KER
     for fmt in formats:
         storage = _storage_name(fmt, block)
         skipped = _skip_reason(s, storage, kernel)
-        run, note, checked = None, "", None
+        time_by: Callable[[str], Timing] | None = None
+        note, checked = "", None
         if not skipped:
             progress(f"{m.name}: {backend} {storage} {kernel} d={width}")
             if device is not None:
-                run, note, checked = _gpu_runner(device, m, storage, width, dtype, method,
-                                                 calls_per_sync, timing)
+                time_by, note, checked = _gpu_runner(device, m, storage, width, dtype,
+                                                     calls_per_sync, timing)
             else:
-                run = _runner(m, storage, width, dtype, timing)
-        out.append(_measure(m, s, spec, storage, kernel, width, dtype, backend, run, skipped,
-                            method, calls_per_sync, note, checked))
+                host_run = _runner(m, storage, width, dtype, timing)
+                time_by = lambda _method, run=host_run: run()  # noqa: E731
+        for method in methods:
+            run = (lambda method=method, by=time_by: by(method)) if time_by else None
+            out.append(_measure(m, s, spec, storage, kernel, width, dtype, backend, run,
+                                skipped, method, calls_per_sync, note, checked))
     return out
 
 
@@ -263,11 +281,12 @@ def _runner(m: Matrix, storage: str, width: int, dtype: str,
 
 
 def _gpu_runner(device: Device, m: Matrix, storage: str, width: int, dtype: str,
-                method: str, calls_per_sync: int, timing: dict[str, Any]
-                ) -> tuple[Callable[[], Timing], str, float]:
-    """The timed product on the GPU, which call runs it, and its checked error."""
+                calls_per_sync: int, timing: dict[str, Any]
+                ) -> tuple[Callable[[str], Timing], str, float]:
+    """The product on the GPU timed by a method, which call runs it, and its checked
+    error."""
     from .gpu.bench import cusparse_runner
 
     a = scipy_matrix(m, storage, dtype)
     return cusparse_runner(device, a, _operand(a.shape[1], width, dtype), storage,
-                           f"{m.name} {storage} d={width}", method, calls_per_sync, timing)
+                           f"{m.name} {storage} d={width}", calls_per_sync, timing)

@@ -54,10 +54,11 @@ def check_product(a: Any, x: np.ndarray, got: np.ndarray, what: str) -> float:
 
 
 def cusparse_runner(device: Device, a: Any, x: np.ndarray, storage: str, what: str,
-                    method: str, calls_per_sync: int, timing: dict[str, Any]
-                    ) -> tuple[Callable[[], DeviceTiming], str, float]:
-    """(a call that times the product by ``method``, which library call runs, the checked
-    error) for ``a`` (scipy, in ``storage``) times ``x`` on ``device``."""
+                    calls_per_sync: int, timing: dict[str, Any]
+                    ) -> tuple[Callable[[str], DeviceTiming], str, float]:
+    """(a call that times the product by a method, which library call runs it, the checked
+    error) for ``a`` (scipy, in ``storage``) times ``x`` on ``device``: the product is
+    prepared and checked once, then timed by as many methods as asked."""
     if storage not in GPU_FORMATS:
         raise OptionError(f"cuSPARSE products here cover {', '.join(GPU_FORMATS)}, not "
                           f"{storage}")
@@ -68,6 +69,8 @@ def cusparse_runner(device: Device, a: Any, x: np.ndarray, storage: str, what: s
     except RuntimeError as err:  # a CUDA or cuSPARSE failure: one line, no traceback
         raise GpuError(f"{what}: cuSPARSE failed: {str(err).splitlines()[0]}") from None
     error = check_product(a, x, got, what)
-    return (lambda: time_on_device(device, product.call, method,
-                                   calls_per_sync=calls_per_sync, **timing),
-            product.how, error)
+
+    def time_by(method: str) -> DeviceTiming:
+        return time_on_device(device, product.call, method, calls_per_sync=calls_per_sync,
+                              **timing)
+    return time_by, product.how, error
