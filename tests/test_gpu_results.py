@@ -103,3 +103,22 @@ def test_check_refuses_runs_timed_another_way(tmp_path: Path,
     err = capsys.readouterr().err
     assert code == 2
     assert "was timed stream, and the check bounds runs timed graph" in err
+
+
+def test_a_probed_spec_written_elsewhere_is_found_beside_the_file(tmp_path: Path) -> None:
+    from sparsroof.host.gpu.probe import probe_gpu
+    from sparsroof.host.gpu.spec import gpu_spec_yaml
+
+    from .gpu_fake import FakeDevice
+
+    (tmp_path / "gpu.yaml").write_text(gpu_spec_yaml(probe_gpu(FakeDevice()), "gpu"))
+    doc = json.loads(FIXTURE.read_text())
+    doc["spec_file"] = "/on/the/gpu/machine/out/gpu.yaml"
+    for r in doc["results"]:
+        r["path"] = str(DATA / "lap2d_64.mtx")
+    moved = tmp_path / "runs.json"
+    moved.write_text(json.dumps(doc))
+    runs, errors = read_runs(str(moved))
+    assert errors == [] and {r.hw for r in runs} == {str(tmp_path / "gpu.yaml")}
+    judged, errors = judge(runs, "a100")
+    assert errors == [] and {j.spec for j in judged} == {"gpu"}

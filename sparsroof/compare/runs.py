@@ -9,7 +9,8 @@ of Ginkgo's SpMV benchmark.
   ``calls_per_sync`` for sync. Matrix paths are relative to the CSV's folder.
 - ``bench -O json``: each result's fastest repetition (``min_s``), its format, width,
   dtype, backend (the implementation), timing method and calls per synchronisation (a
-  GPU run's; a host run's is stream) and the spec it was run against (the user's YAML
+  GPU run's; a host run's is stream) and the spec it was run against (a spec file that
+  is not where the document says, written on another machine, is looked for beside it) (the user's YAML
   file where the document names one, else the spec's name), with the calibration whose
   measured roofs ``bench`` used; the matrix is the result's ``path``.
 - Ginkgo benchmark JSON (a list of objects, each with ``filename`` and an ``spmv`` mapping of
@@ -237,6 +238,16 @@ def _doc_text(doc: dict[str, Any], key: str, path: Path) -> str | None:
     return value or None
 
 
+def _spec_file(doc: dict[str, Any], path: Path) -> str | None:
+    """The document's own spec file; where that path does not exist (the file was written
+    on another machine), a file of that name beside the document."""
+    written = _doc_text(doc, "spec_file", path)
+    if written is None or os.path.isfile(written):
+        return written
+    beside = path.parent / Path(written).name
+    return str(beside) if beside.is_file() else written
+
+
 def _bench_run(r: Any, source: str, doc: dict[str, Any], path: Path, matrices: _Matrices
                ) -> MeasuredRun | None:
     if not isinstance(r, dict):
@@ -253,7 +264,7 @@ def _bench_run(r: Any, source: str, doc: dict[str, Any], path: Path, matrices: _
     _fits(kernel, width)
     timing = r.get("timing")
     return MeasuredRun(source, matrices(written), time_s, kernel, storage, width, dtype,
-                       _doc_text(doc, "spec_file", path) or _doc_text(doc, "spec", path),
+                       _spec_file(doc, path) or _doc_text(doc, "spec", path),
                        optional_text(r, "timing", choices=TIMINGS) if timing else None,
                        _doc_text(doc, "calibration", path),
                        optional_text(r, "backend", "") or "",
