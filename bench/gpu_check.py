@@ -49,7 +49,7 @@ def runs(out: Path, spec_name: str, probe: str | None, matrices: list[str]) -> i
     from sparsroof.errors import SparsroofError
     from sparsroof.hardware.library import load_spec
     from sparsroof.host.bench import bench, bound_again
-    from sparsroof.host.gpu.device import open_device
+    from sparsroof.host.gpu.cuda import open_device
     from sparsroof.matrix.mtx import load
     from sparsroof.structure.features import measure
 

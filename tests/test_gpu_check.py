@@ -14,7 +14,7 @@ import pytest
 
 from sparsroof.cli import cli
 from sparsroof.cli.guard import run_guarded
-from sparsroof.host.gpu import device as gpu_device
+from sparsroof.host.gpu import cuda as gpu_device
 from sparsroof.host.gpu.probe import probe_gpu
 from sparsroof.host.gpu.spec import gpu_spec_yaml
 

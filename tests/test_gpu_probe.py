@@ -16,7 +16,7 @@ from sparsroof.hardware.completeness import spec_warnings
 from sparsroof.hardware.library import load_spec
 from sparsroof.hardware.schema import check_spec
 from sparsroof.host.bench import bench
-from sparsroof.host.gpu import device as gpu_device
+from sparsroof.host.gpu import cuda as gpu_device
 from sparsroof.host.gpu.device import Kernel
 from sparsroof.host.gpu.probe import L2_SWEEP, probe_gpu
 from sparsroof.host.gpu.spec import gpu_spec_yaml

@@ -9,7 +9,7 @@ from ..hardware.library import load_spec
 from ..host.bench import KERNEL_FORMATS, bench
 from ..host.gpu.bench import GPU_FORMATS
 from ..matrix.mtx import load
-from ..model.timing import TIMING_HELP, TIMINGS
+from ..model.timing import TIMINGS
 from ..report.bench import bench_csv, bench_json, bench_table
 from ..structure.features import measure
 from .common import (
@@ -45,9 +45,12 @@ from .common import (
                    "CuPy on the first CUDA GPU (csr, csc and coo; needs "
                    "pip install \"sparsroof[gpu]\").")
 @click.option("--timing", type=click.Choice(TIMINGS), default="stream", show_default=True,
-              help="How each run is timed, and so which launch floor bounds it (GPU: CUDA "
-                   "events, sync by the host's clock; the scipy backend: stream only): "
-                   + "; ".join(f"{k}: {v}" for k, v in TIMING_HELP.items()) + ".")
+              help="How each run is timed, and so which launch floor bounds it: graph, "
+                   "calls captured into a CUDA graph and replayed; stream, calls back to "
+                   "back on one stream; sync, a host synchronisation after every "
+                   "--calls-per-sync calls (timed by the host's clock); cold, a buffer "
+                   "twice the L2 written before each call. GPU runs are timed by CUDA "
+                   "events; the scipy backend times stream only.")
 @click.option("--calls-per-sync", "calls_per_sync", type=click.IntRange(min=1), default=1,
               show_default=True,
               help="With --timing sync: calls between two host synchronisations.")
@@ -86,7 +89,7 @@ def command(matrix: str, hw: str, kernel: str, widths: tuple[str, ...], dtype: s
     warn_flagged(cal, calibration_file)
     device = None
     if backend == "cusparse":
-        from ..host.gpu.device import open_device
+        from ..host.gpu.cuda import open_device
 
         device = open_device()
     m = load(matrix)

@@ -152,7 +152,7 @@ def probe(output_file: str | None, name: str | None, quick: bool, force: bool,
 
 
 def _probe_gpu(name: str, say: Any) -> str:
-    from ..host.gpu.device import open_device
+    from ..host.gpu.cuda import open_device
     from ..host.gpu.probe import probe_gpu
     from ..host.gpu.spec import gpu_spec_yaml
 

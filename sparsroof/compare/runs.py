@@ -9,10 +9,10 @@ of Ginkgo's SpMV benchmark.
   ``calls_per_sync`` for sync. Matrix paths are relative to the CSV's folder.
 - ``bench -O json``: each result's fastest repetition (``min_s``), its format, width,
   dtype, backend (the implementation), timing method and calls per synchronisation (a
-  GPU run's; a host run's is stream) and the spec it was run against (a spec file that
-  is not where the document says, written on another machine, is looked for beside it) (the user's YAML
-  file where the document names one, else the spec's name), with the calibration whose
-  measured roofs ``bench`` used; the matrix is the result's ``path``.
+  GPU run's; a host run's is stream) and the spec it was run against (the user's YAML
+  file where the document names one, looked for beside the document where that path
+  does not exist, written on another machine; else the spec's name), with the
+  calibration whose measured roofs ``bench`` used; the matrix is the result's ``path``.
 - Ginkgo benchmark JSON (a list of objects, each with ``filename`` and an ``spmv`` mapping of
   format name to ``{"time": ..., "completed": true}``): every completed format's time, in
   the unit ``time_unit`` says (Ginkgo's releases differ: check your version's output).

@@ -243,7 +243,7 @@ def bench(m: Matrix, s: Structure, spec: HwSpec, *, formats: Sequence[str] = KER
             raise OptionError(f"--timing {method}: the scipy backend times its kernels back "
                               "to back on this host (stream); the other methods need a GPU")
     if backend == "cusparse" and device is None:
-        from .gpu.device import open_device
+        from .gpu.cuda import open_device
 
         device = open_device()
     out = []

@@ -7,8 +7,8 @@ kernels, run a cuSPARSE product). :mod:`.cupy_device` implements it with CuPy; a
 passes its own object with the same calls and so checks the timing logic without a GPU.
 
 CuPy is an optional dependency (``pip install "sparsroof[gpu]"``), imported only when a
-device is asked for: without it, :func:`open_device` raises one :class:`GpuError` line
-that names the extra.
+device is asked for (:func:`sparsroof.host.gpu.cuda.open_device`): without it, one
+:class:`GpuError` line names the extra.
 """
 
 from __future__ import annotations
@@ -17,10 +17,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
-from ...errors import GpuError
-
-__all__ = ["EXTRA_HINT", "DeviceInfo", "Product", "Kernel", "Device", "CaptureError",
-           "open_device", "gpu_available"]
+__all__ = ["EXTRA_HINT", "DeviceInfo", "Product", "Kernel", "Device", "CaptureError"]
 
 #: what to install for the GPU backend, as every message says it
 EXTRA_HINT = 'pip install "sparsroof[gpu]"'
@@ -115,42 +112,3 @@ class Device(Protocol):
 
     def release(self) -> None:
         """Free what earlier products and kernels left in the memory pool."""
-
-
-def _cupy() -> Any:
-    try:
-        import cupy
-    except ImportError:
-        raise GpuError(f"the GPU backend needs CuPy: {EXTRA_HINT}") from None
-    return cupy
-
-
-def gpu_available() -> bool:
-    """True when CuPy imports and sees a CUDA device.
-
-    >>> isinstance(gpu_available(), bool)
-    True
-    """
-    try:
-        cupy = _cupy()
-    except GpuError:
-        return False
-    try:
-        return bool(cupy.cuda.runtime.getDeviceCount() > 0)
-    except cupy.cuda.runtime.CUDARuntimeError:
-        return False
-
-
-def open_device() -> Device:
-    """The first CUDA device, through CuPy. Without CuPy or a device: one
-    :class:`GpuError` line saying what is missing."""
-    cupy = _cupy()
-    try:
-        count = cupy.cuda.runtime.getDeviceCount()
-    except cupy.cuda.runtime.CUDARuntimeError as err:
-        raise GpuError(f"CuPy found no usable CUDA device ({err})") from None
-    if count < 1:
-        raise GpuError("CuPy found no CUDA device")
-    from .cupy_device import CupyDevice
-
-    return CupyDevice(cupy)

@@ -36,7 +36,7 @@ from .device import Device, DeviceInfo, Kernel
 from .timing import time_on_device
 
 __all__ = ["REPEAT_TOLERANCE", "HBM_FACTOR", "L2_SWEEP", "FMA_LANES", "Figure", "GpuProbe",
-           "probe_gpu", "derived_peak"]
+           "probe_gpu", "derived_peak", "mib_text"]
 
 Progress = Callable[[str], None]
 
@@ -135,13 +135,18 @@ class GpuProbe:
     def flagged(self) -> list[str]:
         """Names of the figures whose rounds differ by more than the tolerance."""
         named = {"copy": self.copy, "triad": self.triad,
-                 **{f"L2 read {_mib(ws)}": f for ws, f in self.sweep},
+                 **{f"L2 read {mib_text(ws)}": f for ws, f in self.sweep},
                  **{f"{m} launch floor": f for m, f in self.floors.items()},
                  **{f"{p} FMA": f for p, f in self.fma.items()}}
         return [name for name, f in named.items() if f.flagged]
 
 
-def _mib(n: float) -> str:
+def mib_text(n: float) -> str:
+    """Bytes as MiB, for sources and progress.
+
+    >>> mib_text(50 * 2**20), mib_text(1.5 * 2**20)
+    ('50 MiB', '1.5 MiB')
+    """
     return f"{n / 2**20:.4g} MiB"
 
 
@@ -174,7 +179,7 @@ def _round(device: Device, size: int, progress: Progress) -> dict[str, Any]:
         sweep.append((ws, k.bytes_moved / _fastest(device, k)))
         device.release()
     out["sweep"] = sweep
-    progress("L2: " + ", ".join(f"{_mib(ws)} {r / 1e9:.0f}" for ws, r in sweep) + " GB/s")
+    progress("L2: " + ", ".join(f"{mib_text(ws)} {r / 1e9:.0f}" for ws, r in sweep) + " GB/s")
     empty = device.empty_kernel()
     floors = {}
     for method in ("graph", "stream", "sync"):
@@ -198,7 +203,7 @@ def probe_gpu(device: Device, rounds: int = 2, progress: Progress = lambda _: No
               ) -> GpuProbe:
     """Measure ``device`` ``rounds`` times (see the module's text)."""
     info = device.info
-    progress(f"device: {info.name}, {info.sms} SMs, L2 {_mib(info.l2_bytes)}, "
+    progress(f"device: {info.name}, {info.sms} SMs, L2 {mib_text(info.l2_bytes)}, "
              f"{info.memory_bytes / 2**30:.1f} GiB")
     size = _array_bytes(info)
     results = []

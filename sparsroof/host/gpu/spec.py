@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..probe import _bytes_text
-from .probe import GpuProbe, _mib, derived_peak
+from ..probe import bytes_text
+from .probe import GpuProbe, derived_peak, mib_text
 
 __all__ = ["gpu_spec_yaml"]
 
@@ -27,17 +27,17 @@ def _memory(p: GpuProbe, by: str) -> list[dict[str, Any]]:
     if fastest < p.memory_rate:
         l2_source += (f"the reads reached {_gbs(fastest)}, below the device memory's rate, "
                       "so that rate; ")
-    l2_source += "; ".join(f"{_mib(ws)} {f.best / 1e9:.0f} GB/s" +
+    l2_source += "; ".join(f"{mib_text(ws)} {f.best / 1e9:.0f} GB/s" +
                            (" (FLAGGED: rounds differ)" if f.flagged else "")
                            for ws, f in p.sweep)
     held = p.l2_held_bytes
     l2 = {"name": "L2",
           "bandwidth": {"value": _gbs(p.l2_rate), "kind": "measured", "source": l2_source},
-          "capacity": {"value": _bytes_text(info.l2_bytes), "kind": "nominal",
+          "capacity": {"value": bytes_text(info.l2_bytes), "kind": "nominal",
                        "source": (f"cudaDevAttrL2CacheSize of {info.name}, read by {by}; the "
                                   f"flat part ({_gbs(p.l2_flat)}, the median up to half the "
-                                  f"L2) held to {_mib(held)} in the sweep")}}
-    size = _bytes_text(p.array_bytes)
+                                  f"L2) held to {mib_text(held)} in the sweep")}}
+    size = bytes_text(p.array_bytes)
     dram_source = (f"measured by {by}: the faster of a device-to-device copy of {size} "
                    f"({_gbs(p.copy.best)}, 2 bytes moved per byte; "
                    f"{p.copy.rounds_text(_gbs)}) and an fp64 triad over 3 arrays of {size} "
@@ -46,7 +46,7 @@ def _memory(p: GpuProbe, by: str) -> list[dict[str, Any]]:
     dram = {"name": "DRAM",
             "bandwidth": {"value": _gbs(p.memory_rate), "kind": "measured",
                           "source": dram_source},
-            "capacity": {"value": _bytes_text(info.memory_bytes), "kind": "nominal",
+            "capacity": {"value": bytes_text(info.memory_bytes), "kind": "nominal",
                          "source": f"total memory of {info.name} reported by CUDA to {by}"}}
     return [l2, dram]
 
