@@ -25,6 +25,7 @@ __all__ = [
     "BatchError",
     "ExportError",
     "FigureError",
+    "GpuError",
 ]
 
 
@@ -154,3 +155,8 @@ class FigureError(SparsroofError):
 class MeasuredRunsError(SparsroofError):
     """A file of measured runs that cannot be read at all (not one bad row: those are
     reported per row and the rest are judged)."""
+
+
+class GpuError(SparsroofError):
+    """A GPU measurement that cannot run: CuPy missing (the ``gpu`` extra), no CUDA
+    device, or a kernel whose result is wrong."""

@@ -23,9 +23,11 @@ from .._version import envelope
 from ..analysis import analyze
 from ..errors import BudgetError, MatrixFileError, OptionError
 from ..matrix.mtx import Matrix, load
+from ..model.timing import describe
 from .budget import LIMITS, Budget, Check, Limit
 from .inputs import (
     BASELINE_CONFIG,
+    bench_key,
     load_baseline,
     load_measured,
 )
@@ -161,8 +163,19 @@ def _judge(check: Check, key: str, p: Point, value: float | str, limit: float | 
 
 def _fraction(check: Check, p: Point, limit: float, measured: dict[Any, float],
               source: str) -> Outcome:
-    seconds = measured.get((p.matrix, p.kernel, p.width))
+    config = check.config
+    run = bench_key(p.matrix, p.kernel, p.width, p.storage, p.dtype, config.timing,
+                    config.calls_per_sync)
+    seconds = measured.get(run, measured.get((p.matrix, p.kernel, p.width)))
     if seconds is None:
+        timed = [k for k in measured if len(k) == len(run) and k[:5] == run[:5]]
+        if timed:
+            raise BudgetError(source, f"matrix {p.matrix!r} {p.storage} {p.dtype} "
+                              f"d={p.width} was timed {describe(timed[0][5], timed[0][6])}, "
+                              f"and the check bounds runs timed "
+                              f"{describe(run[5], run[6])}: set the check's 'timing' (and "
+                              "'calls_per_sync') to how the runs were timed", check.name,
+                              "timing")
         raise BudgetError(source, f"no measured time for matrix {p.matrix!r}, kernel "
                           f"{p.kernel}, width {p.width}", check.name,
                           "limits.min_fraction_of_sol")

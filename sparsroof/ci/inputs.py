@@ -9,6 +9,10 @@ CSV, with exactly the fields ``matrix``, ``kernel``, ``width`` and ``seconds``::
 ``matrix`` is the matrix's name or path (``data/lap2d_64.mtx`` and ``lap2d_64`` match the
 same file); ``seconds`` is a number of seconds or a time with its unit ("21 us").
 
+The JSON of ``sparsroof bench -O json`` (a host's or a GPU's runs) is read as well: each
+run's fastest repetition (``min_s``) with its format, precision and timing method, so a
+check finds the run of its own storage and dtype, timed as the check says its runs are.
+
 A baseline is the JSON that ``sparsroof check --write-baseline`` writes: one entry per
 check, matrix and width with the configuration it was modelled with and its values.
 """
@@ -39,6 +43,7 @@ __all__ = [
     "BASELINE_VALUES",
     "MEASURED_FIELDS",
     "matrix_key",
+    "bench_key",
     "load_measured",
     "load_baseline",
 ]
@@ -50,7 +55,9 @@ BASELINE_CONFIG = ("spec", "kernel", "dtype", "index", "storage", "model", "unit
 #: the values compared against the current run
 BASELINE_VALUES = ("sol_s", "bytes_total")
 
-Key = tuple[str, str, int]
+#: (matrix, kernel, width), or for a bench run (matrix, kernel, width, storage, dtype,
+#: timing, calls per synchronisation)
+Key = tuple[Any, ...]
 
 
 def matrix_key(text: str) -> str:
@@ -107,6 +114,56 @@ def _measured_row(row: object) -> tuple[Key, float]:
     return key, _seconds(row["seconds"])
 
 
+def bench_key(matrix: str, kernel: str, width: int, storage: str, dtype: str, timing: str,
+              calls_per_sync: int) -> Key:
+    """The key of a bench run's time: what was run, and how it was timed.
+
+    >>> bench_key("data/lap2d_64.mtx", "spmv", 1, "csr", "fp64", "stream", 8)
+    ('lap2d_64', 'spmv', 1, 'csr', 'fp64', 'stream', 1)
+    """
+    return (matrix_key(matrix), kernel, width, storage, dtype, timing,
+            calls_per_sync if timing == "sync" else 1)
+
+
+def _bench_row(row: object) -> tuple[Key, float] | None:
+    """A ``bench -O json`` result as (key, fastest seconds); None for a skipped kernel."""
+    if not isinstance(row, dict):
+        raise ValueError("expected an object")
+    if row.get("min_s") is None:
+        return None
+    texts = {k: row.get(k) for k in ("kernel", "storage", "dtype")}
+    for k, v in texts.items():
+        if not isinstance(v, str):
+            raise ValueError(f"{k!r} must be text")
+    matrix = row.get("path") or row.get("matrix")
+    if not isinstance(matrix, str) or not matrix:
+        raise ValueError("no matrix path or name")
+    timing = row.get("timing") or "stream"
+    if not isinstance(timing, str):
+        raise ValueError("'timing' must be text")
+    per_sync = row.get("calls_per_sync") or 1
+    return (bench_key(matrix, str(texts["kernel"]), _width(row.get("width")),
+                      str(texts["storage"]), str(texts["dtype"]), timing, _width(per_sync)),
+            _seconds(row["min_s"]))
+
+
+def _bench_document(path: str | Path, rows: list[Any]) -> dict[Key, float]:
+    table: dict[Key, float] = {}
+    for i, row in enumerate(rows):
+        try:
+            found = _bench_row(row)
+        except (UnitError, ValueError) as err:
+            raise BudgetError(path, str(err), key=f"results[{i}]") from None
+        if found is None:
+            continue
+        key, seconds = found
+        if key in table:
+            raise BudgetError(path, f"a second run of matrix {shown(key[0])}, {key[3]} "
+                              f"{key[4]} d={key[2]} timed {key[5]}", key=f"results[{i}]")
+        table[key] = seconds
+    return table
+
+
 def _measured_rows(path: str | Path) -> list[tuple[str, object]]:
     """(where, row) pairs from a JSON or CSV file; ``where`` names the row in messages."""
     if str(path).endswith(".json"):
@@ -129,7 +186,15 @@ def _measured_rows(path: str | Path) -> list[tuple[str, object]]:
 
 
 def load_measured(path: str | Path) -> dict[Key, float]:
-    """Measured seconds by (matrix name, kernel, width) from a JSON or CSV file."""
+    """Measured seconds by (matrix name, kernel, width) from a JSON or CSV file, or by
+    :func:`bench_key` from the JSON of ``sparsroof bench``."""
+    if str(path).endswith(".json"):
+        doc = read_json(path, lambda problem: BudgetError(path, problem))
+        if isinstance(doc, dict) and doc.get("kind") == "bench":
+            rows = doc.get("results")
+            if not isinstance(rows, list):
+                raise BudgetError(path, "expected a list", key="results")
+            return _bench_document(path, rows)
     table: dict[Key, float] = {}
     for where, row in _measured_rows(path):
         try:

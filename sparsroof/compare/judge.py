@@ -181,10 +181,11 @@ def _bound(run: MeasuredRun, hw: str, calibration: str | None, cache: _Cache, ti
     the bound."""
     spec = cache.spec(run.hw or hw, run.calibration or calibration)
     # a measured HYB was split by its library's own rule: bound the split that reads least
+    method = run.timing or timing
+    per_sync = run.calls_per_sync or calls_per_sync
     config = Config(kernel=run.kernel, widths=(run.width,), dtype=run.dtype,
                     storages=(run.storage,), models=("compulsory",), hyb_split="least",
-                    timing=run.timing or timing,
-                    calls_per_sync=calls_per_sync if (run.timing or timing) == "sync" else 1)
+                    timing=method, calls_per_sync=per_sync if method == "sync" else 1)
     info, s = cache.matrix(run.matrix, needs_pattern(config))
     result = analyze_structure(info, s, spec, config).results[0]
     t = result.traffic
@@ -196,7 +197,7 @@ def _judge_one(run: MeasuredRun, hw: str, calibration: str | None, cache: _Cache
                timing: str, calls_per_sync: int) -> Judged:
     # runs of one matrix, spec and configuration share one bound (and its memory)
     key = (run.matrix, run.hw or hw, run.calibration or calibration, run.kernel, run.width,
-           run.dtype, run.storage, run.timing or timing)
+           run.dtype, run.storage, run.timing or timing, run.calls_per_sync)
     found = _once(cache.bounds, key,
                   lambda: _bound(run, hw, calibration, cache, timing, calls_per_sync))
     return Judged(run, *found)

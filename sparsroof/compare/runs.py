@@ -5,12 +5,14 @@ of Ginkgo's SpMV benchmark.
   ``format`` (a storage name), ``d`` (width of B), ``dtype``, ``hw`` (a spec name or
   path), ``implementation`` (the code that ran: a library, a kernel variant; runs of
   one format by several codes stay apart in figures) and ``timing`` (how the run was
-  timed: graph, stream, sync or cold; see :mod:`sparsroof.model.timing`). Matrix paths are
-  relative to the CSV's folder.
+  timed: graph, stream, sync or cold; see :mod:`sparsroof.model.timing`), with
+  ``calls_per_sync`` for sync. Matrix paths are relative to the CSV's folder.
 - ``bench -O json``: each result's fastest repetition (``min_s``), its format, width,
-  dtype, backend (the implementation) and the spec it was run against (the user's YAML
-  file where the document names one, else the spec's name), with the calibration whose
-  measured roofs ``bench`` used; the matrix is the result's ``path``.
+  dtype, backend (the implementation), timing method and calls per synchronisation (a
+  GPU run's; a host run's is stream) and the spec it was run against (the user's YAML
+  file where the document names one, looked for beside the document where that path
+  does not exist, written on another machine; else the spec's name), with the
+  calibration whose measured roofs ``bench`` used; the matrix is the result's ``path``.
 - Ginkgo benchmark JSON (a list of objects, each with ``filename`` and an ``spmv`` mapping of
   format name to ``{"time": ..., "completed": true}``): every completed format's time, in
   the unit ``time_unit`` says (Ginkgo's releases differ: check your version's output).
@@ -98,6 +100,7 @@ class MeasuredRun:
     timing: str | None = None  # how the run was timed; None: the method given to judge
     calibration: str | None = None  # a calibration's file: its measured roofs bound the run
     implementation: str = ""  # the code that ran (a library, a backend), where known
+    calls_per_sync: int | None = None  # with timing sync; None: the count given to judge
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,6 +154,13 @@ def _width(value: Any, what: str, default: int, from_text: bool = False) -> int:
     return whole_number(value, what, from_text=from_text, maximum=MAX_WIDTH)
 
 
+def _per_sync(value: Any, from_text: bool = False) -> int | None:
+    """A run's calls per host synchronisation, where it gives one."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    return whole_number(value, "calls_per_sync", from_text=from_text, maximum=2**31 - 1)
+
+
 def _choices(record: dict[Any, Any], d: _Defaults, names: tuple[str, str, str]
              ) -> tuple[str, str, str]:
     """Kernel, storage and dtype of a record, whose fields are called ``names``."""
@@ -198,9 +208,11 @@ def _csv_run(row: dict[Any, Any], source: str, d: _Defaults, matrices: _Matrices
     width = _width(row.get("d"), "d", d.width, from_text=True)
     _fits(kernel, width)
     timing = optional_text(row, "timing", None, choices=TIMINGS, lower=True)
+    per_sync = row.get("calls_per_sync")
     return MeasuredRun(source, matrices(matrix), time_s, kernel, storage, width, dtype,
                        optional_text(row, "hw"), timing,
-                       implementation=optional_text(row, "implementation", "") or "")
+                       implementation=optional_text(row, "implementation", "") or "",
+                       calls_per_sync=_per_sync(per_sync, from_text=True))
 
 
 def _csv_runs(path: Path, d: _Defaults, matrices: _Matrices
@@ -226,6 +238,16 @@ def _doc_text(doc: dict[str, Any], key: str, path: Path) -> str | None:
     return value or None
 
 
+def _spec_file(doc: dict[str, Any], path: Path) -> str | None:
+    """The document's own spec file; where that path does not exist (the file was written
+    on another machine), a file of that name beside the document."""
+    written = _doc_text(doc, "spec_file", path)
+    if written is None or os.path.isfile(written):
+        return written
+    beside = path.parent / Path(written).name
+    return str(beside) if beside.is_file() else written
+
+
 def _bench_run(r: Any, source: str, doc: dict[str, Any], path: Path, matrices: _Matrices
                ) -> MeasuredRun | None:
     if not isinstance(r, dict):
@@ -242,10 +264,11 @@ def _bench_run(r: Any, source: str, doc: dict[str, Any], path: Path, matrices: _
     _fits(kernel, width)
     timing = r.get("timing")
     return MeasuredRun(source, matrices(written), time_s, kernel, storage, width, dtype,
-                       _doc_text(doc, "spec_file", path) or _doc_text(doc, "spec", path),
+                       _spec_file(doc, path) or _doc_text(doc, "spec", path),
                        optional_text(r, "timing", choices=TIMINGS) if timing else None,
                        _doc_text(doc, "calibration", path),
-                       optional_text(r, "backend", "") or "")
+                       optional_text(r, "backend", "") or "",
+                       _per_sync(r.get("calls_per_sync")))
 
 
 def _bench_runs(doc: dict[str, Any], path: Path, matrices: _Matrices

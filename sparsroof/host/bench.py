@@ -1,9 +1,9 @@
 """Real SpMV/SpMM runs on this host, judged against the roofline bound.
 
 Each kernel is scipy's product in one storage format (CSR, CSC, COO, BSR, DIA), a
-compiled ELL or HYB SpMV (:mod:`sparsroof.host.ell_kernels`), or cuSPARSE's through CuPy
-where a GPU is present, timed by :func:`sparsroof.host.timing.time_call`; the median is
-reported.
+compiled ELL or HYB SpMV (:mod:`sparsroof.host.ell_kernels`), timed by
+:func:`sparsroof.host.timing.time_call`, or cuSPARSE's through CuPy where a GPU is present;
+the median is reported.
 
 Achieved rates use the model's own counts: achieved bandwidth = bytes / t and achieved
 FLOP/s = useful FLOPs / t, with bytes from :mod:`sparsroof.model.traffic` (format's A, the
@@ -11,16 +11,18 @@ compulsory rows of B, C written once). Each run is judged by the one judge of
 :mod:`sparsroof.model.verdict`, on its fastest repetition (as ``compare`` judges a bench
 file): % of SoL = 100 x SoL / fastest, and a run faster than its bound is a violation (the
 model is wrong for this host), reported as such, never clipped. Host kernels are timed
-back to back (``stream``); cuSPARSE's with a synchronisation after each call (``sync``),
-and each is bounded for that method.
+back to back (``stream``). cuSPARSE's (:mod:`sparsroof.host.gpu`) are timed by any of the
+four methods of :mod:`sparsroof.model.timing` with CUDA events, and each run is bounded
+for the method it was timed by (a graph that could not be captured is a stream run).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -29,9 +31,13 @@ from ..hardware.spec import HwSpec
 from ..matrix.mtx import Matrix
 from ..model import verdict
 from ..model.bound import bound
+from ..model.timing import check_timing
 from ..model.traffic import Traffic, traffic
 from ..structure.features import Structure
 from .timing import Timing, time_call
+
+if TYPE_CHECKING:
+    from .gpu.device import Device
 
 __all__ = [
     "KERNEL_FORMATS",
@@ -39,7 +45,7 @@ __all__ = [
     "scipy_matrix",
     "kernel_traffic",
     "bench",
-    "cusparse_available",
+    "bound_again",
     "other_device",
 ]
 
@@ -70,6 +76,9 @@ class Measurement:
     bound: str
     skipped: str = ""  # why the kernel was not run, when it was not
     method: str = "stream"  # how the run was timed (sparsroof.model.timing)
+    calls_per_sync: int = 1  # calls per host synchronisation (method sync)
+    note: str = ""  # how a GPU product ran, and why its method differs from the one asked
+    checked_error: float | None = None  # a GPU result's error against scipy's / allowed
 
     @property
     def median_s(self) -> float | None:
@@ -185,16 +194,28 @@ def _operand(cols: int, width: int, dtype: str, xp: Any = np) -> Any:
 
 def _measure(m: Matrix, s: Structure, spec: HwSpec, storage: str, kernel: str,
              width: int, dtype: str, backend: str, run: Callable[[], Timing] | None,
-             skipped: str) -> Measurement:
-    t = kernel_traffic(s, storage, kernel, width, dtype)
-    launches = 1 if spec.kind == "gpu" and spec.launch_overhead is not None else 0
-    method = "sync" if backend == "cusparse" else "stream"
-    b = bound(t, spec, unit="simt", precision=dtype, launches=launches,
-              footprint=t.bytes_total, timing=method)
+             skipped: str, method: str, calls_per_sync: int = 1,
+             note: str = "", checked: float | None = None) -> Measurement:
     timing = run() if run is not None and not skipped else None
-    return Measurement(m.name, backend, storage, kernel, width, dtype, timing, t.bytes_total,
-                       t.flops_useful, t.flops_executed, b.sol_s, b.memory_level, b.bound,
-                       skipped, method)
+    method = getattr(timing, "method", method)  # a graph that was not captured ran as stream
+    note = "; ".join(n for n in (note, getattr(timing, "note", "")) if n)
+    calls_per_sync = calls_per_sync if method == "sync" else 1
+    r = Measurement(m.name, backend, storage, kernel, width, dtype, timing, 0.0, 0.0, 0.0, 0.0,
+                    "", "", skipped, method, calls_per_sync, note, checked)
+    return bound_again(r, s, spec)
+
+
+def bound_again(r: Measurement, s: Structure, spec: HwSpec) -> Measurement:
+    """``r`` (a run on the matrix of structure ``s``) bounded on ``spec``, for the method it
+    was timed by: the same run judged on another spec (a probed one beside a bundled
+    one)."""
+    t = kernel_traffic(s, r.storage, r.kernel, r.width, r.dtype)
+    launches = 1 if spec.kind == "gpu" and spec.launch_overhead is not None else 0
+    b = bound(t, spec, unit="simt", precision=r.dtype, launches=launches,
+              footprint=t.bytes_total, timing=r.method, calls_per_sync=r.calls_per_sync)
+    return dataclasses.replace(r, bytes_total=t.bytes_total, flops_useful=t.flops_useful,
+                               flops_executed=t.flops_executed, sol_s=b.sol_s,
+                               memory_level=b.memory_level, bound=b.bound)
 
 
 def _storage_name(fmt: str, block: int) -> str:
@@ -204,29 +225,51 @@ def _storage_name(fmt: str, block: int) -> str:
 def bench(m: Matrix, s: Structure, spec: HwSpec, *, formats: Sequence[str] = KERNEL_FORMATS,
           kernel: str = "spmv", width: int = 1, dtype: str = "fp64", block: int = 4,
           backend: str = "scipy", progress: Callable[[str], None] = lambda _: None,
-          **timing: Any) -> list[Measurement]:
+          method: str = "stream", calls_per_sync: int = 1, device: Device | None = None,
+          methods: Sequence[str] = (), **timing: Any) -> list[Measurement]:
     """Measure each format's kernel on ``m`` (structure ``s``) and bound it on ``spec``.
-    ``timing`` goes to :func:`time_call`."""
+    Host kernels run back to back (``method`` stream); cuSPARSE's run on ``device`` (the
+    first CUDA device when None) timed by ``method``, or by each of ``methods`` in turn
+    (one run per method, the product prepared and checked once). ``timing`` (warmup,
+    repeat, min_time, max_repeat) goes to :func:`time_call` or, on a GPU,
+    :func:`sparsroof.host.gpu.timing.time_on_device`."""
+    methods = tuple(methods) or (method,)
     if dtype not in _NUMPY_DTYPES:
         raise OptionError(f"measured kernels run in fp64 or fp32, not {dtype}")
     if kernel == "spmv" and width != 1:
         raise OptionError("spmv multiplies by one vector (d = 1); use --kernel spmm")
+    for method in methods:
+        check_timing(method, calls_per_sync)
+        if backend == "scipy" and method != "stream":
+            raise OptionError(f"--timing {method}: the scipy backend times its kernels back "
+                              "to back on this host (stream); the other methods need a GPU")
+    if backend == "cusparse" and device is None:
+        from .gpu.cuda import open_device
+
+        device = open_device()
     out = []
     for fmt in formats:
         storage = _storage_name(fmt, block)
         skipped = _skip_reason(s, storage, kernel)
-        run = None
+        time_by: Callable[[str], Timing] | None = None
+        note, checked = "", None
         if not skipped:
             progress(f"{m.name}: {backend} {storage} {kernel} d={width}")
-            run = _runner(m, storage, width, dtype, backend, timing)
-        out.append(_measure(m, s, spec, storage, kernel, width, dtype, backend, run, skipped))
+            if device is not None:
+                time_by, note, checked = _gpu_runner(device, m, storage, width, dtype,
+                                                     calls_per_sync, timing)
+            else:
+                host_run = _runner(m, storage, width, dtype, timing)
+                time_by = lambda _method, run=host_run: run()  # noqa: E731
+        for method in methods:
+            run = (lambda method=method, by=time_by: by(method)) if time_by else None
+            out.append(_measure(m, s, spec, storage, kernel, width, dtype, backend, run,
+                                skipped, method, calls_per_sync, note, checked))
     return out
 
 
-def _runner(m: Matrix, storage: str, width: int, dtype: str, backend: str,
+def _runner(m: Matrix, storage: str, width: int, dtype: str,
             timing: dict[str, Any]) -> Callable[[], Timing]:
-    if backend == "cusparse":
-        return _cusparse_runner(m, storage, width, dtype, timing)
     if storage in ("ell", "hyb"):
         from .ell_kernels import padded, spmv
 
@@ -238,33 +281,16 @@ def _runner(m: Matrix, storage: str, width: int, dtype: str, backend: str,
     return lambda: time_call(lambda: a @ x, **timing)
 
 
-def cusparse_available() -> bool:
-    """True when CuPy imports and sees a CUDA device."""
-    try:
-        import cupy
-    except ImportError:
-        return False
-    try:
-        return bool(cupy.cuda.runtime.getDeviceCount() > 0)
-    except cupy.cuda.runtime.CUDARuntimeError:
-        return False
+def _gpu_runner(device: Device, m: Matrix, storage: str, width: int, dtype: str,
+                calls_per_sync: int, timing: dict[str, Any]
+                ) -> tuple[Callable[[str], Timing], str, float]:
+    """The product on the GPU timed by a method, which call runs it, and its checked
+    error."""
+    from .gpu.bench import cusparse_runner
 
-
-def _cusparse_runner(m: Matrix, storage: str, width: int, dtype: str,
-                     timing: dict[str, Any]) -> Callable[[], Timing]:
-    if not cusparse_available():
-        raise OptionError("the cusparse backend needs CuPy and a CUDA GPU; none found")
-    import cupy
-    import cupyx.scipy.sparse as csp
-
-    if storage not in ("csr", "csc", "coo"):
-        raise OptionError(f"cuSPARSE products here cover csr, csc and coo, not {storage}")
-    host = scipy_matrix(m, storage, dtype)
-    a = {"csr": csp.csr_matrix, "csc": csp.csc_matrix, "coo": csp.coo_matrix}[storage](host)
-    x = _operand(a.shape[1], width, dtype, cupy)
-    sync = cupy.cuda.get_current_stream().synchronize
-    return lambda: time_call(lambda: a @ x, sync=sync, **timing)
-
+    a = scipy_matrix(m, storage, dtype)
+    return cusparse_runner(device, a, _operand(a.shape[1], width, dtype), storage,
+                           f"{m.name} {storage} d={width}", calls_per_sync, timing)
 
 
 def _plain(text: str) -> str:

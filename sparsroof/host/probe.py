@@ -40,7 +40,8 @@ import numpy as np
 from ..units import binary
 from .timing import NOISE_TOLERANCE, TRIAD_BYTES, best_time, triads
 
-__all__ = ["CacheLevel", "HostInfo", "ProbeResult", "host_info", "probe", "spec_yaml"]
+__all__ = ["CacheLevel", "HostInfo", "ProbeResult", "host_info", "probe", "spec_yaml",
+           "bytes_text"]
 
 Progress = Callable[[str], None]
 _SYS_CPU = Path("/sys/devices/system/cpu")
@@ -283,10 +284,10 @@ def probe(quick: bool = False, progress: Progress = lambda _: None) -> ProbeResu
                        caches, {k: tuple(v) for k, v in passes.items()})
 
 
-def _bytes_text(n: int) -> str:
+def bytes_text(n: int) -> str:
     """Exact binary-prefixed capacity text.
 
-    >>> _bytes_text(32 * 2**20), _bytes_text(48 * 1024), _bytes_text(1000)
+    >>> bytes_text(32 * 2**20), bytes_text(48 * 1024), bytes_text(1000)
     ('32 MiB', '48 KiB', '1000 B')
     """
     for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
@@ -303,10 +304,10 @@ def _cache_entries(result: ProbeResult, measured: str) -> list[dict[str, Any]]:
     host, floor = result.host, result.triad_bytes_per_s
     for c in sorted(host.caches, key=lambda c: -c.level):  # slowest first
         name = "L1d" if c.level == 1 else f"L{c.level}"
-        source = (f"read from {_SYS_CPU}/cpu*/cache by {measured}: {_bytes_text(c.size_bytes)}"
+        source = (f"read from {_SYS_CPU}/cpu*/cache by {measured}: {bytes_text(c.size_bytes)}"
                   f" x {c.instances} instance{'s' if c.instances > 1 else ''}")
         entry: dict[str, Any] = {
-            "name": name, "capacity": {"value": _bytes_text(c.total_bytes), "source": source},
+            "name": name, "capacity": {"value": bytes_text(c.total_bytes), "source": source},
             "instances": {"value": c.instances, "source": source}}
         rate = result.cache_bytes_per_s.get(c.level)
         if rate is not None:
@@ -360,11 +361,11 @@ def spec_yaml(result: ProbeResult, name: str) -> str:
     dram: dict[str, Any] = {"name": "DRAM", "bandwidth": {
         "value": f"{result.triad_bytes_per_s / 1e9:.2f} GB/s",
         "source": (f"measured by {by}: STREAM-style fp64 triad, 3 arrays of "
-                   f"{_bytes_text(result.triad_array_bytes)}, {TRIAD_BYTES:.0f} bytes per "
+                   f"{bytes_text(result.triad_array_bytes)}, {TRIAD_BYTES:.0f} bytes per "
                    f"element (the write-allocate read counted), best of "
                    f"{result.triad_repetitions}{_passes(result, 'DRAM')}")}}
     if host.memory_bytes:
-        dram["capacity"] = {"value": _bytes_text(host.memory_bytes // 1024 * 1024),
+        dram["capacity"] = {"value": bytes_text(host.memory_bytes // 1024 * 1024),
                             "source": f"MemTotal of /proc/meminfo, read by {by}"}
     peaks = {p: _peak_entry(result, p, by) for p in result.gemm_flops}
     cpuinfo = f"/proc/cpuinfo, read by {by}"
