@@ -26,6 +26,7 @@ from ..matrix.mtx import Matrix, load
 from .budget import LIMITS, Budget, Check, Limit
 from .inputs import (
     BASELINE_CONFIG,
+    Measured,
     load_baseline,
     load_measured,
 )
@@ -159,9 +160,11 @@ def _judge(check: Check, key: str, p: Point, value: float | str, limit: float | 
                    PASS if ok else FAIL, reference)
 
 
-def _fraction(check: Check, p: Point, limit: float, measured: dict[Any, float],
+def _fraction(check: Check, p: Point, limit: float, measured: Measured | None,
               source: str) -> Outcome:
-    seconds = measured.get((p.matrix, p.kernel, p.width))
+    wanted = {"kernel": p.kernel, "format": p.storage, "dtype": p.dtype, "hw": p.spec,
+              "timing": check.config.timing}
+    seconds = None if measured is None else measured.seconds(p.matrix, p.width, wanted)
     if seconds is None:
         raise BudgetError(source, f"no measured time for matrix {p.matrix!r}, kernel "
                           f"{p.kernel}, width {p.width}", check.name,
@@ -172,7 +175,8 @@ def _fraction(check: Check, p: Point, limit: float, measured: dict[Any, float],
     return outcome
 
 
-def _limits(check: Check, p: Point, measured: dict[Any, float], source: str) -> list[Outcome]:
+def _limits(check: Check, p: Point, measured: Measured | None, source: str
+            ) -> list[Outcome]:
     values: dict[str, float | str] = {
         "max_sol_latency": p.sol_s, "min_attainable": p.attainable_flops,
         "min_speedup_over_dense": p.speedup_over_dense, "max_bytes_moved": p.bytes_total,
@@ -238,17 +242,18 @@ def _points(check: Check, matrices: _Matrices) -> list[Point]:
     return points
 
 
-def _measured(budget: Budget) -> tuple[dict[Any, float], list[str]]:
+def _measured(budget: Budget) -> tuple[Measured | None, list[str]]:
     users = [c for c in budget.checks if any(k == "min_fraction_of_sol" for k, _ in c.limits)]
     if users and budget.measured is None:
         raise BudgetError(budget.path, "needs measured results: set 'measured' in the budget "
                           "file or pass --measured", users[0].name, "limits.min_fraction_of_sol")
     if budget.measured is None:
-        return {}, []
+        return None, []
     if not users:
-        return {}, [f"measured results {budget.measured} not used: no check sets "
-                    "min_fraction_of_sol"]
-    return load_measured(budget.measured), []
+        return None, [f"measured results {budget.measured} not used: no check sets "
+                      "min_fraction_of_sol"]
+    measured = load_measured(budget.measured)
+    return measured, list(measured.notes)
 
 
 def run_checks(budget: Budget, baseline: str | None = None,

@@ -31,8 +31,9 @@ def _write(path: str, text: str, append: bool = False) -> None:
 
 @click.command("check")
 @click.argument("budget", metavar="BUDGET.yaml")
-@click.option("--measured", metavar="FILE", help="Measured results (JSON or CSV with matrix, "
-              "kernel, width, seconds); replaces the budget file's 'measured' key.")
+@click.option("--measured", metavar="FILE", help="Measured runs, in the CSV or JSON that "
+              "'compare' reads (matrix, time_s, and optionally kernel, format, d, ...); "
+              "replaces the budget file's 'measured' key.")
 @click.option("--baseline", metavar="OLD.json",
               help="Fail points whose SoL latency or bytes moved grew past --tolerance.")
 @click.option("--tolerance", metavar="PCT",

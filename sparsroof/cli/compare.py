@@ -64,8 +64,9 @@ def command(runs_file: str, hw: str, kernel: str, width: int, dtype: str, time_u
     the % of SoL and the term that bound it (launch floor, a memory level, compute).
 
     RUNS is a CSV with the columns matrix,time_s and optionally kernel, format, d, dtype,
-    hw, implementation, timing (matrix paths relative to the CSV); or the JSON of
-    'sparsroof bench -O json'; or Ginkgo's SpMV benchmark JSON (a format without a traffic
+    hw, implementation, timing (matrix paths relative to the CSV; a budget file's older
+    width and seconds are read as d and time_s), or those fields as a JSON list; or the
+    JSON of 'sparsroof bench -O json'; or Ginkgo's SpMV benchmark JSON (a format without a traffic
     model is noted and skipped). Each run is bounded for the way it was timed (its own
     'timing', else --timing). A run faster than its bound is a violation: it is listed
     with the term that set the bound. A bad row gets a one-line error and the rest are
