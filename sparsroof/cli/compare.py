@@ -17,6 +17,7 @@ from .common import (
     DTYPE_OPTION,
     KERNEL_OPTION,
     OUTPUT_OPTION,
+    check_figure,
     echo_error,
     emit,
     hw_option,
@@ -81,10 +82,7 @@ def command(runs_file: str, hw: str, kernel: str, width: int, dtype: str, time_u
       sparsroof compare measured.csv --hw v100-sxm2 --plot measured.png
       sparsroof compare bench.json --calibration calibration.json
     """
-    if plot_file:
-        from ..plot import figure_format
-
-        figure_format(plot_file)  # a bad suffix fails before any run is judged
+    check_figure(plot_file)  # a bad suffix fails before any run is judged
     if calibration_file:
         from ..host.calibration import load as load_calibration
 
