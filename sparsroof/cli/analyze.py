@@ -126,7 +126,7 @@ def command(matrices: tuple[str, ...], hw: tuple[str, ...], kernel: str, widths:
                             max_memory=limit)
             groups.append([analyze_measured(m, s, config) for s in specs])
         except MatrixFileError as err:
-            echo_error(str(err))
+            echo_error(err.on_command_line())
             errors.append({"path": err.path, "error": err.problem})
             continue
         except MemoryError:

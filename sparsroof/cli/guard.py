@@ -36,8 +36,8 @@ def run_guarded(command: click.Command, argv: list[str] | None) -> int:
     except click.ClickException as err:
         err.show()
         return err.exit_code
-    except SparsroofError as err:
-        echo_error(str(err))
+    except SparsroofError as err:  # the core names parameters; the command line, its flags
+        echo_error(err.on_command_line())
         return err.exit_code
     except BrokenPipeError:
         # the reader went away (| head): exit quietly, without a second error at shutdown

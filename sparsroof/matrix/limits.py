@@ -122,10 +122,10 @@ def check_fits(need: float, max_memory: float | None = None) -> str | None:
     >>> check_fits(10, max_memory=100) is None
     True
     >>> check_fits(2e9, max_memory=1e9)
-    'needs about 2 GB of memory, --max-memory allows 1 GB'
+    'needs about 2 GB of memory, {opt:max_memory} allows 1 GB'
     """
     if max_memory is not None:
-        have, why = int(max_memory), "--max-memory allows"
+        have, why = int(max_memory), "{opt:max_memory} allows"
     else:
         have, limit = memory_headroom()
         why = f"the {limit} leaves"

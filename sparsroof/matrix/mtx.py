@@ -248,7 +248,7 @@ def _check_fits(header: Header, max_memory: float | None) -> None:
     problem = limits.check_fits(estimate_memory(header), max_memory)
     if problem is not None:
         raise MatrixFileError(header.path, f"too large to load: {problem} "
-                                           f"(--max-memory SIZE overrides the limit)")
+                                           f"(a larger {{opt:max_memory}} overrides the limit)")
 
 
 def _load_mm(path: Path, mm: MMHeader) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
