@@ -232,3 +232,20 @@ def test_a_usage_error_is_one_line_exit_2_before_any_work(
     assert says in lines[0]
     for name in unwritten:
         assert not (tmp_path / name).exists(), name
+
+
+def test_plot_sparsity_roofline_and_accuracy_skip_the_same_rows(tmp_path: Path) -> None:
+    """Both figures of whatif --points leave out the levels without an accuracy, and say
+    how many: all rows but the two levels the accuracy file gives."""
+    acc = tmp_path / "acc.csv"
+    acc.write_text("pattern,sparsity,accuracy\nunstructured,0.75,0.7\nblock4,0.5,0.75\n")
+    points = tmp_path / "points.csv"
+    made = run("whatif", "deit_small", "--accuracy", str(acc), "--points", str(points))
+    assert made.returncode == 0, made.stderr
+    rows = points.read_text().splitlines()[1:]
+    assert len(rows) > 2
+    for kind in ("sparsity-roofline", "accuracy"):
+        out = run("plot", kind, str(points), "-o", str(tmp_path / f"{kind}.png"))
+        assert out.returncode == 0, out.stderr
+        assert f"{len(rows) - 2} point(s) have no accuracy and are left out" in out.stderr
+        assert (tmp_path / f"{kind}.png").stat().st_size > 0
