@@ -34,6 +34,7 @@ from .common import (
     timing_options,
     warn_flagged,
 )
+from .guard import echo_message
 
 
 @click.command("analyze")
@@ -174,7 +175,7 @@ def render(groups: list[list[Analysis]], errors: list[dict[str, str]], output: s
         emit(to_csv(analyses))
         for a in analyses:  # the CSV has a row per computed result only: say what is not
             for line in not_computed(a):
-                click.echo(f"sparsroof: note: {a.matrix.name}: {line}", err=True)
+                echo_message(f"sparsroof: note: {a.matrix.name}: {line}")
     else:
         console = table_console(wide)
         for group in groups:

@@ -19,6 +19,7 @@ from ..report.ci import (
     workflow_commands,
 )
 from .common import echo_error, emit, table_console
+from .guard import echo_message
 
 
 def _write(path: str, text: str, append: bool = False) -> None:
@@ -67,7 +68,7 @@ def command(budget: str, measured: str | None, baseline: str | None, tolerance: 
     allowed = parse_tolerance(tolerance or "0")
     report = run_checks(load_budget(budget, measured), baseline, allowed)
     for note in report.notes:
-        click.echo(f"sparsroof: note: {note}", err=True)
+        echo_message(f"sparsroof: note: {note}")
     if junit:
         _write(junit, to_junit(report))
     if write_baseline:

@@ -24,6 +24,7 @@ from .common import (
     table_console,
     timing_options,
 )
+from .guard import echo_message
 from .plot import echo_written
 
 if TYPE_CHECKING:
@@ -116,12 +117,12 @@ def echo_judged(judged: Sequence[Judged], errors: Sequence[Any], output: str, *,
     failed = [e for e in errors if not getattr(e, "skipped", False)]
     summary = summarise(judged, len(failed))
     for note in capped(str(n) for n in skipped):  # a few of each kind, then a count
-        click.echo(f"sparsroof: note: {note}", err=True)
+        echo_message(f"sparsroof: note: {note}")
     for line in capped(str(e) for e in failed):
         echo_error(line)
     for j in judged:
         if j.violation:
-            click.echo(f"sparsroof: violation: {j.explanation()}", err=True)
+            echo_message(f"sparsroof: violation: {j.explanation()}")
     if output == "json":
         emit(document(summary) if document else compare_json(judged, summary, errors))
     elif output == "csv":
