@@ -7,6 +7,7 @@ do about it. Anything that is not a :class:`SparsroofError` is a bug and keeps i
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 __all__ = [
@@ -50,10 +51,49 @@ def clip(text: str, limit: int = 60) -> str:
 _CONTROL = {c: repr(chr(c))[1:-1] for c in (*range(32), 127)}
 
 
+#: a parameter named in an option's message: ``{opt:d}``, or with a value ``{opt:kernel=spmm}``
+_PARAMETER = re.compile(r"\{opt:([a-z_]+)(?:=([^}]*))?\}")
+
+
+def _as_parameter(found: re.Match[str]) -> str:
+    name, value = found.groups()
+    return name if value is None else f"{name}={value!r}"
+
+
+def _as_flag(found: re.Match[str]) -> str:
+    name, value = found.groups()
+    flag = "--" + name.replace("_", "-")
+    return flag if value is None else f"{flag} {value}"
+
+
 class SparsroofError(Exception):
-    """Base class: a problem with the user's input, reported without a traceback."""
+    """Base class: a problem with the user's input, reported without a traceback.
+
+    A message speaks of the API's parameters (``d: widths must be ...``); the command
+    line shows the same message with its flags (``--d: widths must be ...``,
+    :meth:`on_command_line`). The core writes a parameter into a message as
+    ``{opt:name}``, or ``{opt:name=value}`` for a setting to try.
+
+    >>> err = SparsroofError("{opt:d}: widths must be at least 1; or use {opt:kernel=spmm}")
+    >>> str(err)
+    "d: widths must be at least 1; or use kernel='spmm'"
+    >>> err.on_command_line()
+    '--d: widths must be at least 1; or use --kernel spmm'
+    """
 
     exit_code = 1
+
+    def __init__(self, *args: object) -> None:
+        self.template = args[0] if args and isinstance(args[0], str) else None
+        if self.template is not None:
+            args = (_PARAMETER.sub(_as_parameter, self.template), *args[1:])
+        super().__init__(*args)
+
+    def on_command_line(self) -> str:
+        """The message with each parameter shown as its command-line flag."""
+        if self.template is None:
+            return str(self)
+        return _PARAMETER.sub(_as_flag, self.template)
 
 
 class MatrixFileError(SparsroofError):
@@ -61,7 +101,7 @@ class MatrixFileError(SparsroofError):
 
     def __init__(self, path: str | Path, problem: str) -> None:
         self.path = str(path)
-        self.problem = problem
+        self.problem = _PARAMETER.sub(_as_parameter, problem)  # in the API's words
         super().__init__(f"{clip(self.path, SOURCE_CHARS)}: {problem}")
 
 
@@ -71,7 +111,7 @@ class SpecError(SparsroofError):
     def __init__(self, source: str | Path, problem: str, key: str | None = None) -> None:
         self.source = clip(str(source), SOURCE_CHARS)
         self.key = clip(key) if key else key
-        self.problem = problem
+        self.problem = _PARAMETER.sub(_as_parameter, problem)  # in the API's words
         where = f"{self.source}: {self.key}: " if key else f"{self.source}: "
         super().__init__(where + problem)
 

@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 import sparsroof
 from sparsroof.cli import cli
+from sparsroof.cli.guard import run_guarded
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 
@@ -76,6 +77,46 @@ def test_options_are_checked() -> None:
         sparsroof.analyze(m, storage="csrr")
     with pytest.raises(sparsroof.OptionError, match="either a Config or options"):
         sparsroof.analyze(m, config=sparsroof.Config(), kernel="spmm")
+
+
+#: (API keywords, CLI arguments, the API's message, the command line's) for one bad option
+OPTION_WORDING = [
+    ({"d": 0}, ["--d", "0"], "d: widths must be whole numbers of at least 1",
+     "--d: widths must be whole numbers of at least 1"),
+    ({"d": "1,x"}, ["--d", "1,x"], "d: 'x' is not a whole number",
+     "--d: 'x' is not a whole number"),
+    ({"kernel": "spmv", "d": 8}, ["--kernel", "spmv", "--d", "8"],
+     "d: spmv multiplies by one vector (d = 1); for wider B use kernel='spmm'",
+     "--d: spmv multiplies by one vector (d = 1); for wider B use --kernel spmm"),
+    ({"storage": "csrr"}, ["--storage", "csrr"], "storage: unknown choice 'csrr'",
+     "--storage: unknown choice 'csrr'"),
+    ({"model": "nah"}, ["--model", "nah"], "model: unknown choice 'nah'",
+     "--model: unknown choice 'nah'"),
+    ({"ranks": "2,0"}, ["--ranks", "2,0"], "ranks: rank counts must be at least 1",
+     "--ranks: rank counts must be at least 1"),
+    ({"reorder": "rcm", "model": "compulsory"}, ["--reorder", "rcm", "--model", "compulsory"],
+     "reorder compares the cache-aware model: keep auto or cache-aware in model",
+     "--reorder compares the cache-aware model: keep auto or cache-aware in --model"),
+    ({"dtype": "int8", "unit": "simt", "model": "compulsory"},
+     ["--dtype", "int8", "--unit", "simt", "--model", "compulsory"],
+     "try dtype='fp32' or unit='tensor'", "try --dtype fp32 or --unit tensor"),
+]
+
+
+@pytest.mark.parametrize("keywords,arguments,api_says,cli_says", OPTION_WORDING)
+def test_option_errors_speak_the_api_and_the_command_line_each_in_its_words(
+        capsys: pytest.CaptureFixture[str], keywords: dict[str, object],
+        arguments: list[str], api_says: str, cli_says: str) -> None:
+    """The API names its parameters (d, calls_per_sync, kernel='spmm'); the command line
+    says the same with its flags (--d, --calls-per-sync, --kernel spmm)."""
+    with pytest.raises(sparsroof.SparsroofError) as err:
+        sparsroof.analyze(DATA / "lap2d_64.mtx", hw="a100", cache=False, **keywords)
+    message = str(err.value)
+    assert api_says in message and "--" not in message, message
+    code = run_guarded(cli, ["analyze", str(DATA / "lap2d_64.mtx"), "--no-cache",
+                             *arguments])
+    err_text = capsys.readouterr().err
+    assert code == 2 and err_text.count("\n") == 1 and cli_says in err_text, err_text
 
 
 def test_from_scipy_refuses_what_is_not_a_matrix() -> None:

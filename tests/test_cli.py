@@ -192,3 +192,60 @@ def test_hw_is_one_option_everywhere(tmp_path: Path) -> None:
     unknown = run("compare", str(runs), "--hw", "nosuch")
     assert unknown.returncode == 2 and len(unknown.stderr.strip().splitlines()) == 1
     assert "nosuch: no bundled hardware spec" in unknown.stderr
+
+
+USAGE_ERRORS = [
+    # (arguments, text of the one error line, files that must not be written)
+    (("analyze", "data/lap2d_64.mtx", "--hw", "a100,nosuch"), "nosuch: no bundled", ()),
+    (("analyze", "data/lap2d_64.mtx", "--d", "0"), "--d: widths must be whole", ()),
+    (("analyze", "data/lap2d_64.mtx", "--plot", "{d}/x.xyz"), "--plot", ()),
+    (("batch", "data", "--hw", "nosuch", "--store", "{d}/s.db"), "nosuch: no bundled",
+     ("s.db",)),
+    (("compare", "{d}/bad.csv", "--hw", "nosuch"), "nosuch: no bundled", ()),
+    (("compare", "{d}/bad.csv", "--plot", "{d}/x.xyz"), "--plot", ()),
+    (("formats", "data/lap2d_64.mtx", "--hw", "nosuch"), "nosuch: no bundled", ()),
+    (("whatif", "deit_small", "--hw", "nosuch", "--points", "{d}/p.csv"),
+     "nosuch: no bundled", ("p.csv",)),
+    (("whatif", "deit_small", "--accuracy", "{d}/acc.csv", "--plot", "{d}/x.xyz"), "--plot",
+     ()),
+    (("check", "examples/budgets.yaml", "--tolerance", "5%", "--junit", "{d}/r.xml"),
+     "--tolerance applies to a --baseline", ("r.xml",)),
+    (("spy", "data/lap2d_64.mtx", "-o", "{d}/x.xyz"), "-o", ()),
+    (("hw", "show", "nosuch"), "nosuch: no bundled", ()),
+]
+
+
+@pytest.mark.parametrize("args,says,unwritten", USAGE_ERRORS,
+                         ids=[" ".join(a[:2]) + f" {i}" for i, (a, _, _) in
+                              enumerate(USAGE_ERRORS)])
+def test_a_usage_error_is_one_line_exit_2_before_any_work(
+        tmp_path: Path, args: tuple[str, ...], says: str, unwritten: tuple[str, ...]) -> None:
+    """A bad option is one line and exit 2 before anything is read or written: the runs
+    file's bad rows (one error each, were it read) never show, and no output file is made."""
+    (tmp_path / "bad.csv").write_text("matrix,time_s\nm.mtx,fast\nm.mtx,fast\n")
+    (tmp_path / "acc.csv").write_text("pattern,sparsity,accuracy\n2:4,,0.8\n")
+    out = run(*(a.format(d=tmp_path) for a in args))
+    assert out.returncode == 2, out.stderr
+    assert out.stdout == ""
+    lines = out.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("sparsroof: error: "), out.stderr
+    assert says in lines[0]
+    for name in unwritten:
+        assert not (tmp_path / name).exists(), name
+
+
+def test_plot_sparsity_roofline_and_accuracy_skip_the_same_rows(tmp_path: Path) -> None:
+    """Both figures of whatif --points leave out the levels without an accuracy, and say
+    how many: all rows but the two levels the accuracy file gives."""
+    acc = tmp_path / "acc.csv"
+    acc.write_text("pattern,sparsity,accuracy\nunstructured,0.75,0.7\nblock4,0.5,0.75\n")
+    points = tmp_path / "points.csv"
+    made = run("whatif", "deit_small", "--accuracy", str(acc), "--points", str(points))
+    assert made.returncode == 0, made.stderr
+    rows = points.read_text().splitlines()[1:]
+    assert len(rows) > 2
+    for kind in ("sparsity-roofline", "accuracy"):
+        out = run("plot", kind, str(points), "-o", str(tmp_path / f"{kind}.png"))
+        assert out.returncode == 0, out.stderr
+        assert f"{len(rows) - 2} point(s) have no accuracy and are left out" in out.stderr
+        assert (tmp_path / f"{kind}.png").stat().st_size > 0

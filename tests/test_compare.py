@@ -145,7 +145,7 @@ def test_a_runs_own_timing_wins_and_cold_gets_no_cache_credit(tmp_path: Path) ->
 
 
 def test_a_file_without_the_columns_is_one_line_error(tmp_path: Path) -> None:
-    path = _csv(tmp_path, "name,seconds\nx,1\n")
+    path = _csv(tmp_path, "name,runtime\nx,1\n")
     out = run("compare", str(path))
     assert out.returncode == 1 and out.stdout == ""
     assert out.stderr.strip().count("\n") == 0

@@ -8,6 +8,18 @@ samples (calibration.json), and the points and accuracy files a reader writes by
 Lines that install, run the test suite or the benchmark scripts, calibrate this host
 (minutes; the made-up calibration stands in), need a Dask cluster, a GPU or a corpus of
 matrices outside the repository are left out, each for its reason.
+
+Where a document shows what a block prints (a ```text block after the ```sh block, with
+only prose between them), the block's stdout must show it: every line of the shown text,
+in order, is a line of the real output (the document may leave lines out, such as a
+table's rule or footnotes), after this normalisation of both sides and nothing more:
+
+- runs of spaces become one space and lines are stripped (a column's width follows its
+  widest cell; trailing padding is invisible);
+- the work folder's absolute path becomes ``.``;
+- a figure timed on the host that runs the example (:data:`HOST_TIMED`: how long a
+  reordering takes, and the products that pay for it) becomes a stand-in.
+Every other number, name and word must be the one the document shows.
 """
 
 from __future__ import annotations
@@ -38,6 +50,12 @@ LEFT_OUT = (
     (r"pip download", "downloads wheels"),
     (r"CORPUS", "names a corpus of matrices outside the repository"),
 )
+#: (pattern, stand-in) for figures that are timed on the host running the example
+HOST_TIMED = (
+    # reorder time and break-even of analyze --reorder: "1.54 s  12.1 k runs"
+    (re.compile(r"\b[\d.,]+ (?:s|ms|us|ns|min|h) [\d.,]+ (?:k |M )?runs\b"),
+     "<reorder time> <break-even>"),
+)
 #: blocks with these run for seconds to minutes: marked slow
 SLOW = re.compile(r"hw probe(?! .*--quick)|sparsroof bench |sparsroof batch |sparsroof whatif ")
 
@@ -57,11 +75,49 @@ def _runnable(lines: list[str]) -> str:
 
 
 def doc_blocks() -> list[tuple[str, str]]:
-    found = []
+    return [(where, block) for where, block, _ in doc_blocks_shown()]
+
+
+def doc_blocks_shown() -> list[tuple[str, str, str | None]]:
+    """(where, ```sh block, the ```text block that shows its output or None) of the
+    README and docs/*.md, in order."""
+    found: list[tuple[str, str, str | None]] = []
     for path in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
-        for n, block in enumerate(re.findall(r"```sh\n(.*?)```", path.read_text(), re.S)):
-            found.append((f"{path.relative_to(ROOT)}#{n + 1}", block))
+        fences = list(re.finditer(r"```(\w*)\n(.*?)```", path.read_text(), re.S))
+        n = 0
+        for i, fence in enumerate(fences):
+            if fence.group(1) != "sh":
+                continue
+            n += 1
+            after = fences[i + 1] if i + 1 < len(fences) else None
+            shown = after.group(2) if after is not None and after.group(1) == "text" else None
+            found.append((f"{path.relative_to(ROOT)}#{n}", fence.group(2), shown))
     return found
+
+
+def normalised(text: str, folder: Path | None = None) -> list[str]:
+    """The non-empty lines of ``text`` as the shown output is compared (module docstring)."""
+    if folder is not None:
+        text = text.replace(str(folder), ".")
+    lines = []
+    for line in text.splitlines():
+        line = " ".join(line.split())
+        for pattern, stand_in in HOST_TIMED:
+            line = pattern.sub(stand_in, line)
+        if line:
+            lines.append(line)
+    return lines
+
+
+def missing_from(shown: list[str], printed: list[str]) -> str | None:
+    """The first shown line that is not, in order, a printed line; None when all are."""
+    at = 0
+    for line in shown:
+        try:
+            at = printed.index(line, at) + 1
+        except ValueError:
+            return line
+    return None
 
 
 def help_blocks() -> list[tuple[str, str]]:
@@ -85,10 +141,11 @@ def help_blocks() -> list[tuple[str, str]]:
 
 def _params() -> list[object]:
     params: list[object] = []
-    for where, block in doc_blocks() + help_blocks():
+    helps = [(where, block, None) for where, block in help_blocks()]
+    for where, block, shown in doc_blocks_shown() + helps:
         script = _runnable(_logical_lines(block))
         marks = [pytest.mark.slow] if SLOW.search(script) else []
-        params.append(pytest.param(script, id=where, marks=marks))
+        params.append(pytest.param(script, shown, id=where, marks=marks))
     return params
 
 
@@ -141,12 +198,14 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_every_source_has_examples() -> None:
     names = {where.split("#")[0] for where, _ in doc_blocks()}
     assert "README.md" in names and len(names) >= 8
+    shown = [where for where, _, text in doc_blocks_shown() if text is not None]
+    assert len([w for w in shown if w.startswith("README.md")]) >= 2, shown
     helps = {where for where, _ in help_blocks()}
     assert {"sparsroof analyze --help", "sparsroof check --help", "sparsroof hw --help"} <= helps
 
 
-@pytest.mark.parametrize("script", _params())
-def test_example_runs(script: str, workdir: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("script,shown", _params())
+def test_example_runs(script: str, shown: str | None, workdir: Path, tmp_path: Path) -> None:
     if not script:
         pytest.skip("every line of this block is left out (see LEFT_OUT)")
     if "jq " in script and shutil.which("jq") is None:
@@ -164,3 +223,24 @@ def test_example_runs(script: str, workdir: Path, tmp_path: Path) -> None:
                             capture_output=True, text=True, env=env, timeout=540)
     assert result.returncode == 0, f"{script}\n---\n{result.stderr[-2000:]}"
     assert "Traceback" not in result.stderr
+    if shown is not None:
+        printed = normalised(result.stdout, here)
+        missing = missing_from(normalised(shown), printed)
+        assert missing is None, (f"the document shows\n  {missing}\nwhich the example does "
+                                 f"not print; it printed:\n" + "\n".join(printed))
+
+
+def test_shown_output_is_compared_line_by_line() -> None:
+    """The comparison itself: padding and host-timed figures are normalised, nothing
+    else; lines may be left out but not reordered or changed."""
+    printed = normalised("d  format  ordering  bandwidth  reorder time   break-even  best\n"
+                         "──────\n8  csr     rcm        700     1.54 s  12.1 k runs  yes \n"
+                         "footnote\n")
+    assert printed[2] == "8 csr rcm 700 <reorder time> <break-even> yes"
+    shown = normalised("8  csr  rcm  700   4.19 s  32.8 k runs  yes\n")
+    assert missing_from(shown, printed) is None
+    assert missing_from(normalised("8  csr  rcm  701  1.54 s  12.1 k runs  yes"), printed)
+    assert missing_from(normalised("footnote\n──────"), printed) == "──────"
+    # SoL and other modelled times are not host-timed: a changed one is a difference
+    assert missing_from(["97.5 us"], normalised("98 us")) == "97.5 us"
+    assert normalised("/tmp/x/w/data/a.mtx: error", Path("/tmp/x/w")) == ["./data/a.mtx: error"]

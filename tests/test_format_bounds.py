@@ -97,7 +97,7 @@ def test_a_missing_floor_falls_back_to_a_smaller_one_with_a_note() -> None:
     assert seconds == 1.0e-6 and "gives no sync launch floor" in note
     seconds, note = launch_floor(spec, "stream")  # type: ignore[arg-type]
     assert seconds == 1.0e-6 and "its graph floor is used" in note
-    with pytest.raises(OptionError, match="--timing: unknown method 'warm'"):
+    with pytest.raises(OptionError, match="timing: unknown method 'warm'"):
         launch_floor(spec, "warm")  # type: ignore[arg-type]
 
 

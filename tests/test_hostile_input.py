@@ -126,7 +126,7 @@ def test_huge_declared_sizes_are_refused_before_reading(tmp_path: Path,
                                                          size_line: bytes) -> None:
     path = _write(tmp_path / "h.mtx", COO + size_line + b"1 1 1\n")
     with pytest.raises(MatrixFileError, match="too large to load: needs about .* "
-                                              "--max-memory allows 1 GB"):
+                                              "max_memory allows 1 GB"):
         load(path, max_memory=1e9)
 
 

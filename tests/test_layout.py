@@ -21,7 +21,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("cli",),
     ("plot",),
     ("report",),
-    ("advisor", "host", "whatif", "batch", "ci", "compare"),
+    ("advisor", "host", "whatif", "batch", "ci"),
+    ("compare",),  # measured runs, read by ci's budgets as by compare itself
     ("analysis",),
     ("model",),
     ("structure",),

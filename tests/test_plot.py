@@ -227,7 +227,7 @@ def test_sparsity_roofline_reads_csv_and_json(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("text,needle", [
     ("pattern,sparsity,speedup,accuracy\nx,50,2,70\n", "not a fraction"),
-    ("pattern,sparsity,speedup\nx,0.5,2\n", "missing accuracy"),
+    ("pattern,sparsity,speedup,accuracy\nx,0.5,,70\n", "missing speedup"),
     ("pattern,sparsity,speedup,accuracy\nx,0.5,fast,70\n",
      "field 'speedup' is 'fast', expected a finite number"),
 ])
@@ -237,6 +237,18 @@ def test_sparsity_points_errors_name_the_line(tmp_path: Path, text: str, needle:
     with pytest.raises(FigureError, match=needle) as err:
         read_sparsity_points(path)
     assert "bad.csv: line 2" in str(err.value)
+
+
+def test_sparsity_points_without_an_accuracy_are_left_out(tmp_path: Path) -> None:
+    """As whatif --points writes them: a row for every level, an accuracy for some."""
+    path = tmp_path / "points.csv"
+    path.write_text("pattern,sparsity,speedup,accuracy\n2:4,0.5,1.6,70\n2:4,0.75,2.1,\n"
+                    "block4,0.5,1.2,72\n")
+    points = read_sparsity_points(path)
+    assert [(p.pattern, p.sparsity) for p in points] == [("2:4", 0.5), ("block4", 0.5)]
+    path.write_text("pattern,sparsity,speedup\nx,0.5,2\n")
+    with pytest.raises(FigureError, match="no point has an accuracy"):
+        read_sparsity_points(path)
 
 
 def test_spy_density_by_hand() -> None:

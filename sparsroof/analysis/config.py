@@ -38,16 +38,16 @@ def _listed(value: OptionValue) -> list[Any]:
 def _normalise(name: str, value: OptionValue) -> Any:
     """One option's value as its Config field holds it."""
     if name in ("widths", "ranks"):
-        return whole_numbers(_listed(value), "--d" if name == "widths" else "--ranks")
+        return whole_numbers(_listed(value), "{opt:d}" if name == "widths" else "{opt:ranks}")
     if name == "storages":
-        return _names([str(v) for v in _listed(value)], STORAGES)
+        return _names([str(v) for v in _listed(value)], STORAGES, option="storage")
     if name == "models":  # the tables call the band's edges optimistic and pessimistic
         spelled = [str(v) for v in _listed(value)]
         return _names([",".join(_MODEL_SYNONYMS.get(p.strip(), p.strip())
                                 for p in v.split(",")) for v in spelled],
-                      MODELS, extra=("auto",))
+                      MODELS, extra=("auto",), option="model")
     if name == "reorder":
-        return _names([str(v) for v in _listed(value)], list(ORDERINGS))
+        return _names([str(v) for v in _listed(value)], list(ORDERINGS), option="reorder")
     return value
 
 
@@ -85,29 +85,35 @@ class Config:
     def __post_init__(self) -> None:
         check_timing(self.timing, self.calls_per_sync)
         checks = (
-            (self.kernel in KERNELS, f"unknown kernel {self.kernel!r}"),
-            (self.dtype in VALUE_BYTES, f"unknown dtype {self.dtype!r}"),
-            (self.index in INDEX_BYTES, f"unknown index type {self.index!r}"),
+            (self.kernel in KERNELS, f"{{opt:kernel}}: unknown kernel {self.kernel!r} (choose from "
+                                      f"{', '.join(KERNELS)})"),
+            (self.dtype in VALUE_BYTES, f"{{opt:dtype}}: unknown dtype {self.dtype!r} (choose "
+                                         f"from {', '.join(VALUE_BYTES)})"),
+            (self.index in INDEX_BYTES, f"{{opt:index}}: unknown index type {self.index!r}"),
             (bool(self.widths) and all(w >= 1 for w in self.widths),
-             "--d: widths must be whole numbers of at least 1"),
+             "{opt:d}: widths must be whole numbers of at least 1"),
             (self.kernel != "spmv" or set(self.widths) == {1},
-             "spmv multiplies by one vector (d = 1); use --kernel spmm for wider B"),
+             "{opt:d}: spmv multiplies by one vector (d = 1); for wider B use {opt:kernel=spmm}"),
             (all(s in STORAGES for s in self.storages),
-             f"unknown storage in {self.storages} (choose from {', '.join(STORAGES)})"),
+             f"{{opt:storage}}: unknown storage in {self.storages} (choose from "
+             f"{', '.join(STORAGES)})"),
             (all(m in (*MODELS, "auto") for m in self.models),
-             f"unknown model in {self.models} (choose from auto, {', '.join(MODELS)})"),
-            (self.unit is None or self.unit in UNITS, f"unknown unit {self.unit!r}"),
-            (all(p >= 1 for p in self.ranks), "--ranks: rank counts must be at least 1"),
-            (0 < self.reuse_factor <= 1, "the reuse factor must lie in (0, 1]"),
-            (0 < self.hub_fraction < 1, "the hub fraction must lie in (0, 1)"),
-            (self.launches is None or self.launches >= 0, "--launches must be 0 or more"),
+             f"{{opt:model}}: unknown model in {self.models} (choose from auto, "
+             f"{', '.join(MODELS)})"),
+            (self.unit is None or self.unit in UNITS, f"{{opt:unit}}: unknown unit {self.unit!r}"),
+            (all(p >= 1 for p in self.ranks), "{opt:ranks}: rank counts must be at least 1"),
+            (0 < self.reuse_factor <= 1, "{opt:reuse_factor} must lie in (0, 1]"),
+            (0 < self.hub_fraction < 1, "{opt:hub_fraction} must lie in (0, 1)"),
+            (self.launches is None or self.launches >= 0, "{opt:launches} must be 0 or more"),
             (self.block_size is None or self.block_size in (2, 4, 8, 16, 32),
-             "the block size must be 2, 4, 8, 16 or 32"),
+             "{opt:block_size} must be 2, 4, 8, 16 or 32"),
             (all(o in ORDERINGS for o in self.reorder),
-             f"unknown ordering in {self.reorder} (choose from {', '.join(ORDERINGS)})"),
+             f"{{opt:reorder}}: unknown ordering in {self.reorder} (choose from "
+             f"{', '.join(ORDERINGS)})"),
             (not self.reorder or bool({"auto", "cache-aware"} & set(self.models)),
-             "--reorder compares the cache-aware model: keep auto or cache-aware in --model"),
-            (self.hyb_split in ("rule", "least"), "the HYB split is 'rule' or 'least'"),
+             "{opt:reorder} compares the cache-aware model: keep auto or cache-aware in "
+             "{opt:model}"),
+            (self.hyb_split in ("rule", "least"), "{opt:hyb_split} is 'rule' or 'least'"),
         )
         for ok, message in checks:
             if not ok:
@@ -137,8 +143,8 @@ class Config:
         return cls(**values)
 
 
-def _names(values: Sequence[str], table: Sequence[str], extra: Sequence[str] = ()
-           ) -> tuple[str, ...]:
+def _names(values: Sequence[str], table: Sequence[str], extra: Sequence[str] = (),
+           option: str = "") -> tuple[str, ...]:
     """Split comma lists and expand "all".
 
     >>> _names(["csr,ell", "csr"], ["csr", "ell", "coo"])
@@ -153,7 +159,8 @@ def _names(values: Sequence[str], table: Sequence[str], extra: Sequence[str] = (
                 names.extend(table)
             elif part:
                 if part not in table and part not in extra:
-                    raise OptionError(f"unknown choice {part!r} (choose from "
+                    where = f"{{opt:{option}}}: " if option else ""
+                    raise OptionError(f"{where}unknown choice {part!r} (choose from "
                                       f"{', '.join([*extra, *table, 'all'])})")
                 names.append(part)
     return tuple(dict.fromkeys(names))
@@ -164,9 +171,9 @@ def whole_numbers(values: Sequence[str | int], option: str = "") -> tuple[int, .
 
     >>> whole_numbers(["1,4", 16])
     (1, 4, 16)
-    >>> whole_numbers(["1,x"], "--d")
+    >>> whole_numbers(["1,x"], "{opt:d}")
     Traceback (most recent call last):
-    sparsroof.errors.OptionError: --d: 'x' is not a whole number
+    sparsroof.errors.OptionError: d: 'x' is not a whole number
     """
     widths: list[int] = []
     for value in values:

@@ -185,7 +185,7 @@ def _distributed(matrix: Matrix, spec: HwSpec, config: Config) -> tuple[RankBoun
     if not config.ranks:
         return ()
     if spec.network is None:
-        raise OptionError(f"{spec.name} has no network bandwidth: --ranks needs one")
+        raise OptionError(f"{spec.name} has no network bandwidth: {{opt:ranks}} needs one")
     unit, precision = resolve_unit(spec, config.unit or "simt", config.dtype,
                                    config.precision, config.unit is not None)
     level = spec.dram
@@ -301,7 +301,7 @@ def analyze_measured(m: Measured, spec: HwSpec, config: Config) -> Analysis:
 
 def _check_reorder(spec: HwSpec) -> None:
     if _cache_bytes(spec) is None:
-        raise OptionError(f"{spec.name} gives no cache capacity: --reorder compares the "
+        raise OptionError(f"{spec.name} gives no cache capacity: {{opt:reorder}} compares the "
                           "cache-aware model, which needs one")
 
 

@@ -6,7 +6,7 @@ modelled configuration must meet::
 
     version: 1
     defaults: {hw: a100, kernel: spmv, dtype: fp64, storage: csr, model: compulsory}
-    measured: measured.csv            # optional: matrix, kernel, width, seconds
+    measured: measured.csv            # optional: matrix, time_s, kernel, d, ...
     # optional settings: timing (graph, stream, sync, cold: how the measured runs are
     # timed, which sets the launch floor) and calls_per_sync (with timing: sync)
     checks:

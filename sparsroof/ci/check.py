@@ -27,7 +27,7 @@ from ..model.timing import describe
 from .budget import LIMITS, Budget, Check, Limit
 from .inputs import (
     BASELINE_CONFIG,
-    bench_key,
+    Measured,
     load_baseline,
     load_measured,
 )
@@ -161,21 +161,24 @@ def _judge(check: Check, key: str, p: Point, value: float | str, limit: float | 
                    PASS if ok else FAIL, reference)
 
 
-def _fraction(check: Check, p: Point, limit: float, measured: dict[Any, float],
+def _fraction(check: Check, p: Point, limit: float, measured: Measured | None,
               source: str) -> Outcome:
     config = check.config
-    run = bench_key(p.matrix, p.kernel, p.width, p.storage, p.dtype, config.timing,
-                    config.calls_per_sync)
-    seconds = measured.get(run, measured.get((p.matrix, p.kernel, p.width)))
+    wanted: dict[str, Any] = {"kernel": p.kernel, "format": p.storage, "dtype": p.dtype,
+                              "hw": p.spec, "timing": config.timing}
+    if config.timing == "sync":
+        wanted["calls_per_sync"] = config.calls_per_sync
+    seconds = None if measured is None else measured.seconds(p.matrix, p.width, wanted)
+    other = None if measured is None or seconds is not None \
+        else measured.timed_otherwise(p.matrix, p.width, wanted)
+    if other is not None:
+        raise BudgetError(source, f"matrix {p.matrix!r} {p.storage} {p.dtype} d={p.width} "
+                          f"was timed {describe(other.timing or '', other.calls_per_sync or 1)}"
+                          f", and the check bounds runs timed "
+                          f"{describe(config.timing, config.calls_per_sync)}: set the "
+                          "check's 'timing' (and 'calls_per_sync') to how the runs were "
+                          "timed", check.name, "timing")
     if seconds is None:
-        timed = [k for k in measured if len(k) == len(run) and k[:5] == run[:5]]
-        if timed:
-            raise BudgetError(source, f"matrix {p.matrix!r} {p.storage} {p.dtype} "
-                              f"d={p.width} was timed {describe(timed[0][5], timed[0][6])}, "
-                              f"and the check bounds runs timed "
-                              f"{describe(run[5], run[6])}: set the check's 'timing' (and "
-                              "'calls_per_sync') to how the runs were timed", check.name,
-                              "timing")
         raise BudgetError(source, f"no measured time for matrix {p.matrix!r}, kernel "
                           f"{p.kernel}, width {p.width}", check.name,
                           "limits.min_fraction_of_sol")
@@ -185,7 +188,8 @@ def _fraction(check: Check, p: Point, limit: float, measured: dict[Any, float],
     return outcome
 
 
-def _limits(check: Check, p: Point, measured: dict[Any, float], source: str) -> list[Outcome]:
+def _limits(check: Check, p: Point, measured: Measured | None, source: str
+            ) -> list[Outcome]:
     values: dict[str, float | str] = {
         "max_sol_latency": p.sol_s, "min_attainable": p.attainable_flops,
         "min_speedup_over_dense": p.speedup_over_dense, "max_bytes_moved": p.bytes_total,
@@ -251,17 +255,18 @@ def _points(check: Check, matrices: _Matrices) -> list[Point]:
     return points
 
 
-def _measured(budget: Budget) -> tuple[dict[Any, float], list[str]]:
+def _measured(budget: Budget) -> tuple[Measured | None, list[str]]:
     users = [c for c in budget.checks if any(k == "min_fraction_of_sol" for k, _ in c.limits)]
     if users and budget.measured is None:
         raise BudgetError(budget.path, "needs measured results: set 'measured' in the budget "
                           "file or pass --measured", users[0].name, "limits.min_fraction_of_sol")
     if budget.measured is None:
-        return {}, []
+        return None, []
     if not users:
-        return {}, [f"measured results {budget.measured} not used: no check sets "
-                    "min_fraction_of_sol"]
-    return load_measured(budget.measured), []
+        return None, [f"measured results {budget.measured} not used: no check sets "
+                      "min_fraction_of_sol"]
+    measured = load_measured(budget.measured)
+    return measured, list(measured.notes)
 
 
 def run_checks(budget: Budget, baseline: str | None = None,

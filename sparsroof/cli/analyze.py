@@ -34,6 +34,7 @@ from .common import (
     timing_options,
     warn_flagged,
 )
+from .guard import echo_message
 
 
 @click.command("analyze")
@@ -126,7 +127,7 @@ def command(matrices: tuple[str, ...], hw: tuple[str, ...], kernel: str, widths:
                             max_memory=limit)
             groups.append([analyze_measured(m, s, config) for s in specs])
         except MatrixFileError as err:
-            echo_error(str(err))
+            echo_error(err.on_command_line())
             errors.append({"path": err.path, "error": err.problem})
             continue
         except MemoryError:
@@ -174,7 +175,7 @@ def render(groups: list[list[Analysis]], errors: list[dict[str, str]], output: s
         emit(to_csv(analyses))
         for a in analyses:  # the CSV has a row per computed result only: say what is not
             for line in not_computed(a):
-                click.echo(f"sparsroof: note: {a.matrix.name}: {line}", err=True)
+                echo_message(f"sparsroof: note: {a.matrix.name}: {line}")
     else:
         console = table_console(wide)
         for group in groups:

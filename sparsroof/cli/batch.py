@@ -32,6 +32,7 @@ from .common import (
     memory_limit,
     table_console,
 )
+from .guard import echo_message
 
 DEFAULT_STORE = "sparsroof-results.db"
 
@@ -58,7 +59,7 @@ def _tell(plan: Plan, summary: RunCounts, store: str) -> None:
     for label, kind, reason in summary.failures:
         if kind == "bug":  # its traceback was printed when it happened
             reason = f"{reason.strip().splitlines()[-1]} (traceback above)"
-        click.echo(f"sparsroof: failed: {label}: {kind}: {reason}", err=True)
+        echo_message(f"sparsroof: failed: {label}: {kind}: {reason}")
     parts = [f"{summary.analysed} analysed ({summary.entries:,} entries in "
              f"{summary.seconds:.1f} s)", f"{plan.count('cached')} already in the store",
              f"{len(summary.failures)} failed"]
@@ -69,7 +70,7 @@ def _tell(plan: Plan, summary: RunCounts, store: str) -> None:
         ("filtered", "filtered out")) if plan.count(s)]
     if plan.auxiliary:
         parts.append(f"{len(plan.auxiliary)} auxiliary files skipped (--aux)")
-    click.echo(f"sparsroof: batch: {', '.join(parts)}; results in {store}", err=True)
+    echo_message(f"sparsroof: batch: {', '.join(parts)}; results in {store}")
 
 
 @click.command("batch")
@@ -175,5 +176,5 @@ def command(paths: tuple[str, ...], hw: tuple[str, ...], kernel: str,
         _tell(plan, summary, store_path)
         if export_path:
             rows = export(store, export_path)
-            click.echo(f"sparsroof: batch: {rows} rows written to {export_path}", err=True)
+            echo_message(f"sparsroof: batch: {rows} rows written to {export_path}")
     return 1 if summary.failures or (strict and plan.count("failed")) else 0

@@ -19,6 +19,7 @@ from ..report.ci import (
     workflow_commands,
 )
 from .common import echo_error, emit, table_console
+from .guard import echo_message
 
 
 def _write(path: str, text: str, append: bool = False) -> None:
@@ -31,8 +32,9 @@ def _write(path: str, text: str, append: bool = False) -> None:
 
 @click.command("check")
 @click.argument("budget", metavar="BUDGET.yaml")
-@click.option("--measured", metavar="FILE", help="Measured results (JSON or CSV with matrix, "
-              "kernel, width, seconds); replaces the budget file's 'measured' key.")
+@click.option("--measured", metavar="FILE", help="Measured runs, in the CSV or JSON that "
+              "'compare' reads (matrix, time_s, and optionally kernel, format, d, ...); "
+              "replaces the budget file's 'measured' key.")
 @click.option("--baseline", metavar="OLD.json",
               help="Fail points whose SoL latency or bytes moved grew past --tolerance.")
 @click.option("--tolerance", metavar="PCT",
@@ -66,7 +68,7 @@ def command(budget: str, measured: str | None, baseline: str | None, tolerance: 
     allowed = parse_tolerance(tolerance or "0")
     report = run_checks(load_budget(budget, measured), baseline, allowed)
     for note in report.notes:
-        click.echo(f"sparsroof: note: {note}", err=True)
+        echo_message(f"sparsroof: note: {note}")
     if junit:
         _write(junit, to_junit(report))
     if write_baseline:

@@ -68,7 +68,7 @@ def command(matrices: tuple[str, ...], output: str, cache: bool = True) -> int:
         try:
             m = measured(path, cache=cache)
         except MatrixFileError as err:
-            echo_error(str(err))
+            echo_error(err.on_command_line())
             errors.append({"path": err.path, "error": err.problem})
             continue
         results.append((m.name, m.path, m.structure, classify(m.structure)))

@@ -17,12 +17,14 @@ from .common import (
     DTYPE_OPTION,
     KERNEL_OPTION,
     OUTPUT_OPTION,
+    check_figure,
     echo_error,
     emit,
     hw_option,
     table_console,
     timing_options,
 )
+from .guard import echo_message
 from .plot import echo_written
 
 if TYPE_CHECKING:
@@ -64,8 +66,9 @@ def command(runs_file: str, hw: str, kernel: str, width: int, dtype: str, time_u
     the % of SoL and the term that bound it (launch floor, a memory level, compute).
 
     RUNS is a CSV with the columns matrix,time_s and optionally kernel, format, d, dtype,
-    hw, implementation, timing (matrix paths relative to the CSV); or the JSON of
-    'sparsroof bench -O json'; or Ginkgo's SpMV benchmark JSON (a format without a traffic
+    hw, implementation, timing (matrix paths relative to the CSV; a budget file's older
+    width and seconds are read as d and time_s), or those fields as a JSON list; or the
+    JSON of 'sparsroof bench -O json'; or Ginkgo's SpMV benchmark JSON (a format without a traffic
     model is noted and skipped). Each run is bounded for the way it was timed (its own
     'timing', else --timing). A run faster than its bound is a violation: it is listed
     with the term that set the bound. A bad row gets a one-line error and the rest are
@@ -80,10 +83,7 @@ def command(runs_file: str, hw: str, kernel: str, width: int, dtype: str, time_u
       sparsroof compare measured.csv --hw v100-sxm2 --plot measured.png
       sparsroof compare bench.json --calibration calibration.json
     """
-    if plot_file:
-        from ..plot import figure_format
-
-        figure_format(plot_file)  # a bad suffix fails before any run is judged
+    check_figure(plot_file)  # a bad suffix fails before any run is judged
     if calibration_file:
         from ..host.calibration import load as load_calibration
 
@@ -117,12 +117,12 @@ def echo_judged(judged: Sequence[Judged], errors: Sequence[Any], output: str, *,
     failed = [e for e in errors if not getattr(e, "skipped", False)]
     summary = summarise(judged, len(failed))
     for note in capped(str(n) for n in skipped):  # a few of each kind, then a count
-        click.echo(f"sparsroof: note: {note}", err=True)
+        echo_message(f"sparsroof: note: {note}")
     for line in capped(str(e) for e in failed):
         echo_error(line)
     for j in judged:
         if j.violation:
-            click.echo(f"sparsroof: violation: {j.explanation()}", err=True)
+            echo_message(f"sparsroof: violation: {j.explanation()}")
     if output == "json":
         emit(document(summary) if document else compare_json(judged, summary, errors))
     elif output == "csv":

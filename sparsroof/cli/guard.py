@@ -13,12 +13,39 @@ import click
 
 from ..errors import SparsroofError
 
-__all__ = ["echo_error", "run_guarded"]
+__all__ = ["echo_error", "echo_message", "fitted_message", "run_guarded"]
+
+
+def fitted_message(line: str, width: int) -> str:
+    """``line`` wrapped at spaces to ``width`` columns, later lines indented two spaces;
+    a word longer than a line (a path, a number, a name) is never broken.
+
+    >>> print(fitted_message("warning: a.yaml: launch_overhead: missing: a GPU kernel", 30))
+    warning: a.yaml:
+      launch_overhead: missing: a
+      GPU kernel
+    """
+    import textwrap
+
+    if len(line) <= width:
+        return line
+    return "\n".join(textwrap.wrap(line, width, subsequent_indent="  ",
+                                   break_long_words=False, break_on_hyphens=False))
+
+
+def echo_message(line: str) -> None:
+    """A message on stderr: one line in a log or a pipe (so grep finds it whole), wrapped
+    at spaces to the terminal's width on a terminal (so no word is cut at its edge)."""
+    if sys.stderr.isatty():
+        import shutil
+
+        line = fitted_message(line, shutil.get_terminal_size().columns - 1)
+    click.echo(line, err=True)
 
 
 def echo_error(message: str) -> None:
     """One line on stderr, prefixed so it can be found in logs."""
-    click.echo(f"sparsroof: error: {message}", err=True)
+    echo_message(f"sparsroof: error: {message}")
 
 
 def run_guarded(command: click.Command, argv: list[str] | None) -> int:
@@ -36,8 +63,8 @@ def run_guarded(command: click.Command, argv: list[str] | None) -> int:
     except click.ClickException as err:
         err.show()
         return err.exit_code
-    except SparsroofError as err:
-        echo_error(str(err))
+    except SparsroofError as err:  # the core names parameters; the command line, its flags
+        echo_error(err.on_command_line())
         return err.exit_code
     except BrokenPipeError:
         # the reader went away (| head): exit quietly, without a second error at shutdown

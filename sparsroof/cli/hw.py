@@ -11,6 +11,7 @@ from ..errors import OptionError
 from ..hardware.library import bundled_names, load_spec, validate_file
 from ..report.hardware import list_csv, list_json, list_table, show_json, show_table
 from .common import OUTPUT_OPTION, WIDE_OPTION, check_writable, emit, table_console
+from .guard import echo_message
 
 __all__ = ["command"]
 
@@ -93,7 +94,7 @@ def validate(paths: tuple[str, ...]) -> int:
             spec = load_spec(path)
             emit(f"{path}: OK ({spec.name}: {spec.device})")
             for line in spec_warnings(spec):
-                click.echo(f"warning: {path}: {line}", err=True)
+                echo_message(f"warning: {path}: {line}")
     if bad:
         click.echo(f"sparsroof: {bad} of {len(paths)} spec file(s) have problems", err=True)
     return 1 if bad else 0

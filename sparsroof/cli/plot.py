@@ -18,7 +18,6 @@ from ..plot import (
     plot_ridgeline_results,
     read_measured,
     read_results,
-    read_sparsity_points,
     save,
     sparsity_roofline_figure,
 )
@@ -227,9 +226,17 @@ def sparsity_roofline(points: str, out: str, title: str | None, accuracy_label: 
                       size: str | None, dpi: int) -> None:
     """Accuracy vs speedup at speed of light, one line per sparsity pattern.
 
-    POINTS has the columns pattern, sparsity (a fraction), speedup and accuracy.
+    POINTS has the columns pattern, sparsity (a fraction), speedup and accuracy, as
+    'sparsroof whatif --accuracy ACC.csv --points FILE' writes them; rows without an
+    accuracy are left out.
     """
-    fig = sparsity_roofline_figure(read_sparsity_points(points), title=title,
+    from ..plot.sparsity import read_sparsity_file
+
+    found, skipped = read_sparsity_file(points)
+    if skipped:
+        click.echo(f"sparsroof: {skipped} point(s) have no accuracy and are left out",
+                   err=True)
+    fig = sparsity_roofline_figure(found, title=title,
                                    accuracy_label=accuracy_label,
                                    size=size_of(size) or (7.0, 5.0), dpi=dpi)
     echo_written(save(fig, out))

@@ -160,6 +160,7 @@ def _check_study(model: str | None, ranks: tuple[str, ...], measured_file: str |
         raise OptionError("--plot draws accuracy against speedup: give --accuracy ACC.csv")
     if points_file and Path(points_file).suffix.lower() not in (".csv", ".json"):
         raise OptionError(f"--points {points_file}: use a .csv or .json file")
+    check_figure(plot_file)  # before the study, not after it
     return model
 
 

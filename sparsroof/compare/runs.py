@@ -1,12 +1,18 @@
 """Reading measured run times: a simple CSV, sparsroof's own ``bench -O json``, and the JSON
 of Ginkgo's SpMV benchmark.
 
-- CSV: a header with ``matrix`` and ``time_s``, and optionally ``kernel`` (spmv/spmm),
+- CSV, the one measured-runs dialect that ``compare``, ``check`` and ``plot`` read: a
+  header with ``matrix`` and ``time_s``, and optionally ``kernel`` (spmv/spmm),
   ``format`` (a storage name), ``d`` (width of B), ``dtype``, ``hw`` (a spec name or
   path), ``implementation`` (the code that ran: a library, a kernel variant; runs of
   one format by several codes stay apart in figures) and ``timing`` (how the run was
   timed: graph, stream, sync or cold; see :mod:`sparsroof.model.timing`), with
-  ``calls_per_sync`` for sync. Matrix paths are relative to the CSV's folder.
+  ``calls_per_sync`` for sync. Matrix paths are relative to the CSV's folder. A time is a
+  number in the reader's time unit or a time with its own unit ("21 us"). ``seconds``
+  and ``width``, the columns budget files once used, are read as ``time_s`` and ``d``;
+  any other column is noted and not read.
+- The same fields as JSON records: a list of objects with ``matrix`` (or an object whose
+  ``results`` is that list).
 - ``bench -O json``: each result's fastest repetition (``min_s``), its format, width,
   dtype, backend (the implementation), timing method and calls per synchronisation (a
   GPU run's; a host run's is stream) and the spec it was run against (the user's YAML
@@ -41,9 +47,10 @@ from pathlib import Path
 from typing import Any
 
 from ..analysis.config import MAX_WIDTH
-from ..errors import SOURCE_CHARS, MeasuredRunsError, clip
+from ..errors import SOURCE_CHARS, MeasuredRunsError, UnitError, clip
 from ..model.timing import TIMINGS
 from ..model.traffic import KERNELS, STORAGES, VALUE_BYTES
+from ..units import parse_quantity
 from ..userfile import (
     FieldError,
     described,
@@ -56,7 +63,13 @@ from ..userfile import (
 )
 
 __all__ = ["MeasuredRun", "RowError", "read_runs", "GINKGO_FORMATS", "TIME_UNITS",
-           "find_matrix"]
+           "RUN_COLUMNS", "COLUMN_ALIASES", "find_matrix"]
+
+#: the columns of the measured-runs CSV (and fields of its JSON records)
+RUN_COLUMNS = ("matrix", "time_s", "kernel", "format", "d", "dtype", "hw", "implementation",
+               "timing", "calls_per_sync")
+#: older column names read as the dialect's own: ``seconds`` and ``width`` of budgets
+COLUMN_ALIASES = {"seconds": "time_s", "width": "d"}
 
 #: seconds per unit of a time column
 TIME_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
@@ -101,6 +114,8 @@ class MeasuredRun:
     calibration: str | None = None  # a calibration's file: its measured roofs bound the run
     implementation: str = ""  # the code that ran (a library, a backend), where known
     calls_per_sync: int | None = None  # with timing sync; None: the count given to judge
+    #: the fields the row itself gave (RUN_COLUMNS names); the others are defaults
+    given: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,7 +146,11 @@ def _seconds(value: Any, what: str, scale: float, from_text: bool = False) -> fl
         try:
             seconds = float(value.strip()) * scale
         except ValueError:
-            raise FieldError(f"{what} {shown(value.strip())} is not a number") from None
+            try:  # a time with its own unit: "21 us"
+                return parse_quantity(value, "time")
+            except UnitError:
+                raise FieldError(f"{what} {shown(value.strip())} is not a number or a time "
+                                 "such as '21 us'") from None
         if not (math.isfinite(seconds) and seconds > 0):
             raise FieldError(f"{what} {shown(value.strip())} is not a positive number of "
                              "seconds")
@@ -181,13 +200,16 @@ class _Matrices:
     string shared by the runs that name it); a file that is not found is the row's
     error."""
 
-    def __init__(self, base: Path, matrix_dir: str | None) -> None:
+    def __init__(self, base: Path, matrix_dir: str | None, locate: bool = True) -> None:
         self.base = base
         self.matrix_dir = matrix_dir
+        self.locate = locate
         self.index: dict[str, list[Path]] = {}
         self.found: dict[str, tuple[str, bool]] = {}
 
     def __call__(self, written: str) -> str:
+        if not self.locate:
+            return written
         if written not in self.found:
             path = find_matrix(str(self.base / written), self.matrix_dir, self.index)
             self.found[written] = (path, os.path.isfile(path))
@@ -198,37 +220,101 @@ class _Matrices:
         return path
 
 
-def _csv_run(row: dict[Any, Any], source: str, d: _Defaults, matrices: _Matrices
-             ) -> MeasuredRun:
-    matrix = (row.get("matrix") or "").strip()
-    if not matrix:
+def _canonical(row: dict[Any, Any]) -> dict[str, Any]:
+    """A row with the old column names (``seconds``, ``width``) under the dialect's own."""
+    if not any(k in COLUMN_ALIASES for k in row):
+        return row
+    out = {k: v for k, v in row.items() if k not in COLUMN_ALIASES}
+    for old, new in COLUMN_ALIASES.items():
+        if old in row and row[old] not in (None, ""):
+            if out.get(new) not in (None, ""):
+                raise FieldError(f"both {new} and {old} (its older name): give one")
+            out[new] = row[old]
+    return out
+
+
+class _Given:
+    """The set of fields a row gave, one shared frozenset per distinct set."""
+
+    def __init__(self) -> None:
+        self.seen: dict[frozenset[str], frozenset[str]] = {}
+
+    def __call__(self, row: dict[Any, Any]) -> frozenset[str]:
+        given = frozenset(k for k in RUN_COLUMNS
+                          if isinstance(k, str) and row.get(k) not in (None, ""))
+        return self.seen.setdefault(given, given)
+
+
+def _record_run(row: dict[Any, Any], source: str, d: _Defaults, matrices: _Matrices,
+                given: _Given) -> MeasuredRun:
+    """A run from a CSV row or a JSON record of the same fields (JSON numbers stay
+    numbers: true is not a time)."""
+    row = _canonical(row)
+    matrix = row.get("matrix")
+    if not isinstance(matrix, str) or not matrix.strip():
         raise FieldError("no matrix named")
-    time_s = _seconds(row.get("time_s") or "", "time_s", TIME_UNITS[d.time_unit], True)
+    raw = row.get("time_s")
+    if raw is None or raw == "":
+        raise FieldError("no time_s given")
+    time_s = _seconds(raw, "time_s", TIME_UNITS[d.time_unit], isinstance(raw, str))
     kernel, storage, dtype = _choices(row, d, ("kernel", "format", "dtype"))
-    width = _width(row.get("d"), "d", d.width, from_text=True)
+    width = _width(row.get("d"), "d", d.width, from_text=isinstance(row.get("d"), str))
     _fits(kernel, width)
     timing = optional_text(row, "timing", None, choices=TIMINGS, lower=True)
     per_sync = row.get("calls_per_sync")
-    return MeasuredRun(source, matrices(matrix), time_s, kernel, storage, width, dtype,
-                       optional_text(row, "hw"), timing,
+    return MeasuredRun(source, matrices(matrix.strip()), time_s, kernel, storage, width,
+                       dtype, optional_text(row, "hw"), timing,
                        implementation=optional_text(row, "implementation", "") or "",
-                       calls_per_sync=_per_sync(per_sync, from_text=True))
+                       calls_per_sync=_per_sync(per_sync, from_text=isinstance(per_sync, str)),
+                       given=given(row))
+
+
+def _unread(columns: list[Any], source: str) -> Iterator[RowError]:
+    """A note per column the dialect does not read (a misspelt 'fromat' would else pass
+    for csr)."""
+    for column in columns:
+        if isinstance(column, str) and column not in RUN_COLUMNS \
+                and column not in COLUMN_ALIASES:
+            yield RowError(source, f"column {shown(column)} is not read (the columns are "
+                                   f"{', '.join(RUN_COLUMNS)})", skipped=True)
 
 
 def _csv_runs(path: Path, d: _Defaults, matrices: _Matrices
               ) -> Iterator[MeasuredRun | RowError]:
     with iter_csv(path, lambda problem: MeasuredRunsError(f"{path}: {problem}")) as table:
-        missing = [c for c in ("matrix", "time_s") if c not in table.header]
+        header = table.header
+        missing = [c for c in ("matrix", "time_s")
+                   if c not in header and not any(COLUMN_ALIASES.get(h) == c for h in header)]
         if missing:
             raise MeasuredRunsError(f"{path}: line 1: the header needs the columns "
                                     f"{', '.join(missing)} (found: "
-                                    f"{shown(', '.join(table.header), 80)})")
+                                    f"{shown(', '.join(header), 80)})")
+        yield from _unread(header, f"{path}:1")
+        given = _Given()
         for line, row in table:
             source = f"{path}:{line}"
             try:
-                yield _csv_run(row, source, d, matrices)
+                yield _record_run(row, source, d, matrices, given)
             except FieldError as err:
                 yield RowError(source, str(err))
+
+
+def _records(rows: list[Any], path: Path, d: _Defaults, matrices: _Matrices
+             ) -> Iterator[MeasuredRun | RowError]:
+    given = _Given()
+    unread: set[str] = set()
+    for i, row in enumerate(rows):
+        source = f"{path}:[{i}]"
+        if not isinstance(row, dict):
+            yield RowError(source, f"expected an object with matrix and time_s, found "
+                                   f"{described(row)}")
+            continue
+        yield from _unread([k for k in row if k not in unread], source)
+        unread.update(k for k in row if isinstance(k, str))
+        try:
+            yield _record_run(row, source, d, matrices, given)
+        except FieldError as err:
+            yield RowError(source, str(err))
 
 
 def _doc_text(doc: dict[str, Any], key: str, path: Path) -> str | None:
@@ -263,12 +349,15 @@ def _bench_run(r: Any, source: str, doc: dict[str, Any], path: Path, matrices: _
     width = _width(r.get("width"), "width", 1)
     _fits(kernel, width)
     timing = r.get("timing")
+    per_sync = _per_sync(r.get("calls_per_sync"))
+    # what a check matches a bench run by: what ran, and how it was timed where it says
+    given = frozenset({"kernel", "format", "dtype"} | ({"timing"} if timing else set())
+                      | ({"calls_per_sync"} if per_sync is not None else set()))
     return MeasuredRun(source, matrices(written), time_s, kernel, storage, width, dtype,
                        _spec_file(doc, path) or _doc_text(doc, "spec", path),
                        optional_text(r, "timing", choices=TIMINGS) if timing else None,
                        _doc_text(doc, "calibration", path),
-                       optional_text(r, "backend", "") or "",
-                       _per_sync(r.get("calls_per_sync")))
+                       optional_text(r, "backend", "") or "", per_sync, given)
 
 
 def _bench_runs(doc: dict[str, Any], path: Path, matrices: _Matrices
@@ -361,17 +450,18 @@ def find_matrix(recorded: str, matrix_dir: str | Path | None,
 
 
 def read_runs(path: str, *, kernel: str = "spmv", width: int = 1, dtype: str = "fp64",
-              time_unit: str = "s", matrix_dir: str | None = None
+              time_unit: str = "s", matrix_dir: str | None = None, locate: bool = True
               ) -> tuple[list[MeasuredRun], list[RowError]]:
     """The usable runs of ``path`` and one error per unusable row, in the file's order (a
     row with nothing to judge it by is a skipped one, :attr:`RowError.skipped`). The
     defaults fill what a row does not say; ``time_unit`` is the unit of CSV ``time_s`` and
     Ginkgo ``time``; a matrix missing where the row says is looked for under
-    ``matrix_dir`` (:func:`find_matrix`). A file that cannot be read at all raises
+    ``matrix_dir`` (:func:`find_matrix`); with ``locate`` false a matrix is kept as
+    written (a name, matched by the caller). A file that cannot be read at all raises
     :class:`~sparsroof.errors.MeasuredRunsError`."""
     p = Path(path)
     d = _Defaults(kernel, width, dtype, time_unit)
-    matrices = _Matrices(p.parent, matrix_dir)
+    matrices = _Matrices(p.parent, matrix_dir, locate)
     found: Iterator[MeasuredRun | RowError]
     if p.suffix.lower() != ".json":
         found = _csv_runs(p, d, matrices)
@@ -379,11 +469,16 @@ def read_runs(path: str, *, kernel: str = "spmv", width: int = 1, dtype: str = "
         doc = read_json(p, lambda problem: MeasuredRunsError(f"{path}: {problem}"))
         if isinstance(doc, dict) and doc.get("kind") == "bench":
             found = _bench_runs(doc, p, matrices)
-        elif isinstance(doc, list):
+        elif isinstance(doc, list) and any(isinstance(c, dict) and "filename" in c
+                                           for c in doc):
             found = _ginkgo_runs(doc, p, d, matrices)
+        elif isinstance(doc, list):
+            found = _records(doc, p, d, matrices)
+        elif isinstance(doc, dict) and isinstance(doc.get("results"), list):
+            found = _records(doc["results"], p, d, matrices)
         else:
-            raise MeasuredRunsError(f"{path}: neither a 'sparsroof bench -O json' document nor "
-                                    "a Ginkgo benchmark list")
+            raise MeasuredRunsError(f"{path}: neither a 'sparsroof bench -O json' document, "
+                                    "a list of runs nor a Ginkgo benchmark list")
     good: list[MeasuredRun] = []
     errors: list[RowError] = []
     for item in found:

@@ -28,9 +28,9 @@ _PER_LINE = 32
 
 #: a shape whose rows and columns alone need more than this many bytes, and more than
 #: :data:`_SHAPE_OVER_ENTRIES` times what its entries need, is refused unless
-#: ``--max-memory`` says otherwise: the memory and the time of an analysis follow the rows
-#: and columns, so a few bytes declaring 10^8 x 10^8 with one entry would otherwise cost
-#: gigabytes on whichever machine has them
+#: ``max_memory`` (``--max-memory``) says otherwise: the memory and the time of an
+#: analysis follow the rows and columns, so a few bytes declaring 10^8 x 10^8 with one
+#: entry would otherwise cost gigabytes on whichever machine has them
 _SHAPE_BYTES = 1 << 30
 _SHAPE_OVER_ENTRIES = 16
 
@@ -138,10 +138,10 @@ def check_fits(need: float, max_memory: float | None = None) -> str | None:
     >>> check_fits(10, max_memory=100) is None
     True
     >>> check_fits(2e9, max_memory=1e9)
-    'needs about 2 GB of memory, --max-memory allows 1 GB'
+    'needs about 2 GB of memory, {opt:max_memory} allows 1 GB'
     """
     if max_memory is not None:
-        have, why = int(max_memory), "--max-memory allows"
+        have, why = int(max_memory), "{opt:max_memory} allows"
     else:
         have, limit = memory_headroom()
         why = f"the {limit} leaves"
@@ -170,5 +170,5 @@ def check_load(rows: int, cols: int, entries: int, max_memory: float | None = No
             and shape > _SHAPE_OVER_ENTRIES * _entry_bytes(rows, cols, entries):
         noun = "entry" if entries == 1 else "entries"
         return (f"its {rows:,} x {cols:,} shape needs about {si(shape, 'B')} of memory "
-                f"for {entries:,} {noun} (--max-memory SIZE allows it)")
+                f"for {entries:,} {noun} ({{opt:max_memory}} allows it)")
     return problem

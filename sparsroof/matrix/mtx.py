@@ -252,8 +252,8 @@ def check_header(header: Header, max_memory: float | None, label: str | None = N
     problem = limits.check_load(header.rows, header.cols, header.expanded_entries_max,
                                 max_memory)
     if problem is not None:
-        if "--max-memory" not in problem:
-            problem += " (--max-memory SIZE overrides the limit)"
+        if "{opt:max_memory}" not in problem:
+            problem += " (a larger {opt:max_memory} overrides the limit)"
         raise MatrixFileError(label or header.path, f"too large to load: {problem}")
 
 

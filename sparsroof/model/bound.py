@@ -161,20 +161,21 @@ def resolve_unit(spec: HwSpec, unit: str, dtype: str, precision: str | None,
 
 
 def _peak_hint(spec: HwSpec, units: list[str], wanted: str, by_precision: bool) -> str:
-    """'; try --dtype fp32 or --unit tensor': the options that would find a peak.
+    """'; try {opt:dtype=fp32} or {opt:unit=tensor}': the options that would find a peak
+    (shown as parameters by the API and as flags by the command line).
 
     >>> from sparsroof.hardware.library import load_spec
     >>> _peak_hint(load_spec("a100"), ["simt"], "int8", False)
-    '; try --dtype fp32 or --unit tensor'
+    '; try {opt:dtype=fp32} or {opt:unit=tensor}'
     """
     options = []
     held = [p for p in ("fp32", "fp64", "fp16", "bf16", "int8")
             if any((u, p) in spec.peaks for u in units)]
     if held:
-        options.append(f"--{'precision' if by_precision else 'dtype'} {held[0]}")
+        options.append(f"{{opt:{'precision' if by_precision else 'dtype'}={held[0]}}}")
     others = [u for u in UNITS if u not in units and (u, wanted) in spec.peaks]
     if others:
-        options.append(f"--unit {others[0]}")
+        options.append(f"{{opt:unit={others[0]}}}")
     return f"; try {' or '.join(options)}" if options else ""
 
 

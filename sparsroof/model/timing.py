@@ -52,13 +52,13 @@ def check_timing(timing: str, calls_per_sync: int) -> None:
     >>> check_timing("sync", 0)
     Traceback (most recent call last):
     ...
-    sparsroof.errors.OptionError: --calls-per-sync: at least 1 call per synchronisation
+    sparsroof.errors.OptionError: calls_per_sync: at least 1 call per synchronisation
     """
     if timing not in TIMINGS:
-        raise OptionError(f"--timing: unknown method {timing!r} (choose from "
+        raise OptionError(f"{{opt:timing}}: unknown method {timing!r} (choose from "
                           f"{', '.join(TIMINGS)})")
     if calls_per_sync < 1:
-        raise OptionError("--calls-per-sync: at least 1 call per synchronisation")
+        raise OptionError("{opt:calls_per_sync}: at least 1 call per synchronisation")
 
 
 def _floor(spec: HwSpec, method: str) -> tuple[float, str, str]:

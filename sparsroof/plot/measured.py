@@ -123,7 +123,8 @@ def read_measured(path: str | Path, *, hw: str = "a100", time_unit: str = "s"
     else:
         runs, errors = read_runs(source, time_unit=time_unit)
         judged, more = judge(runs, hw)
-        errors = [*errors, *more]
+        # a note (a column not read, a format with no model) is no error of a run
+        errors = [e for e in (*errors, *more) if not e.skipped]
         if errors:  # a figure of some of the runs would hide the others
             rest = (f" (and {len(errors) - 1} more: 'sparsroof compare {source}' lists "
                     "them)" if len(errors) > 1 else "")

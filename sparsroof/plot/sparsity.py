@@ -22,7 +22,7 @@ from .style import LINE_STYLES, MARKERS, PALETTE, new_figure
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["SparsityPoint", "read_point_rows", "read_sparsity_points",
+__all__ = ["SparsityPoint", "read_point_rows", "read_sparsity_file", "read_sparsity_points",
            "sparsity_roofline_figure"]
 
 _FIELDS = ("pattern", "sparsity", "speedup", "accuracy")
@@ -39,7 +39,11 @@ class SparsityPoint:
     model: str = ""
 
 
-def _point(source: str, where: str, raw: dict[str, Any], from_text: bool) -> SparsityPoint:
+def _point(source: str, where: str, raw: dict[str, Any], from_text: bool
+           ) -> SparsityPoint | None:
+    """The point of one row; None when it has no accuracy (a level not measured)."""
+    if raw.get("accuracy") in (None, ""):
+        return None
     missing = [f for f in _FIELDS if f not in raw or raw[f] == ""]
     if missing:
         raise FigureError(f"{source}: {where}: missing {', '.join(missing)} "
@@ -77,14 +81,26 @@ def read_point_rows(path: str | Path, columns: Sequence[str]
     return [(f"line {line}", row, True) for line, row in read_csv(path, fail)[1]]
 
 
-def read_sparsity_points(path: str | Path) -> list[SparsityPoint]:
-    """Points from a CSV with a header row, or JSON (a list, or {"points": [...]})."""
+def read_sparsity_file(path: str | Path) -> tuple[list[SparsityPoint], int]:
+    """The points of a CSV with a header row, or of JSON (a list, or {"points": [...]}),
+    that have an accuracy, and how many rows had none (left out, as ``whatif --points``
+    writes a row for every level whether its accuracy was measured or not)."""
     source = str(path)
-    points = [_point(source, where, row, from_text)
-              for where, row, from_text in read_point_rows(path, _FIELDS)]
-    if not points:
+    found = [_point(source, where, row, from_text)
+             for where, row, from_text in read_point_rows(path, _FIELDS)]
+    points = [p for p in found if p is not None]
+    if not found:
         raise FigureError(f"{source}: no points")
-    return points
+    if not points:
+        raise FigureError(f"{source}: no point has an accuracy (columns: "
+                          f"{', '.join(_FIELDS)}; 'sparsroof whatif --accuracy ACC.csv "
+                          "--points FILE' writes them)")
+    return points, len(found) - len(points)
+
+
+def read_sparsity_points(path: str | Path) -> list[SparsityPoint]:
+    """The points of :func:`read_sparsity_file` that have an accuracy."""
+    return read_sparsity_file(path)[0]
 
 
 def sparsity_roofline_figure(points: Sequence[SparsityPoint], *, title: str | None = None,

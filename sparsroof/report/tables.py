@@ -50,8 +50,10 @@ def pick(headers: Sequence[str], core: Collection[str], wide: bool) -> list[int]
 
 #: the space between two columns of these tables (a divider and the collapsed padding)
 _GAP = 2
-#: the narrowest a column of free text (sources, notes) gets, folding longer words
-_PROSE_WIDTH = 24
+#: the longest word of free text (sources, notes: a file name, a commit, an address) that
+#: is kept whole; the table folds into column groups rather than break it. Only a longer
+#: word folds, since no terminal of 80 columns beside a key column could hold it.
+_PROSE_WORD = 60
 #: short identifying columns a table repeats in every column group, beside its text keys
 _KEY_NUMBERS = ("d", "x", "n", "row", "P")
 
@@ -100,8 +102,8 @@ class FittedTable:
             if header in left:
                 words = [len(w) for line in lines for w in line.split()]
                 self.least[i] = max([1, longest_word, *words])
-                if header in prose:  # free text: a long word (an address) may fold
-                    self.least[i] = min(self.least[i], _PROSE_WIDTH)
+                if header in prose:  # free text: only a word past any line may fold
+                    self.least[i] = min(self.least[i], _PROSE_WORD)
                 self.stacked[i] = self.least[i]
             else:
                 self.least[i] = self.natural[i]
