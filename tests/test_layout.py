@@ -237,3 +237,24 @@ def test_every_schema_version_has_its_history_in_the_docs() -> None:
         assert SCHEMA_VERSIONS[kind] == len(history)
         for version, what in history:
             assert what and f"| `{kind}` | {version} | {what} |" in docs, (kind, version)
+
+
+#: what only report/ builds: tables, and JSON and CSV documents
+DOCUMENT_BUILDERS = ("json", "csv", "rich.table", "sparsroof._version.envelope",
+                     "sparsroof.report.tables", "sparsroof.report.document")
+
+
+def test_the_command_line_only_parses_calls_and_renders() -> None:
+    """The CLI turns options into calls and prints what report/ made of the results: no
+    table, JSON or CSV is built in cli/."""
+    found = sorted(
+        f"{p.relative_to(PACKAGE.parent)} imports {name}"
+        for p in (PACKAGE / "cli").rglob("*.py") for name in _imports(p)
+        if any(name == b or name.startswith(b + ".") for b in DOCUMENT_BUILDERS))
+    assert not found, "\n".join(found)
+
+
+def test_the_document_rule_sees_a_table_built_in_the_cli() -> None:
+    code = "def f():\n    from ..report.tables import fitted_table\n    import json\n"
+    found = _imports(PACKAGE / "cli" / "made_up.py", code)
+    assert {"json", "sparsroof.report.tables"} <= found

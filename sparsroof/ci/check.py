@@ -14,12 +14,10 @@ A baseline fails a point whose SoL latency or bytes moved grew by more than the 
 
 from __future__ import annotations
 
-import math
 from collections import Counter
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
-from .._version import envelope
 from ..analysis import analyze
 from ..errors import BudgetError, MatrixFileError, OptionError
 from ..matrix.mtx import Matrix, load
@@ -42,10 +40,8 @@ __all__ = [
     "Outcome",
     "CheckReport",
     "margin",
-    "point_record",
     "parse_tolerance",
     "run_checks",
-    "baseline_document",
 ]
 
 PASS, FAIL, IMPOSSIBLE = "pass", "fail", "impossible"
@@ -291,17 +287,3 @@ def run_checks(budget: Budget, baseline: str | None = None,
                 outcomes.extend(_against_baseline(check, p, entry, tolerance, baseline))
     specs = tuple(dict.fromkeys(c.spec.name for c in budget.checks))
     return CheckReport(budget.path, specs, tuple(points), tuple(outcomes), tuple(notes))
-
-
-def point_record(p: Point) -> dict[str, Any]:
-    """A point as a flat dict of raw SI numbers (an unbounded speedup becomes None)."""
-    speedup = p.speedup_over_dense
-    return {**asdict(p), "speedup_over_dense": speedup if math.isfinite(speedup) else None}
-
-
-def baseline_document(report: CheckReport) -> dict[str, Any]:
-    """The JSON a later run reads with ``--baseline``: every point's configuration and values."""
-    return envelope("baseline") | {
-        "budget": report.budget, "specs": list(report.specs),
-        "entries": [point_record(p) for p in report.points],
-    }

@@ -15,10 +15,9 @@ from ..batch.store import Store
 from ..errors import ExportError, OptionError
 from ..hardware.library import load_spec
 from ..matrix.collection import SizeFilter, discover
+from ..report.batch import dry_run_table
 from ..report.export import check_export, export
 from ..report.progress import progress_for
-from ..report.tables import fitted_table
-from ..units import si
 from .common import (
     DTYPE_OPTION,
     INDEX_OPTION,
@@ -39,20 +38,6 @@ DEFAULT_STORE = "sparsroof-results.db"
 
 def _budget(memory: str | None) -> int | None:
     return memory_limit(memory, "--memory")
-
-
-def _dry_run_table(plan: Plan) -> object:
-    rows = [["run", t.source.name, f"{t.rows:,}", f"{t.entries:,}", si(t.memory, "B"),
-             t.source.label] for t in plan.tasks]
-    rows += [[p.status, p.source.name, f"{p.rows:,}" if p.rows is not None else "",
-              f"{p.entries:,}" if p.entries is not None else "", "",
-              f"{p.source.label}  {p.reason}".rstrip()] for p in plan.others]
-    rows += [["auxiliary", a.name, "", "", "", a.label] for a in plan.auxiliary]
-    return fitted_table(("status", "matrix", "rows", "entries", "memory", "file / reason"),
-                        rows, left=("status", "matrix", "file / reason"),
-                        prose=("file / reason",),
-                        title=f"dry run: {len(plan.tasks)} to analyse, memory budget "
-                              f"{si(plan.budget, 'B')}")
 
 
 def _tell(plan: Plan, summary: RunCounts, store: str) -> None:
@@ -154,7 +139,7 @@ def command(paths: tuple[str, ...], hw: tuple[str, ...], kernel: str,
         store = Store(store_path, readonly=True) if existing else None
         plan = make_plan(found, specs, config, store, size=size, budget=_budget(memory),
                          retry_failed=retry_failed)
-        table_console().print(_dry_run_table(plan))
+        table_console().print(dry_run_table(plan))
         return 0
     with Store(store_path) as store:
         plan = make_plan(found, specs, config, store, size=size, budget=_budget(memory),

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import os
 
 import click
 
 from ..ci.budget import load_budget
-from ..ci.check import baseline_document, parse_tolerance, run_checks
+from ..ci.check import parse_tolerance, run_checks
 from ..errors import BudgetError, OptionError
 from ..report.ci import (
+    baseline_json,
     headline,
     to_json,
     to_junit,
@@ -72,7 +72,7 @@ def command(budget: str, measured: str | None, baseline: str | None, tolerance: 
     if junit:
         _write(junit, to_junit(report))
     if write_baseline:
-        _write(write_baseline, json.dumps(baseline_document(report), indent=2) + "\n")
+        _write(write_baseline, baseline_json(report))
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary:
         _write(summary, to_markdown(report), append=True)

@@ -2,47 +2,15 @@
 
 from __future__ import annotations
 
-import json
-
 import click
 
-from .._version import envelope
 from ..errors import MatrixFileError
+from ..report.classify import Classified, classify_json, classify_table
 from ..structure.cache import measured
-from ..structure.classify import Verdict, classify
-from ..structure.features import Structure
+from ..structure.classify import classify
 from .common import CACHE_OPTION, echo_error, emit, table_console
 
 OUTPUTS = ("table", "json")
-
-
-def _json(results: list[tuple[str, str, Structure, Verdict]], errors: list[dict[str, str]]) -> str:
-    doc = envelope("classify")
-    doc["matrices"] = [{"matrix": name, "path": path, "verdict": v.to_dict(),
-                        "features": s.to_dict()} for name, path, s, v in results]
-    doc["errors"] = errors
-    return json.dumps(doc, indent=2)
-
-
-def _table(results: list[tuple[str, str, Structure, Verdict]]) -> object:
-    from ..report.tables import fitted_table
-
-    headers = ("matrix", "rows x cols", "entries", "class", "conf", "traits", "params")
-    rows = []
-    for name, _, s, v in results:
-        params = ", ".join(f"{k}={_short(x)}" for k, x in v.params.items())
-        others = ", ".join(x for x in v.traits if x != v.label)
-        rows.append([name, f"{s.rows:,} x {s.cols:,}", f"{s.stored_entries:,}", v.label,
-                     f"{v.confidence:.2f}", others, params])
-    # a reason is a sentence: under the table, at the terminal's width, not in a column
-    why = "\n".join(f"why {name}: {v.reason}" for name, _, _, v in results)
-    return fitted_table(headers, rows,
-                        title="structure classes (from the pattern only, never file comments)",
-                        left=("matrix", "class", "traits", "params"), caption=why)
-
-
-def _short(x: object) -> str:
-    return f"{x:.3g}" if isinstance(x, float) else str(x)
 
 
 @click.command("classify")
@@ -62,7 +30,7 @@ def command(matrices: tuple[str, ...], output: str, cache: bool = True) -> int:
       sparsroof classify data/lap2d_64.mtx
       sparsroof classify data/*.mtx -O json
     """
-    results: list[tuple[str, str, Structure, Verdict]] = []
+    results: list[Classified] = []
     errors: list[dict[str, str]] = []
     for path in matrices:
         try:
@@ -73,7 +41,7 @@ def command(matrices: tuple[str, ...], output: str, cache: bool = True) -> int:
             continue
         results.append((m.name, m.path, m.structure, classify(m.structure)))
     if output == "json":
-        emit(_json(results, errors))
+        emit(classify_json(results, errors))
     elif results:  # no empty table when every file failed
-        table_console().print(_table(results))
+        table_console().print(classify_table(results))
     return 1 if errors else 0

@@ -9,11 +9,13 @@ Markdown summary for the job page. Units are formatted with :func:`sparsroof.uni
 
 from __future__ import annotations
 
+import math
 import xml.etree.ElementTree as ET
+from dataclasses import asdict
 from typing import Any
 
 from .._version import envelope
-from ..ci.check import IMPOSSIBLE, METRICS, PASS, CheckReport, Outcome, point_record
+from ..ci.check import IMPOSSIBLE, METRICS, PASS, CheckReport, Outcome, Point
 from ..units import si
 from .document import json_text
 from .tables import fitted_table
@@ -30,6 +32,8 @@ __all__ = [
     "to_markdown",
     "headline",
     "check_counts",
+    "point_record",
+    "baseline_json",
 ]
 
 _HEADERS = ("check", "matrix", "d", "metric", "value", "limit", "margin", "status", "note")
@@ -214,3 +218,18 @@ def to_markdown(report: CheckReport) -> str:
     if report.notes:
         lines += ["", *(f"- {n}" for n in report.notes)]
     return "\n".join(lines) + "\n"
+
+
+def point_record(p: Point) -> dict[str, Any]:
+    """A point as a flat dict of raw SI numbers (an unbounded speedup becomes None)."""
+    speedup = p.speedup_over_dense
+    return {**asdict(p), "speedup_over_dense": speedup if math.isfinite(speedup) else None}
+
+
+def baseline_json(report: CheckReport) -> str:
+    """The JSON a later run reads with ``--baseline``: every point's configuration and
+    values."""
+    return json_text(envelope("baseline") | {
+        "budget": report.budget, "specs": list(report.specs),
+        "entries": [point_record(p) for p in report.points],
+    }) + "\n"
