@@ -96,7 +96,7 @@ def test_a_footnote_explains_only_columns_that_are_shown() -> None:
 
 def test_classify_gives_each_reason_a_line_under_the_table() -> None:
     """A reason is a sentence: in a column it folded to a dozen lines of a few words."""
-    from sparsroof.cli.classify import _table
+    from sparsroof.report.classify import classify_table as _table
     from sparsroof.structure.classify import classify
     from sparsroof.structure.features import measure
 
