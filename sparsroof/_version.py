@@ -8,7 +8,7 @@ __version__ = "0.1.0"
 
 #: kind of document -> its schema version, raised when a field changes meaning
 SCHEMA_VERSIONS = {
-    "analyze": 1, "batch": 1, "bench": 2, "calibration": 4, "check": 1, "baseline": 1, "compare": 1,
+    "analyze": 1, "batch": 1, "bench": 2, "calibration": 5, "check": 1, "baseline": 1, "compare": 1,
     "classify": 1, "formats": 1, "hw-list": 1, "hw-show": 1, "report": 1, "whatif": 1,
 }
 
