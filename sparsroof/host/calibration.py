@@ -85,6 +85,9 @@ NOISY_SHARE = 0.1
 #: product and a HYB's COO part add each entry into y[row] in turn: an addition waits for
 #: the one before it in the same row, and runs longer than the core's window serialise)
 YCHAINS = (4, 16, 64, 256)
+#: how the sweep times each kernel (:func:`sparsroof.host.timing.time_call`): one warm-up
+#: call, then at least 3 calls and 20 ms; each pass over the sweep adds its fastest run
+SWEEP_TIMING = {"warmup": 1, "repeat": 3, "min_time": 0.02}
 
 
 
@@ -399,7 +402,7 @@ def checked_roofs(spec: HwSpec, roofs: dict[str, float]
 
 def calibrate(spec: HwSpec, roofs: dict[str, float], *, dtype: str = "fp64",
               formats: Sequence[str] = KERNEL_FORMATS,
-              matrices: list[tuple[str, int, int]] | None = None, rounds: int = 2,
+              matrices: list[tuple[str, int, int]] | None = None, rounds: int = 3,
               progress: Callable[[int, int, str], None] = lambda *_: None,
               **timing: Any) -> tuple[Calibration, list[Sample]]:
     """Run the sweep on this host ``rounds`` times, fit every format, and return the
@@ -407,9 +410,10 @@ def calibrate(spec: HwSpec, roofs: dict[str, float], *, dtype: str = "fp64",
     the measured roofs (:func:`sparsroof.host.memory_roofs.with_roofs`) so that the runs are bounded
     by the right level; roofs that fall down the hierarchy are repaired and flagged
     (:func:`checked_roofs`). ``timing`` goes to :func:`sparsroof.host.timing.time_call`."""
-    from .sweep import generate
+    from .sweep import MAX_SLOTS, generate
     from .sweep import plan as sweep_plan
 
+    timing = SWEEP_TIMING | timing
     roofs, repaired = checked_roofs(spec, roofs)
     spec = with_roofs(spec, roofs, "measured by sparsroof calibrate")
     levels = tuple((lvl.name, lvl.capacity_per_instance) for lvl in spec.memory)
@@ -428,7 +432,9 @@ def calibrate(spec: HwSpec, roofs: dict[str, float], *, dtype: str = "fp64",
             if m.name not in known:
                 known[m.name] = (measure(m), {})
             s, by_order = known[m.name]
-            for run in bench(m, s, spec, formats=formats, dtype=dtype, **timing):
+            mine = [f for f in formats
+                    if executed(s, "bsr4" if f == "bsr" else f, dtype)[0] <= MAX_SLOTS]
+            for run in bench(m, s, spec, formats=mine, dtype=dtype, **timing):
                 if run.timing is None:
                     continue
                 order = run.storage == "csc"
