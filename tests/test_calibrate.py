@@ -166,6 +166,7 @@ def test_the_fit_sees_the_slots_and_bytes_the_host_kernel_loops_over(storage: st
                                                                    "fp64").bytes_total)
 
 
+@pytest.mark.slow  # runs a (small) calibration
 def test_round_trip_and_prediction(tmp_path: Path, spec_file: Path) -> None:
     spec = load_spec(spec_file)
     plan = [("band", 2000, 4), ("random", 2000, 8), ("band", 8000, 2), ("diagonals", 4000, 4),

@@ -71,8 +71,9 @@ from .memory_roofs import effective_roofs, monotone_roofs, with_roofs
 from .timing import NOISE_TOLERANCE
 
 __all__ = ["FormatFit", "Calibration", "Sample", "features", "executed", "scattered_entries",
-           "kernel_loops", "fit", "held_out_error", "held_out_errors", "choose_fill", "calibrate", "save", "load",
-           "SCHEMA_VERSION", "FILLS", "NOISE_TOLERANCE", "NOISY_SHARE", "checked_roofs"]
+           "kernel_loops", "fit", "held_out_error", "held_out_errors", "choose_fill",
+           "calibrate", "save", "load", "SCHEMA_VERSION", "FILLS", "NOISE_TOLERANCE",
+           "NOISY_SHARE", "SWEEP_TIMING", "checked_roofs"]
 
 SCHEMA_VERSION = SCHEMA_VERSIONS["calibration"]
 #: shares of a cache's capacity a working set may fill and still be served from it (other
