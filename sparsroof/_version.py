@@ -20,7 +20,10 @@ SCHEMA_HISTORY: dict[str, tuple[tuple[int, str], ...]] = {
                     (3, "the core's own costs: simulated x-line misses per level, "
                         "mispredicted row exits, long dependency chains"),
                     (4, "each kernel's own loops: COO and a HYB's COO part add into y "
-                        "through memory, runs of additions as features of their own")),
+                        "through memory, runs of additions as features of their own"),
+                    (5, "ELL and HYB fitted on the slots and bytes the host kernels "
+                        "execute, padding included; ELL's fixed-width loop has no "
+                        "mispredicted exits")),
     "check": ((1, "first version"),),
     "baseline": ((1, "first version"),),
     "compare": ((1, "first version"),),

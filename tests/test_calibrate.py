@@ -19,6 +19,7 @@ from sparsroof.host.calibration import (
     Sample,
     calibrate,
     choose_fill,
+    executed,
     features,
     fit,
     kernel_loops,
@@ -110,7 +111,8 @@ def test_kernel_loops_follow_each_formats_loop() -> None:
     """A HYB of 4,096 rows of 3 entries and one of 40: Bell & Garland's width is 3, the
     long row's 37 entries beyond it are one run of additions into y (past the 4th: 33,
     past the 16th: 21); the ELL loop has a fixed width, so no mispredicted exits and no
-    chain past 32. CSR keeps the row-order counts as they are."""
+    chain past 32. CSR keeps the row-order counts as they are; ELL's loop has the longest
+    row's width in every row."""
     from scipy.sparse import coo_array
 
     from sparsroof.matrix.mtx import Matrix
@@ -128,12 +130,43 @@ def test_kernel_loops_follow_each_formats_loop() -> None:
     assert counts.mispredicts == 0.0 and ychains["runs"] == 4097.0
     assert ychains["4"] == 36.0 and ychains["16"] == 24.0
     assert kernel_loops(s, "csr", row_order) == (row_order, {})
+    # ELL loops over the longest row's 40 slots in every row: no exits to mispredict, and
+    # 8 past the 32nd in each of the 4,097 rows
+    ell, none = kernel_loops(s, "ell", row_order)
+    assert (ell.misses, ell.mispredicts, ell.chains, none) == (
+        {"L2": 5.0}, 0.0, {32: 4097.0 * 8}, {})
     # the runs are features of their own, zero where a format has none
     x = features(4097, 12325, 1e5, "L2", ["L2", "DRAM"], counts, ychains=ychains)
     assert (x["yruns"], x["ychain@4"], x["ychain@256"]) == (4097.0, 36.0, 0.0)
     assert features(4097, 12325, 1e5, "L2", ["L2", "DRAM"])["ychain@16"] == 0.0
 
 
+@pytest.mark.parametrize("storage", ["ell", "hyb"])
+def test_the_fit_sees_the_slots_and_bytes_the_host_kernel_loops_over(storage: str) -> None:
+    """ELL pads every row to the longest (167 entries on this skewed matrix of 8 per row
+    on average): the host kernel loops over rows x 167 slots and reads their values and
+    columns, and a HYB's ELL part over rows x its width. The calibration's counts are those
+    arrays' sizes, while the bound's stay those of the real entries."""
+    from sparsroof.host.bench import kernel_traffic, scipy_matrix
+    from sparsroof.host.ell_kernels import padded
+
+    m = generate("skewed", 8000, 8)
+    s = measure(m)
+    p = padded(scipy_matrix(m, "csr"), storage)
+    arrays = (p.values, p.columns, p.coo_rows, p.coo_columns, p.coo_values)
+    slots, bytes_ = executed(s, storage)
+    assert slots == p.values.size + p.coo_values.size
+    bound = kernel_traffic(s, storage, "spmv", 1, "fp64")
+    assert bytes_ - bound.bytes_b - bound.bytes_c == sum(a.nbytes for a in arrays)  # A
+    if storage == "ell":
+        assert slots == 8000 * 167 == 1_336_000  # the bound's count is 62,562 entries
+    assert slots > s.stored_entries
+    assert bound.flops_executed == 2 * s.stored_entries and bound.bytes_total < bytes_
+    assert executed(s, "csr") == (s.stored_entries, kernel_traffic(s, "csr", "spmv", 1,
+                                                                   "fp64").bytes_total)
+
+
+@pytest.mark.slow  # runs a (small) calibration
 def test_round_trip_and_prediction(tmp_path: Path, spec_file: Path) -> None:
     spec = load_spec(spec_file)
     plan = [("band", 2000, 4), ("random", 2000, 8), ("band", 8000, 2), ("diagonals", 4000, 4),

@@ -20,12 +20,12 @@ from .common import check_writable, hw_option
               help="Where to write the calibration JSON.")
 @click.option("--dtype", type=click.Choice(["fp64", "fp32"]), default="fp64",
               show_default=True, help="Value type of the benchmark matrices.")
-@click.option("--rounds", type=click.IntRange(1, 10), default=2, show_default=True,
+@click.option("--rounds", type=click.IntRange(1, 10), default=3, show_default=True,
               help="Timing passes over the whole sweep; each run keeps its fastest pass.")
 def command(hw: str, output_file: str, dtype: str, rounds: int) -> int:
     """Measure this host's memory roofs, time every format's SpMV on a sweep of generated
     matrices (rows x entries per row x pattern), fit the time per format and save it.
-    Takes two to six minutes on two cores, longer on a busy host; the steps done and the
+    Takes one to two minutes on two cores, longer on a busy host; the steps done and the
     time left go to stderr.
 
     \b
@@ -68,8 +68,7 @@ def command(hw: str, output_file: str, dtype: str, rounds: int) -> int:
             if not console.is_terminal:
                 click.echo(f"calibrate: [{i}/{n}] {name}, {left}", err=True)
 
-        cal, samples = calibrate(spec, rates, dtype=dtype, rounds=rounds, progress=step,
-                                 min_time=0.02)
+        cal, samples = calibrate(spec, rates, dtype=dtype, rounds=rounds, progress=step)
     try:
         save(cal, samples, output_file)
     except OSError as err:

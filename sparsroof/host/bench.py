@@ -125,32 +125,41 @@ def _block_size(storage: str) -> int:
     return int(storage[3:]) if storage.startswith("bsr") and len(storage) > 3 else 4
 
 
-def scipy_matrix(matrix: Matrix, storage: str, dtype: str = "fp64") -> Any:
+def scipy_matrix(matrix: Matrix, storage: str, dtype: str = "fp64", csr: Any = None) -> Any:
     """``matrix`` as a scipy sparse matrix in ``storage`` (csr, csc, coo, bsrB, dia),
-    with random values where the file has none (the kernel's speed does not depend on them)."""
+    with random values where the file has none (the kernel's speed does not depend on them).
+    Every format is converted from one CSR with sorted columns and duplicates summed
+    (``csr``, when the caller has built it already), so COO comes in row-major order.
+
+    >>> m = Matrix.from_scipy(__import__("scipy.sparse").sparse.random(6, 7, density=0.4,
+    ...                                                               random_state=1))
+    >>> a = scipy_matrix(m, "csr")
+    >>> all(np.allclose(scipy_matrix(m, f, csr=a).toarray()[:6, :7], a.toarray())
+    ...     for f in ("csr", "csc", "coo", "bsr4", "dia"))
+    True
+    """
     import scipy.sparse as sp
 
-    values = matrix.values
-    if values is None or np.iscomplexobj(values):
-        values = np.random.default_rng(0).random(matrix.stored_entries)
-    data = np.asarray(values, dtype=_NUMPY_DTYPES[dtype])
-    shape = matrix.shape
-    if storage.startswith("bsr"):  # scipy's BSR needs whole blocks: pad with empty rows/cols
-        b = _block_size(storage)
-        shape = (-(-matrix.rows // b) * b, -(-matrix.cols // b) * b)
-    coo = sp.coo_matrix((data, (matrix.row, matrix.col)), shape=shape)
-    if storage == "coo":
-        coo.sum_duplicates()
-        return coo
-    csr = coo.tocsr()
-    csr.sort_indices()
+    if csr is None:
+        values = matrix.values
+        if values is None or np.iscomplexobj(values):
+            values = np.random.default_rng(0).random(matrix.stored_entries)
+        data = np.asarray(values, dtype=_NUMPY_DTYPES[dtype])
+        csr = sp.coo_matrix((data, (matrix.row, matrix.col)), shape=matrix.shape).tocsr()
+        csr.sum_duplicates()  # sorts the columns of each row too
     if storage == "csr":
         return csr
+    if storage == "coo":
+        return csr.tocoo()
     if storage == "csc":
         return csr.tocsc()
-    if storage.startswith("bsr"):
+    if storage.startswith("bsr"):  # scipy's BSR needs whole blocks: pad with empty rows/cols
         b = _block_size(storage)
-        return csr.tobsr(blocksize=(b, b))
+        rows, cols = (-(-n // b) * b for n in csr.shape)
+        indptr = np.concatenate([csr.indptr, np.full(rows - csr.shape[0], csr.indptr[-1],
+                                                     csr.indptr.dtype)])
+        whole = sp.csr_matrix((csr.data, csr.indices, indptr), shape=(rows, cols))
+        return whole.tobsr(blocksize=(b, b))
     if storage == "dia":
         with warnings.catch_warnings():  # the fill limit has been checked by the caller
             warnings.simplefilter("ignore", sp.SparseEfficiencyWarning)
@@ -248,6 +257,13 @@ def bench(m: Matrix, s: Structure, spec: HwSpec, *, formats: Sequence[str] = KER
 
         device = open_device()
     out = []
+    built: list[Any] = []  # the one CSR every host format is converted from
+
+    def csr() -> Any:
+        if not built:
+            built.append(scipy_matrix(m, "csr", dtype))
+        return built[0]
+
     for fmt in formats:
         storage = _storage_name(fmt, block)
         skipped = _skip_reason(s, storage, kernel)
@@ -259,7 +275,7 @@ def bench(m: Matrix, s: Structure, spec: HwSpec, *, formats: Sequence[str] = KER
                 time_by, note, checked = _gpu_runner(device, m, storage, width, dtype,
                                                      calls_per_sync, timing)
             else:
-                host_run = _runner(m, storage, width, dtype, timing)
+                host_run = _runner(m, storage, width, dtype, timing, csr)
                 time_by = lambda _method, run=host_run: run()  # noqa: E731
         for method in methods:
             run = (lambda method=method, by=time_by: by(method)) if time_by else None
@@ -269,14 +285,13 @@ def bench(m: Matrix, s: Structure, spec: HwSpec, *, formats: Sequence[str] = KER
 
 
 def _runner(m: Matrix, storage: str, width: int, dtype: str,
-            timing: dict[str, Any]) -> Callable[[], Timing]:
+            timing: dict[str, Any], csr: Callable[[], Any]) -> Callable[[], Timing]:
     if storage in ("ell", "hyb"):
         from .ell_kernels import padded, spmv
 
-        product = spmv(padded(scipy_matrix(m, "csr", dtype), storage),
-                       _operand(m.cols, 1, dtype))
+        product = spmv(padded(csr(), storage), _operand(m.cols, 1, dtype))
         return lambda: time_call(product, **timing)
-    a = scipy_matrix(m, storage, dtype)
+    a = scipy_matrix(m, storage, dtype, csr())
     x = _operand(a.shape[1], width, dtype)
     return lambda: time_call(lambda: a @ x, **timing)
 

@@ -70,9 +70,10 @@ from .core_cost import CHAINS, CoreCounts, core_counts, measure_branch_memory
 from .memory_roofs import effective_roofs, monotone_roofs, with_roofs
 from .timing import NOISE_TOLERANCE
 
-__all__ = ["FormatFit", "Calibration", "Sample", "features", "scattered_entries", "fit",
-           "held_out_error", "held_out_errors", "choose_fill", "calibrate", "save", "load",
-           "SCHEMA_VERSION", "FILLS", "NOISE_TOLERANCE", "NOISY_SHARE", "checked_roofs"]
+__all__ = ["FormatFit", "Calibration", "Sample", "features", "executed", "scattered_entries",
+           "kernel_loops", "fit", "held_out_error", "held_out_errors", "choose_fill",
+           "calibrate", "save", "load", "SCHEMA_VERSION", "FILLS", "NOISE_TOLERANCE",
+           "NOISY_SHARE", "SWEEP_TIMING", "checked_roofs"]
 
 SCHEMA_VERSION = SCHEMA_VERSIONS["calibration"]
 #: shares of a cache's capacity a working set may fill and still be served from it (other
@@ -85,6 +86,9 @@ NOISY_SHARE = 0.1
 #: product and a HYB's COO part add each entry into y[row] in turn: an addition waits for
 #: the one before it in the same row, and runs longer than the core's window serialise)
 YCHAINS = (4, 16, 64, 256)
+#: how the sweep times each kernel (:func:`sparsroof.host.timing.time_call`): one warm-up
+#: call, then at least 3 calls and 20 ms; each pass over the sweep adds its fastest run
+SWEEP_TIMING = {"warmup": 1, "repeat": 3, "min_time": 0.02}
 
 
 
@@ -128,6 +132,28 @@ def scattered_entries(s: Structure, storage: str) -> float:
     return float(np.sum(np.maximum(lengths - width, 0) * s.row_length_counts))
 
 
+def executed(s: Structure, storage: str, dtype: str = "fp64") -> tuple[float, float]:
+    """(slots, bytes) that this host's SpMV kernel in ``storage`` executes and moves on a
+    matrix of structure ``s``: every slot it stores, padding included, and the bytes of A
+    as stored, with x and y once.
+
+    This is a prediction's input, not a bound's: the bound charges only real entries
+    (:func:`sparsroof.model.traffic.traffic`), since a kernel could skip the padding, but
+    the host's ELL kernel (:mod:`sparsroof.host.ell_kernels`) loops over every row's K
+    slots, the longest row's length, and a HYB's ELL part over its width; both read the
+    padding's values and columns. Every other format executes what it stores.
+
+    >>> from sparsroof.host.sweep import generate
+    >>> s = measure(generate("skewed", 8000, 8))
+    >>> executed(s, "csr")                         # what the bound charges CSR
+    (62562.0, 910716.0)
+    >>> executed(s, "ell")[0] == s.rows * s.max_row_length == 1_336_000
+    True
+    """
+    t = kernel_traffic(s, storage, "spmv", 1, dtype)
+    return float(t.a_values_stored), t.a_stored_bytes + t.bytes_b + t.bytes_c
+
+
 def kernel_loops(s: Structure, storage: str, counts: CoreCounts
                  ) -> tuple[CoreCounts, dict[str, float]]:
     """The core's counts as ``storage``'s kernel meets them, and its additions into y
@@ -137,9 +163,10 @@ def kernel_loops(s: Structure, storage: str, counts: CoreCounts
     mispredictions the branch predictor may not learn) and a register sum per row (whose
     dependency chain grows with the row). COO's product is one loop over the entries, each
     added into y[row] in memory: no row exits and no register chains, but runs of
-    additions into one y entry, each waiting for the one before. A HYB's ELL part loops
-    over a fixed width K (no mispredicted exits; chains of K), and its COO part adds the
-    entries beyond K as COO does. The second value holds those runs: ``runs``, the rows
+    additions into one y entry, each waiting for the one before. ELL loops over the
+    longest row's K slots in every row, and a HYB's ELL part over its width K: a fixed
+    trip count (no mispredicted exits) and a chain of K in every row; a HYB's COO part adds
+    the entries beyond K as COO does. The second value holds those runs: ``runs``, the rows
     that have one, and for each k of :data:`YCHAINS` the additions past the k-th of a run.
 
     >>> from sparsroof.matrix.mtx import Header, Matrix
@@ -152,7 +179,13 @@ def kernel_loops(s: Structure, storage: str, counts: CoreCounts
     (0.0, {}, {'runs': 3.0, '4': 18.0, '16': 4.0, '64': 0.0, '256': 0.0})
     >>> kernel_loops(measure(m), "csr", CoreCounts({}, 3.0, {32: 1.0}))[0].mispredicts
     3.0
+    >>> kernel_loops(measure(m), "ell", CoreCounts({}, 3.0, {32: 1.0}))   # K = 20 in 4 rows
+    (CoreCounts(misses={}, mispredicts=0.0, chains={}), {})
     """
+    if storage == "ell":
+        width = s.max_row_length
+        return CoreCounts(counts.misses, 0.0, {k: float(s.rows * (width - k)) for k in CHAINS
+                                               if width > k}), {}
     if storage not in ("coo", "hyb"):
         return counts, {}
     width = hyb_width(s.row_length_counts, s.rows) if storage == "hyb" else 0
@@ -277,9 +310,9 @@ class Calibration:
             order = storage == "csc"
             if order not in by_order:
                 by_order[order] = self.counts(m, storage)
-            t = kernel_traffic(s, storage, "spmv", 1, self.dtype)
+            slots, bytes_ = executed(s, storage, self.dtype)
             counts, ychains = kernel_loops(s, storage, by_order[order])
-            seconds = self.predict(storage, s.rows, t.flops_executed / 2, t.bytes_total,
+            seconds = self.predict(storage, s.rows, slots, bytes_,
                                    counts, scattered=scattered_entries(s, storage),
                                    ychains=ychains)
             assert seconds is not None
@@ -370,7 +403,7 @@ def checked_roofs(spec: HwSpec, roofs: dict[str, float]
 
 def calibrate(spec: HwSpec, roofs: dict[str, float], *, dtype: str = "fp64",
               formats: Sequence[str] = KERNEL_FORMATS,
-              matrices: list[tuple[str, int, int]] | None = None, rounds: int = 2,
+              matrices: list[tuple[str, int, int]] | None = None, rounds: int = 3,
               progress: Callable[[int, int, str], None] = lambda *_: None,
               **timing: Any) -> tuple[Calibration, list[Sample]]:
     """Run the sweep on this host ``rounds`` times, fit every format, and return the
@@ -378,9 +411,10 @@ def calibrate(spec: HwSpec, roofs: dict[str, float], *, dtype: str = "fp64",
     the measured roofs (:func:`sparsroof.host.memory_roofs.with_roofs`) so that the runs are bounded
     by the right level; roofs that fall down the hierarchy are repaired and flagged
     (:func:`checked_roofs`). ``timing`` goes to :func:`sparsroof.host.timing.time_call`."""
-    from .sweep import generate
+    from .sweep import MAX_SLOTS, generate
     from .sweep import plan as sweep_plan
 
+    timing = SWEEP_TIMING | timing
     roofs, repaired = checked_roofs(spec, roofs)
     spec = with_roofs(spec, roofs, "measured by sparsroof calibrate")
     levels = tuple((lvl.name, lvl.capacity_per_instance) for lvl in spec.memory)
@@ -399,7 +433,9 @@ def calibrate(spec: HwSpec, roofs: dict[str, float], *, dtype: str = "fp64",
             if m.name not in known:
                 known[m.name] = (measure(m), {})
             s, by_order = known[m.name]
-            for run in bench(m, s, spec, formats=formats, dtype=dtype, **timing):
+            mine = [f for f in formats
+                    if executed(s, "bsr4" if f == "bsr" else f, dtype)[0] <= MAX_SLOTS]
+            for run in bench(m, s, spec, formats=mine, dtype=dtype, **timing):
                 if run.timing is None:
                     continue
                 order = run.storage == "csc"
@@ -410,9 +446,9 @@ def calibrate(spec: HwSpec, roofs: dict[str, float], *, dtype: str = "fp64",
                 passes.setdefault(key, []).append(run.timing.min_s)
                 if key in best and best[key].seconds <= run.timing.min_s:
                     continue
-                t = kernel_traffic(s, run.storage, "spmv", 1, dtype)
-                best[key] = Sample(m.name, run.storage, rows, t.flops_executed / 2,
-                                   t.bytes_total, partial.level_of(t.bytes_total),
+                slots, bytes_ = executed(s, run.storage, dtype)
+                best[key] = Sample(m.name, run.storage, rows, slots, bytes_,
+                                   partial.level_of(bytes_),
                                    run.timing.min_s, c.misses, c.mispredicts,
                                    {str(k): v for k, v in c.chains.items()},
                                    scattered=scattered_entries(s, run.storage),

@@ -51,21 +51,44 @@ def padded(csr: Any, storage: str) -> Padded:
 
     rows = csr.shape[0]
     lengths = np.diff(csr.indptr).astype(np.int64)
-    row = np.repeat(np.arange(rows), lengths)
-    pos = np.arange(csr.nnz) - np.repeat(csr.indptr[:-1].astype(np.int64), lengths)
     width = int(lengths.max(initial=0))
     if storage == "hyb":
         width = hyb_width(np.bincount(lengths), rows)
-    last = np.zeros(rows, np.int32)  # an empty row's padding reads x[0]
-    filled = lengths > 0
-    last[filled] = csr.indices[csr.indptr[1:][filled] - 1]
-    columns = np.repeat(last[:, None], width, axis=1)
-    values = np.zeros((rows, width), dtype=csr.data.dtype)
-    inside = pos < width
-    columns[row[inside], pos[inside]] = csr.indices[inside]
-    values[row[inside], pos[inside]] = csr.data[inside]
-    return Padded(values, columns, row[~inside].astype(np.int32),
-                  csr.indices[~inside].astype(np.int32), csr.data[~inside])
+    beyond = int(np.maximum(lengths - width, 0).sum())
+    values = np.empty((rows, width), dtype=csr.data.dtype)
+    columns = np.empty((rows, width), np.int32)
+    coo = (np.empty(beyond, np.int32), np.empty(beyond, np.int32),
+           np.empty(beyond, csr.data.dtype))
+    _pad()(csr.indptr.astype(np.int64), csr.indices, csr.data, values, columns, *coo)
+    return Padded(values, columns, *coo)
+
+
+@cache
+def _pad() -> Callable[..., None]:
+    from ..compiled import njit
+
+    @njit(cache=True)
+    def pad(indptr: Any, indices: Any, data: Any, values: Any, columns: Any,
+            coo_rows: Any, coo_columns: Any, coo_values: Any) -> None:  # pragma: no cover
+        rows, width = values.shape
+        p = 0
+        for i in range(rows):
+            start, end = indptr[i], indptr[i + 1]
+            last = indices[end - 1] if end > start else 0  # an empty row's padding: x[0]
+            for k in range(width):
+                if start + k < end:
+                    values[i, k] = data[start + k]
+                    columns[i, k] = indices[start + k]
+                else:
+                    values[i, k] = 0
+                    columns[i, k] = last
+            for j in range(start + width, end):
+                coo_rows[p] = i
+                coo_columns[p] = indices[j]
+                coo_values[p] = data[j]
+                p += 1
+
+    return pad
 
 
 @cache

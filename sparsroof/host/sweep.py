@@ -25,12 +25,16 @@ import numpy as np
 from ..arrays import distinct
 from ..matrix.mtx import Header, Matrix
 
-__all__ = ["ROWS", "PER_ROW", "PATTERNS", "MAX_ENTRIES", "plan", "generate"]
+__all__ = ["ROWS", "PER_ROW", "PATTERNS", "MAX_ENTRIES", "MAX_SLOTS", "plan", "generate"]
 
 ROWS = (125, 1_000, 8_000, 64_000, 512_000)  # 125 rows: working sets in L1
 PER_ROW = (2, 8, 32, 128, 512)
 PATTERNS = ("band", "random", "blocks", "diagonals", "skewed")
 MAX_ENTRIES = 4_200_000
+#: a format is not timed on a matrix where its kernel would execute more slots than this
+#: (padding and fill included: a 4 x 4 BSR of random columns stores 16 slots an entry),
+#: so that no kernel costs the sweep much more than the largest CSR does
+MAX_SLOTS = 2 * MAX_ENTRIES
 
 
 def plan(rows: Iterable[int] = ROWS, per_row: Iterable[int] = PER_ROW,
