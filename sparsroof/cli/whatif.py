@@ -183,7 +183,7 @@ def _measured(manifest: Manifest, spec: HwSpec, options: Options, path: str,
               output: str) -> int:
     """Measured layer times against their SoL (section 3.4), judged as compare judges."""
     from ..report.layertimes import judged_layers, layer_errors, layer_times_json, models_table
-    from ..whatif.measured import measured_layers, model_totals, read_layer_times
+    from ..whatif.layertimes import measured_layers, model_totals, read_layer_times
     from .compare import echo_judged
 
     times, bad = read_layer_times(path)

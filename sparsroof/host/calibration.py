@@ -68,7 +68,7 @@ from ..userfile import (
 from .bench import KERNEL_FORMATS, bench, kernel_traffic
 from .core_cost import CHAINS, CoreCounts, core_counts, measure_branch_memory
 from .memory_roofs import effective_roofs, monotone_roofs, with_roofs
-from .timing import NOISE_TOLERANCE
+from .stopwatch import NOISE_TOLERANCE
 
 __all__ = ["FormatFit", "Calibration", "Sample", "features", "scattered_entries", "fit",
            "held_out_error", "held_out_errors", "choose_fill", "calibrate", "save", "load",
@@ -377,7 +377,7 @@ def calibrate(spec: HwSpec, roofs: dict[str, float], *, dtype: str = "fp64",
     calibration and the samples (each the fastest of its rounds). ``spec`` should carry
     the measured roofs (:func:`sparsroof.host.memory_roofs.with_roofs`) so that the runs are bounded
     by the right level; roofs that fall down the hierarchy are repaired and flagged
-    (:func:`checked_roofs`). ``timing`` goes to :func:`sparsroof.host.timing.time_call`."""
+    (:func:`checked_roofs`). ``timing`` goes to :func:`sparsroof.host.stopwatch.time_call`."""
     from .sweep import generate
     from .sweep import plan as sweep_plan
 
