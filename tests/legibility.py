@@ -1,5 +1,5 @@
 """Checks that a figure can be read, on the figure objects, written apart from the code
-that lays figures out (sparsroof.plot.placement, sparsroof.plot.spread) so that the
+that lays figures out (sparsroof.plot.legends, sparsroof.plot.spread) so that the
 tests do not grade that code by its own measure: every marker visible, every legend
 clear of what is plotted, every marker near its true place."""
 

@@ -284,7 +284,7 @@ def test_size_filter_and_extra_spec_only_compute_what_is_missing(tree: Path, tmp
 
 def test_class_label_comes_from_the_classifier_and_is_counted(tree: Path, tmp_path: Path
                                                                ) -> None:
-    from sparsroof.batch.summary import summarise
+    from sparsroof.batch.summary import summarise_store
     from sparsroof.structure.classify import classify
     from sparsroof.structure.features import measure
 
@@ -294,7 +294,7 @@ def test_class_label_comes_from_the_classifier_and_is_counted(tree: Path, tmp_pa
         run_plan(_plan(tree, store), store, 1, workers=1)
         stored = dict(store.query("SELECT name, class FROM matrices"))
         verdict = json.loads(store.query("SELECT verdict FROM matrices")[0][0])
-        by_class = summarise(store).by_class
+        by_class = summarise_store(store).by_class
     assert stored == expected
     assert {"label", "confidence", "params", "evidence"} <= set(verdict)
     counts: dict[str, int] = {}

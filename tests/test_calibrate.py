@@ -316,7 +316,7 @@ def test_each_sample_keeps_its_fastest_pass_and_the_spread(
         spec_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import sparsroof.host.calibration as cal_module
     from sparsroof.host.bench import Measurement
-    from sparsroof.host.timing import Timing
+    from sparsroof.host.stopwatch import Timing
 
     times = iter([3e-4, 2e-4, 4e-4])  # the three passes over the one matrix
 
@@ -385,7 +385,7 @@ def _fake_runs(monkeypatch: pytest.MonkeyPatch, passes: list[float]) -> None:
     """``calibrate`` times one CSR run per pass with the seconds of ``passes``."""
     import sparsroof.host.calibration as cal_module
     from sparsroof.host.bench import Measurement
-    from sparsroof.host.timing import Timing
+    from sparsroof.host.stopwatch import Timing
 
     times = iter(passes)
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from sparsroof.ci.editor import budget_json_schema
-from sparsroof.hardware.editor import spec_json_schema
+from sparsroof.ci.budget_schema import budget_json_schema
+from sparsroof.hardware.spec_schema import spec_json_schema
 
 jsonschema = pytest.importorskip("jsonschema")
 

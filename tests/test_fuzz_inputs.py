@@ -31,8 +31,8 @@ from sparsroof.compare import judge, read_runs
 from sparsroof.errors import SparsroofError
 from sparsroof.hardware.library import load_spec
 from sparsroof.matrix.mtx import load
+from sparsroof.whatif.layertimes import measured_layers, read_layer_times
 from sparsroof.whatif.manifest import load_manifest
-from sparsroof.whatif.measured import measured_layers, read_layer_times
 from sparsroof.whatif.patterns import parse_pattern
 from sparsroof.whatif.placement import Options
 from sparsroof.whatif.study import study

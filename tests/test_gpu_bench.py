@@ -18,7 +18,7 @@ from sparsroof.hardware.library import load_spec
 from sparsroof.host.bench import bench, bound_again
 from sparsroof.host.gpu import cuda as gpu_device
 from sparsroof.host.gpu.cuda import gpu_available
-from sparsroof.host.gpu.timing import COLD_FACTOR, MAX_CALLS, time_on_device
+from sparsroof.host.gpu.stopwatch import COLD_FACTOR, MAX_CALLS, time_on_device
 from sparsroof.matrix.mtx import load
 from sparsroof.structure.features import measure
 

@@ -16,7 +16,7 @@ from sparsroof.cli import cli
 from sparsroof.cli.guard import run_guarded
 from sparsroof.host.gpu import cuda as gpu_device
 from sparsroof.host.gpu.probe import probe_gpu
-from sparsroof.host.gpu.spec import gpu_spec_yaml
+from sparsroof.host.gpu.spec_yaml import gpu_spec_yaml
 
 from .conftest import CORPUS, DATA, ROOT
 from .gpu_fake import FakeDevice

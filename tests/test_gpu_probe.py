@@ -19,7 +19,7 @@ from sparsroof.host.bench import bench
 from sparsroof.host.gpu import cuda as gpu_device
 from sparsroof.host.gpu.device import Kernel
 from sparsroof.host.gpu.probe import L2_SWEEP, probe_gpu
-from sparsroof.host.gpu.spec import gpu_spec_yaml
+from sparsroof.host.gpu.spec_yaml import gpu_spec_yaml
 from sparsroof.matrix.mtx import load
 from sparsroof.structure.features import measure
 

@@ -107,7 +107,7 @@ def test_check_refuses_runs_timed_another_way(tmp_path: Path,
 
 def test_a_probed_spec_written_elsewhere_is_found_beside_the_file(tmp_path: Path) -> None:
     from sparsroof.host.gpu.probe import probe_gpu
-    from sparsroof.host.gpu.spec import gpu_spec_yaml
+    from sparsroof.host.gpu.spec_yaml import gpu_spec_yaml
 
     from .gpu_fake import FakeDevice
 

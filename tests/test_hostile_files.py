@@ -258,7 +258,7 @@ from sparsroof.hardware.library import load_spec
 from sparsroof.host.calibration import load as load_calibration
 from sparsroof.plot.points import read_results
 from sparsroof.whatif.manifest import load_manifest
-from sparsroof.whatif.measured import read_layer_times
+from sparsroof.whatif.layertimes import read_layer_times
 readers = [load_spec, load_budget, load_calibration, read_results, load_manifest,
            read_layer_times, read_runs]
 for path in sys.argv[1:]:

@@ -258,3 +258,32 @@ def test_the_document_rule_sees_a_table_built_in_the_cli() -> None:
     code = "def f():\n    from ..report.tables import fitted_table\n    import json\n"
     found = _imports(PACKAGE / "cli" / "made_up.py", code)
     assert {"json", "sparsroof.report.tables"} <= found
+
+
+#: rooms that present another room's results: they may name a module after that room's
+PRESENTING = {"cli", "report", "plot"}
+
+
+def test_a_module_name_belongs_to_one_room() -> None:
+    """A module's file name tells its room: it appears in at most one room besides the
+    command line, report/ and plot/, which mirror what they show (cli/bench.py,
+    report/bench.py, host/bench.py)."""
+    rooms: dict[str, set[str]] = {}
+    for path in PACKAGE.rglob("*.py"):
+        if path.name != "__init__.py":
+            rooms.setdefault(path.name, set()).add(_room(_module(path)))
+    shared = {name: sorted(found) for name, found in rooms.items()
+              if len(found - PRESENTING) > 1}
+    assert not shared, f"one module name in several rooms: {shared}"
+
+
+def test_a_public_class_name_is_defined_once() -> None:
+    """Two rooms do not each define a ``Summary`` or an ``Outcome``: the name of a public
+    class says which one it is."""
+    defined: dict[str, list[str]] = {}
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+                defined.setdefault(node.name, []).append(_module(path))
+    twice = {name: where for name, where in defined.items() if len(where) > 1}
+    assert not twice, f"public classes defined in several modules: {twice}"

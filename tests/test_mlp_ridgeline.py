@@ -13,10 +13,9 @@ import pytest
 
 from sparsroof.errors import OptionError
 from sparsroof.hardware.library import load_spec
-from sparsroof.model.mlp import MlpLayer, allreduce_bytes, mlp_rank_bound, parse_mlp
 from sparsroof.plot.mlp import mlp_points, mlp_ridgeline
 from sparsroof.plot.ridge import balance, ridgeline_figure
-from sparsroof.whatif.mlp import mlp_study
+from sparsroof.whatif.mlp import MlpLayer, allreduce_bytes, mlp_rank_bound, mlp_study, parse_mlp
 
 from .test_plot import by_gid
 

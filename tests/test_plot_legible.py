@@ -20,7 +20,7 @@ import pytest
 
 from sparsroof.analysis import Config, analyze
 from sparsroof.batch.store import Store
-from sparsroof.batch.summary import MatrixPoint, roof_points
+from sparsroof.batch.summary import MatrixPoint, store_points
 from sparsroof.compare import judge, read_runs
 from sparsroof.hardware.library import load_spec
 from sparsroof.matrix.mtx import load
@@ -72,7 +72,7 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _store_points(path: Path) -> list[MatrixPoint]:
     with Store(path) as s:
-        return roof_points(s)
+        return store_points(s)
 
 
 def test_aggregate_legend_counts_matrices_not_rows(store: Path) -> None:

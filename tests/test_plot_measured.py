@@ -1,4 +1,4 @@
-"""Measured runs on the figures: each run drawn where its time puts it, joined to its bound."""
+"""MeasuredTimes runs on the figures: each run drawn where its time puts it, joined to its bound."""
 
 from __future__ import annotations
 

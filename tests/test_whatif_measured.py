@@ -1,4 +1,4 @@
-"""Measured layer times against the Sparsity Roofline's SoL (section 3.4), worked by hand.
+"""MeasuredTimes layer times against the Sparsity Roofline's SoL (section 3.4), worked by hand.
 
 The hand values use the A100's peaks and HBM (2039 GB/s) without its L2 and its launch
 floor, so that they isolate the memory term (the spec below); the last test checks that
@@ -18,8 +18,8 @@ import pytest
 
 from sparsroof.errors import MeasuredRunsError
 from sparsroof.hardware.library import load_spec
+from sparsroof.whatif.layertimes import measured_layers, model_totals, read_layer_times
 from sparsroof.whatif.manifest import Layer, Manifest
-from sparsroof.whatif.measured import measured_layers, model_totals, read_layer_times
 from sparsroof.whatif.placement import Options
 
 from .conftest import ROOT

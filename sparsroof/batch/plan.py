@@ -32,7 +32,7 @@ from .store import RETRIED_KINDS, FileKey, MatrixResult, SpecResult, Store, json
 __all__ = [
     "ANALYSIS_FACTOR",
     "Task",
-    "Outcome",
+    "TaskOutcome",
     "Planned",
     "Plan",
     "params_key",
@@ -72,7 +72,7 @@ class Task:
 
 
 @dataclass(frozen=True)
-class Outcome:
+class TaskOutcome:
     """What a worker sends back: a result, or a failure kind and reason."""
 
     key: FileKey
@@ -282,14 +282,14 @@ def warm_up(config: Config) -> None:
         analyze(matrix, load_spec(bundled_names()[0]), config)
 
 
-def run_one(task: Task, work: Callable[[Task], MatrixResult] = analyse_task) -> Outcome:
-    """Run ``work`` on ``task`` and turn every way it can end into an :class:`Outcome`.
+def run_one(task: Task, work: Callable[[Task], MatrixResult] = analyse_task) -> TaskOutcome:
+    """Run ``work`` on ``task`` and turn every way it can end into an :class:`TaskOutcome`.
 
     A bad file (a :class:`SparsroofError`) is a failure of kind ``error``; running out of
     memory is ``memory``. Any other exception is a bug in sparsroof: it is recorded with
     its traceback as kind ``bug`` so that one matrix cannot stop a batch of thousands.
     """
-    base = Outcome(task.key, task.source.name, 0)
+    base = TaskOutcome(task.key, task.source.name, 0)
     try:
         result = work(task)
         return dataclasses.replace(base, result=result,

@@ -25,7 +25,7 @@ from typing import Any
 
 from ..analysis import Config
 from ..errors import BatchError
-from .plan import Outcome, Plan, Task, analyse_task, run_one, warm_up
+from .plan import Plan, Task, TaskOutcome, analyse_task, run_one, warm_up
 from .store import MatrixResult, Store
 
 __all__ = ["CLAIM_POLL_S", "RunCounts", "next_fitting", "run_plan"]
@@ -117,7 +117,7 @@ class _Local:
     """The local pool's scheduling loop."""
 
     def __init__(self, plan: Plan, workers: int, timeout: float | None, work: Work,
-                 record: Callable[[Outcome], None], claim: Claim) -> None:
+                 record: Callable[[TaskOutcome], None], claim: Claim) -> None:
         self.ctx = multiprocessing.get_context("spawn")
         self.pending = sorted(plan.tasks, key=lambda t: t.memory, reverse=True)
         self.held: list[Task] = []  # claimed by other live processes
@@ -171,7 +171,7 @@ class _Local:
         task = w.task
         if task is None:  # it died before taking any work: it will not do better next time
             raise BatchError(f"a worker process could not start ({reason})")
-        self.record(Outcome(task.key, task.source.name, 0, kind=kind,
+        self.record(TaskOutcome(task.key, task.source.name, 0, kind=kind,
                             reason=reason))
         self._replace(w)
 
@@ -207,7 +207,7 @@ class _Local:
                 self._fail(w, "timeout", f"timed out after {self.timeout:g} s")
 
 
-def _run_with_deadline(task: Task, work: Work, timeout: float | None) -> Outcome:
+def _run_with_deadline(task: Task, work: Work, timeout: float | None) -> TaskOutcome:
     """On a Dask worker: run ``task``; past ``timeout`` report a timeout.
 
     A thread cannot be stopped: the abandoned analysis keeps the worker's thread busy
@@ -222,7 +222,7 @@ def _run_with_deadline(task: Task, work: Work, timeout: float | None) -> Outcome
     try:
         return pool.submit(run_one, task, work).result(timeout=timeout)
     except FutureTimeout:
-        return Outcome(task.key, task.source.name, 0, kind="timeout",
+        return TaskOutcome(task.key, task.source.name, 0, kind="timeout",
                        reason=f"timed out after {timeout:g} s")
     finally:
         pool.shutdown(wait=False)
@@ -243,7 +243,7 @@ def _dask_client(address: str) -> Any:
 
 
 def _run_dask(plan: Plan, address: str, timeout: float | None, work: Work,
-              record: Callable[[Outcome], None], claim: Claim) -> None:
+              record: Callable[[TaskOutcome], None], claim: Claim) -> None:
     """Send every task this process can claim; those other processes hold are claimed
     again once the rest are done, until none is left."""
     with _dask_client(address) as client:
@@ -253,7 +253,7 @@ def _run_dask(plan: Plan, address: str, timeout: float | None, work: Work,
         tasks: list[Task] = []
         for task in plan.tasks:
             if largest and task.memory > largest:
-                record(Outcome(task.key, task.source.name, 0, kind="memory",
+                record(TaskOutcome(task.key, task.source.name, 0, kind="memory",
                                reason=f"needs about {task.memory / 2**30:.2f} GiB, no Dask "
                                f"worker has more than {largest / 2**30:.2f} GiB"))
             else:
@@ -268,7 +268,7 @@ def _run_dask(plan: Plan, address: str, timeout: float | None, work: Work,
 
 
 def _run_dask_round(client: Any, tasks: list[Task], timeout: float | None, work: Work,
-                    record: Callable[[Outcome], None]) -> None:
+                    record: Callable[[TaskOutcome], None]) -> None:
     from distributed import as_completed
 
     futures = {client.submit(_run_with_deadline, t, work, timeout, pure=False): t
@@ -278,7 +278,7 @@ def _run_dask_round(client: Any, tasks: list[Task], timeout: float | None, work:
         if future.status == "finished":
             record(future.result())
         else:
-            record(Outcome(task.key, task.source.name, 0, kind="crash",
+            record(TaskOutcome(task.key, task.source.name, 0, kind="crash",
                            reason=f"Dask task failed: {future.exception()}"))
 
 
@@ -288,7 +288,7 @@ class _Recorder:
     def __init__(self, store: Store, run_id: int, summary: RunCounts, progress: Any) -> None:
         self.store, self.run_id, self.summary, self.progress = store, run_id, summary, progress
 
-    def __call__(self, outcome: Outcome) -> None:
+    def __call__(self, outcome: TaskOutcome) -> None:
         if outcome.result is not None:
             self.store.save(outcome.result, self.run_id)
             self.summary.analysed += 1
@@ -319,13 +319,13 @@ def run_plan(plan: Plan, store: Store, run_id: int, *, workers: int = 1,
         if state == "done":
             summary.elsewhere += 1
             if progress is not None:
-                progress.advance(Outcome(task.key, task.source.name, 0),
+                progress.advance(TaskOutcome(task.key, task.source.name, 0),
                                  len(summary.failures))
         return state
 
     for planned in plan.others:
         if planned.status in ("error", "memory", "bug"):
-            record(Outcome(planned.key, planned.source.name, 0, kind=planned.status,
+            record(TaskOutcome(planned.key, planned.source.name, 0, kind=planned.status,
                            reason=planned.reason))
     start = time.perf_counter()
     if scheduler:

@@ -14,7 +14,7 @@ from typing import Any
 
 from .store import Store
 
-__all__ = ["UNCLASSIFIED", "MatrixPoint", "Summary", "summarise", "roof_points"]
+__all__ = ["UNCLASSIFIED", "MatrixPoint", "StoreSummary", "summarise_store", "store_points"]
 
 UNCLASSIFIED = "unclassified"
 
@@ -56,7 +56,7 @@ class MatrixPoint:
 
 
 @dataclass
-class Summary:
+class StoreSummary:
     matrices: int = 0
     failed: int = 0
     by_class: list[tuple[str, int]] = field(default_factory=list)
@@ -66,7 +66,7 @@ class Summary:
     closest: list[MatrixPoint] = field(default_factory=list)
 
 
-def roof_points(store: Store) -> list[MatrixPoint]:
+def store_points(store: Store) -> list[MatrixPoint]:
     """The best row (highest roof fraction) of every matrix on every spec."""
     # SQLite fills the bare columns of a MAX() aggregate from the row holding the maximum
     rows = store.query(
@@ -82,10 +82,10 @@ def roof_points(store: Store) -> list[MatrixPoint]:
     return [MatrixPoint(*row[:-1]) for row in rows]
 
 
-def summarise(store: Store, top: int = 5) -> Summary:
+def summarise_store(store: Store, top: int = 5) -> StoreSummary:
     """Counts by class, bound and failure, and the ``top`` matrices furthest from and
     closest to the compute roof."""
-    s = Summary()
+    s = StoreSummary()
     s.matrices = store.query("SELECT COUNT(DISTINCT path || '::' || member) FROM matrices")[0][0]
     s.failed = store.query("SELECT COUNT(*) FROM failures")[0][0]
     s.by_class = [(str(r[0]), int(r[1])) for r in store.query(
@@ -96,7 +96,7 @@ def summarise(store: Store, top: int = 5) -> Summary:
         " GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 7 DESC")
     s.by_failure = [(str(r[0]), str(r[1]), int(r[2])) for r in store.query(
         "SELECT kind, reason, COUNT(*) FROM failures GROUP BY 1, 2 ORDER BY 3 DESC, 1, 2")]
-    points = sorted(roof_points(store), key=lambda p: (p.roof_fraction, p.name, p.spec))
+    points = sorted(store_points(store), key=lambda p: (p.roof_fraction, p.name, p.spec))
     s.furthest = points[:top]
     s.closest = points[::-1][:top]
     return s

@@ -25,7 +25,7 @@ from ..model.timing import describe
 from .budget import LIMITS, Budget, Check, Limit
 from .inputs import (
     BASELINE_CONFIG,
-    Measured,
+    MeasuredTimes,
     load_baseline,
     load_measured,
 )
@@ -157,7 +157,7 @@ def _judge(check: Check, key: str, p: Point, value: float | str, limit: float | 
                    PASS if ok else FAIL, reference)
 
 
-def _fraction(check: Check, p: Point, limit: float, measured: Measured | None,
+def _fraction(check: Check, p: Point, limit: float, measured: MeasuredTimes | None,
               source: str) -> Outcome:
     config = check.config
     wanted: dict[str, Any] = {"kernel": p.kernel, "format": p.storage, "dtype": p.dtype,
@@ -184,7 +184,7 @@ def _fraction(check: Check, p: Point, limit: float, measured: Measured | None,
     return outcome
 
 
-def _limits(check: Check, p: Point, measured: Measured | None, source: str
+def _limits(check: Check, p: Point, measured: MeasuredTimes | None, source: str
             ) -> list[Outcome]:
     values: dict[str, float | str] = {
         "max_sol_latency": p.sol_s, "min_attainable": p.attainable_flops,
@@ -251,7 +251,7 @@ def _points(check: Check, matrices: _Matrices) -> list[Point]:
     return points
 
 
-def _measured(budget: Budget) -> tuple[Measured | None, list[str]]:
+def _measured(budget: Budget) -> tuple[MeasuredTimes | None, list[str]]:
     users = [c for c in budget.checks if any(k == "min_fraction_of_sol" for k, _ in c.limits)]
     if users and budget.measured is None:
         raise BudgetError(budget.path, "needs measured results: set 'measured' in the budget "

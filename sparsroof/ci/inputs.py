@@ -1,6 +1,6 @@
 """Files a budget check reads besides the budget: measured results and baselines.
 
-Measured results are in the measured-runs dialect that ``sparsroof compare`` reads
+MeasuredTimes results are in the measured-runs dialect that ``sparsroof compare`` reads
 (:mod:`sparsroof.compare.runs`): a CSV with ``matrix`` and ``time_s`` and optionally
 ``kernel``, ``format``, ``d``, ``dtype``, ``hw``, ``implementation`` and ``timing``; the
 same fields as JSON records; ``sparsroof bench -O json``; or Ginkgo's benchmark JSON::
@@ -42,7 +42,7 @@ __all__ = [
     "BASELINE_SCHEMA",
     "BASELINE_CONFIG",
     "BASELINE_VALUES",
-    "Measured",
+    "MeasuredTimes",
     "matrix_key",
     "load_measured",
     "load_baseline",
@@ -75,7 +75,7 @@ def _where(run_source: str, path: str) -> str:
 
 
 @dataclass
-class Measured:
+class MeasuredTimes:
     """The runs of a measured-results file by (matrix name, width), and its notes."""
 
     path: str
@@ -117,7 +117,7 @@ def _agrees(run: MeasuredRun, name: str, want: Any) -> bool:
     return value == want
 
 
-def load_measured(path: str | Path) -> Measured:
+def load_measured(path: str | Path) -> MeasuredTimes:
     """The runs of a measured-results file, for matching to a budget's points; a row that
     cannot be used is a :class:`BudgetError` (a budget judges every row or none)."""
     path = str(path)
@@ -134,7 +134,7 @@ def load_measured(path: str | Path) -> Measured:
     table: dict[tuple[str, int], list[MeasuredRun]] = defaultdict(list)
     for run in runs:
         table[(matrix_key(run.matrix), run.width)].append(run)
-    return Measured(path, dict(table), [str(e) for e in errors])
+    return MeasuredTimes(path, dict(table), [str(e) for e in errors])
 
 
 def _width(value: object) -> int:

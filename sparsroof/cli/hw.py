@@ -159,7 +159,7 @@ def probe(output_file: str | None, name: str | None, quick: bool, force: bool,
 def _probe_gpu(name: str, say: Any) -> str:
     from ..host.gpu.cuda import open_device
     from ..host.gpu.probe import probe_gpu
-    from ..host.gpu.spec import gpu_spec_yaml
+    from ..host.gpu.spec_yaml import gpu_spec_yaml
 
     result = probe_gpu(open_device(), progress=say)
     for figure in result.flagged():

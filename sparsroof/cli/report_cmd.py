@@ -1,11 +1,11 @@
-"""``sparsroof report``: summarise a batch result store."""
+"""``sparsroof report``: summarise_store a batch result store."""
 
 from __future__ import annotations
 
 import click
 
 from ..batch.store import Store
-from ..batch.summary import roof_points, summarise
+from ..batch.summary import store_points, summarise_store
 from ..errors import OptionError
 from ..report.store import store_json, store_tables
 from .common import check_writable, emit, table_console
@@ -62,13 +62,13 @@ def command(store_path: str, plot_path: str | None, top: int, output: str,
     if html_path:
         _write_html(store_path, html_path)
     with Store(store_path, readonly=True) as store:
-        summary = summarise(store, top=top)
+        summary = summarise_store(store, top=top)
         failures = store.failures()
         if plot_path:
             from ..plot.aggregate import plot_aggregate, unplottable
             from .plot import echo_written
 
-            points = roof_points(store)
+            points = store_points(store)
             plot_aggregate(points, plot_path)
             echo_written(plot_path)
             hidden = unplottable(points)

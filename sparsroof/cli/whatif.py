@@ -10,12 +10,11 @@ import click
 from ..errors import OptionError
 from ..hardware.library import load_spec
 from ..hardware.spec import UNITS, HwSpec
-from ..model.mlp import parse_mlp
 from ..model.traffic import VALUE_BYTES
 from ..report.mlp import mlp_json, mlp_table
 from ..report.whatif import to_csv, to_json, to_layer_table, to_table
 from ..whatif.manifest import Manifest, bundled_models, load_manifest
-from ..whatif.mlp import mlp_study
+from ..whatif.mlp import mlp_study, parse_mlp
 from ..whatif.patterns import parse_patterns, parse_sparsity
 from ..whatif.placement import Options
 from ..whatif.study import DEFAULT_SPARSITIES, ModelResult, read_accuracy, study
@@ -184,7 +183,7 @@ def _measured(manifest: Manifest, spec: HwSpec, options: Options, path: str,
               output: str) -> int:
     """Measured layer times against their SoL (section 3.4), judged as compare judges."""
     from ..report.layertimes import judged_layers, layer_errors, layer_times_json, models_table
-    from ..whatif.measured import measured_layers, model_totals, read_layer_times
+    from ..whatif.layertimes import measured_layers, model_totals, read_layer_times
     from .compare import echo_judged
 
     times, bad = read_layer_times(path)

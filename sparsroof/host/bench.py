@@ -2,7 +2,7 @@
 
 Each kernel is scipy's product in one storage format (CSR, CSC, COO, BSR, DIA), a
 compiled ELL or HYB SpMV (:mod:`sparsroof.host.ell_kernels`), timed by
-:func:`sparsroof.host.timing.time_call`, or cuSPARSE's through CuPy where a GPU is present;
+:func:`sparsroof.host.stopwatch.time_call`, or cuSPARSE's through CuPy where a GPU is present;
 the median is reported.
 
 Achieved rates use the model's own counts: achieved bandwidth = bytes / t and achieved
@@ -34,7 +34,7 @@ from ..model.bound import bound
 from ..model.timing import check_timing
 from ..model.traffic import Traffic, traffic
 from ..structure.features import Structure
-from .timing import Timing, time_call
+from .stopwatch import Timing, time_call
 
 if TYPE_CHECKING:
     from .gpu.device import Device
@@ -241,7 +241,7 @@ def bench(m: Matrix, s: Structure, spec: HwSpec, *, formats: Sequence[str] = KER
     first CUDA device when None) timed by ``method``, or by each of ``methods`` in turn
     (one run per method, the product prepared and checked once). ``timing`` (warmup,
     repeat, min_time, max_repeat) goes to :func:`time_call` or, on a GPU,
-    :func:`sparsroof.host.gpu.timing.time_on_device`."""
+    :func:`sparsroof.host.gpu.stopwatch.time_on_device`."""
     methods = tuple(methods) or (method,)
     if dtype not in _NUMPY_DTYPES:
         raise OptionError(f"measured kernels run in fp64 or fp32, not {dtype}")

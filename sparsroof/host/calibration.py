@@ -68,7 +68,7 @@ from ..userfile import (
 from .bench import KERNEL_FORMATS, bench, kernel_traffic
 from .core_cost import CHAINS, CoreCounts, core_counts, measure_branch_memory
 from .memory_roofs import effective_roofs, monotone_roofs, with_roofs
-from .timing import NOISE_TOLERANCE
+from .stopwatch import NOISE_TOLERANCE
 
 __all__ = ["FormatFit", "Calibration", "Sample", "features", "executed", "scattered_entries",
            "kernel_loops", "fit", "held_out_error", "held_out_errors", "choose_fill",
@@ -86,7 +86,7 @@ NOISY_SHARE = 0.1
 #: product and a HYB's COO part add each entry into y[row] in turn: an addition waits for
 #: the one before it in the same row, and runs longer than the core's window serialise)
 YCHAINS = (4, 16, 64, 256)
-#: how the sweep times each kernel (:func:`sparsroof.host.timing.time_call`): one warm-up
+#: how the sweep times each kernel (:func:`sparsroof.host.stopwatch.time_call`): one warm-up
 #: call, then at least 3 calls and 20 ms; each pass over the sweep adds its fastest run
 SWEEP_TIMING = {"warmup": 1, "repeat": 3, "min_time": 0.02}
 
@@ -410,7 +410,7 @@ def calibrate(spec: HwSpec, roofs: dict[str, float], *, dtype: str = "fp64",
     calibration and the samples (each the fastest of its rounds). ``spec`` should carry
     the measured roofs (:func:`sparsroof.host.memory_roofs.with_roofs`) so that the runs are bounded
     by the right level; roofs that fall down the hierarchy are repaired and flagged
-    (:func:`checked_roofs`). ``timing`` goes to :func:`sparsroof.host.timing.time_call`."""
+    (:func:`checked_roofs`). ``timing`` goes to :func:`sparsroof.host.stopwatch.time_call`."""
     from .sweep import MAX_SLOTS, generate
     from .sweep import plan as sweep_plan
 

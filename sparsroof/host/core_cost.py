@@ -148,7 +148,7 @@ def branch_memory_once(sizes: Sequence[int] = BRANCH_SIZES, mean: float = 4.0,
     """
     import scipy.sparse as sp
 
-    from .timing import time_call
+    from .stopwatch import time_call
 
     rng = np.random.default_rng(3)
     exits, extra = [], []

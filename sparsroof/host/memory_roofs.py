@@ -29,7 +29,7 @@ import numpy as np
 
 from ..hardware.spec import HwSpec, Quantity
 from ..units import binary, si
-from .timing import TRIAD_BYTES, best_time, triads
+from .stopwatch import TRIAD_BYTES, best_time, triads
 
 __all__ = ["measure_level", "measure_roofs", "roof_rates", "with_roofs", "monotone_roofs",
            "effective_roofs"]

@@ -21,7 +21,7 @@ import numpy as np
 from ..errors import SparsroofError
 from ..matrix.mtx import Matrix
 from .bench import FILL_LIMIT, scipy_matrix
-from .timing import Timing, time_call
+from .stopwatch import Timing, time_call
 
 __all__ = ["PartitionRun", "run_partition", "measure_answers", "fill_reason", "TOLERANCE"]
 

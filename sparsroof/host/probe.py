@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from ..units import binary
-from .timing import NOISE_TOLERANCE, TRIAD_BYTES, best_time, triads
+from .stopwatch import NOISE_TOLERANCE, TRIAD_BYTES, best_time, triads
 
 __all__ = ["CacheLevel", "HostInfo", "ProbeResult", "host_info", "probe", "spec_yaml",
            "bytes_text"]
@@ -92,7 +92,7 @@ class ProbeResult:
     @property
     def noisy(self) -> list[str]:
         """One line per memory roof whose passes differ by more than the tolerance a
-        calibration allows (:data:`sparsroof.host.timing.NOISE_TOLERANCE`): other work
+        calibration allows (:data:`sparsroof.host.stopwatch.NOISE_TOLERANCE`): other work
         disturbed the host."""
         return [f"{k} measured {', '.join(f'{r / 1e9:.1f}' for r in self.passes[k])} GB/s in "
                 f"{len(self.passes[k])} passes ({100 * d:.0f}% apart, over "

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 from ..batch.summary import MatrixPoint
 from ..errors import FigureError
 from ..units import si
-from .placement import footnote, place_legend
+from .legends import footnote, place_legend
 from .roof import decades, launch_handle, launch_ticks, slope_angle
 from .spread import Spread, caption, marker_diameter_pt, spread
 from .style import MARKERS, PALETTE, figure_format, fill_of, log_axis, new_figure, save

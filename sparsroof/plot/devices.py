@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import FigureError
 from ..hardware.spec import HwSpec
 from ..units import si
-from .placement import footnote, place_legend
+from .legends import footnote, place_legend
 from .points import RoofPoint, roof_points
 from .roof import decades, launch_handle, launch_ticks
 from .spread import caption, marker_diameter_pt, spread

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import FigureError
 from ..units import si
 from .labels import place_labels
-from .placement import place_legend, place_note
+from .legends import place_legend, place_note
 from .roof import decades
 from .style import log_axis, new_figure, save
 

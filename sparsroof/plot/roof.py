@@ -22,8 +22,8 @@ from ..hardware.spec import HwSpec
 from ..units import si
 from .gaps import draw_gaps, gap_handles, gap_summary
 from .labels import callout_labels, place_labels
+from .legends import footnote, place_legend
 from .measured import MeasuredPoint
-from .placement import footnote, place_legend
 from .points import OPTIMISTIC, PESSIMISTIC, RoofPoint, common
 from .spread import Spread, caption, marker_diameter_pt, spread
 from .style import MARKERS, PALETTE, fill_of, log_axis, new_figure

@@ -12,7 +12,7 @@ from typing import Any
 from ..compare.judge import Judged
 from ..compare.runs import MeasuredRun, RowError
 from ..units import si
-from ..whatif.measured import DENSE, MeasuredLayer, ModelTotal
+from ..whatif.layertimes import DENSE, MeasuredLayer, ModelTotal
 from .compare import compare_json
 from .tables import fitted_table
 

@@ -9,8 +9,8 @@ from typing import Any
 
 from .._version import envelope
 from ..analysis.results import rank_bound_dict
-from ..model.mlp import MlpLayer
 from ..model.ridgeline import RankBound
+from ..whatif.mlp import MlpLayer
 from .analysis import RANK_HEADERS, rank_cells
 from .document import json_text
 from .tables import fitted_table

@@ -8,7 +8,7 @@ from dataclasses import asdict
 from typing import Any
 
 from .._version import envelope
-from ..batch.summary import MatrixPoint, Summary
+from ..batch.summary import MatrixPoint, StoreSummary
 from ..units import si
 from .document import json_text
 from .tables import fitted_table
@@ -40,7 +40,7 @@ def _points_rows(points: list[MatrixPoint]) -> list[tuple[Any, ...]]:
              f"{100 * p.roof_fraction:.3g}%", p.bound) for p in points]
 
 
-def store_tables(s: Summary, failures: list[dict[str, Any]]) -> list[Any]:
+def store_tables(s: StoreSummary, failures: list[dict[str, Any]]) -> list[Any]:
     """What ``report`` prints, in order: a line of counts, then the tables."""
     shown: list[Any] = [f"{s.matrices} matrices analysed, {s.failed} failed",
                         _table("matrices by class", ("class", "n"), list(s.by_class)),
@@ -57,7 +57,7 @@ def store_tables(s: Summary, failures: list[dict[str, Any]]) -> list[Any]:
             _table("closest to the compute roof" + note, heads, _points_rows(s.closest))]
 
 
-def store_json(s: Summary, failures: list[dict[str, Any]]) -> str:
+def store_json(s: StoreSummary, failures: list[dict[str, Any]]) -> str:
     """The summary as the ``report`` JSON document (every failed file listed)."""
     doc = envelope("report")
     doc["roof_fraction"] = "attainable / peak FLOP/s of the best row per matrix and spec"

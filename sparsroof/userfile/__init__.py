@@ -17,6 +17,7 @@ Large CSV tables are read a row at a time (:func:`iter_csv`). :func:`capped` kee
 error lines of a file with many bad rows to a few of each kind.
 """
 
+from .csvfile import CsvTable, iter_csv, read_csv
 from .fields import (
     LARGEST,
     FieldError,
@@ -39,7 +40,6 @@ from .files import (
     read_text,
 )
 from .repeats import capped
-from .tables import CsvTable, iter_csv, read_csv
 from .yamlfile import MAX_YAML_VALUES, load_yaml, read_yaml
 
 __all__ = [

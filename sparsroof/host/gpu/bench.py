@@ -16,7 +16,7 @@ import numpy as np
 
 from ...errors import GpuError, OptionError
 from .device import Device
-from .timing import DeviceTiming, time_on_device
+from .stopwatch import DeviceTiming, time_on_device
 
 __all__ = ["GPU_FORMATS", "check_product", "cusparse_runner"]
 

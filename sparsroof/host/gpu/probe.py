@@ -10,7 +10,7 @@
   below a real run); the capacity it holds to is the largest working set whose rate is
   still at least half-way from the memory rate to the flat part's median.
 - **Launch floors**: an empty kernel timed by the bench's own methods
-  (:mod:`sparsroof.host.gpu.timing`): back to back on a stream, replayed through a CUDA
+  (:mod:`sparsroof.host.gpu.stopwatch`): back to back on a stream, replayed through a CUDA
   graph, and with a host synchronisation after each launch; each floor is the fastest
   region. Launched from Python, the stream and sync floors include the host's launch rate.
 - **Compute**: chains of fused multiply-adds in fp64 and fp32 on every SM, beside the peak
@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .device import Device, DeviceInfo, Kernel
-from .timing import time_on_device
+from .stopwatch import time_on_device
 
 __all__ = ["REPEAT_TOLERANCE", "HBM_FACTOR", "L2_SWEEP", "FMA_LANES", "Figure", "GpuProbe",
            "probe_gpu", "derived_peak", "mib_text"]

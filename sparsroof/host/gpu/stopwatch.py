@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ...model.timing import check_timing
-from ..timing import Timing
+from ..stopwatch import Timing
 from .device import CaptureError, Device, Work
 
 __all__ = ["DeviceTiming", "REGION_S", "MAX_CALLS", "COLD_FACTOR", "calls_per_region",
