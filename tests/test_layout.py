@@ -287,3 +287,25 @@ def test_a_public_class_name_is_defined_once() -> None:
                 defined.setdefault(node.name, []).append(_module(path))
     twice = {name: where for name, where in defined.items() if len(where) > 1}
     assert not twice, f"public classes defined in several modules: {twice}"
+
+
+def test_the_public_names_agree() -> None:
+    """A package face names its lazy public names in its table (``_HOMES``), in the
+    imports that type checkers read and in ``__all__`` (which the linter reads as
+    written): the three agree, and every public name resolves."""
+    import sparsroof
+    import sparsroof.plot
+
+    for face in (sparsroof, sparsroof.plot):
+        path = Path(face.__file__ or "")
+        checked: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING":
+                for inner in ast.walk(node):
+                    if isinstance(inner, ast.ImportFrom):
+                        checked.update(a.asname or a.name for a in inner.names)
+        assert set(face._HOMES) <= checked, set(face._HOMES) - checked
+        assert set(face._HOMES) <= set(face.__all__), set(face._HOMES) - set(face.__all__)
+        for name in face.__all__:
+            assert getattr(face, name) is not None, name
+    assert set(sparsroof.__all__) == {"__version__", *sparsroof._HOMES}
