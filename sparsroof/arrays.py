@@ -15,7 +15,32 @@ from types import ModuleType
 
 import numpy as np
 
-__all__ = ["distinct", "compiled"]
+__all__ = ["distinct", "compiled", "ROUTES", "check_route"]
+
+
+#: the routes of a compiled pass, one vocabulary for every pass: a pass offers some of them
+#: and refuses the others by name
+ROUTES = {
+    "compiled": "the C build where it was built, else the pass's portable route",
+    "native": "the C build (an error where it was not built)",
+    "numba": "numba, compiled on first use and cached",
+    "numpy": "whole-array numpy",
+}
+
+
+def check_route(route: str, offered: tuple[str, ...], what: str) -> None:
+    """Refuse a route that :data:`ROUTES` does not name, or that the pass ``what`` does
+    not offer.
+
+    >>> check_route("numba", ("compiled", "native", "numpy"), "the strip counts")
+    Traceback (most recent call last):
+    ...
+    ValueError: the strip counts have no numba route (they offer compiled, native, numpy)
+    """
+    if route not in ROUTES:
+        raise ValueError(f"unknown route {route!r} (routes are {', '.join(ROUTES)})")
+    if route not in offered:
+        raise ValueError(f"{what} have no {route} route (they offer {', '.join(offered)})")
 
 
 def compiled(name: str, version: int) -> ModuleType | None:

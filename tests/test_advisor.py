@@ -106,7 +106,7 @@ def test_dp_equals_brute_force(matrix: Matrix, size: int, times: int) -> None:
         best = min(best, total)
     parts, total = partition(st, models, 8, 4, max_block=n, strip_of=strip_of)
     assert partition(st, models, 8, 4, max_block=n, strip_of=strip_of,
-                     route="numpy") == (parts, total)  # numba, where the C build is used
+                     route="numba") == (parts, total)  # numba, where the C build is used
     assert total == pytest.approx(best, rel=1e-12)
     assert parts[0][0] == 0 and parts[-1][1] == n - 1
     for (_, last), (first, _) in itertools.pairwise([(p[0], p[1]) for p in parts]):
@@ -378,7 +378,7 @@ def _routes_agree(m: Matrix, size: int, block: int = 4) -> None:
         for times, max_block, x in ((1, 64, 0.0), (2, 3, 8.0), (3, n, 2.5)):
             strip_of = _thread_strips(size, times)
             got = [partition(st, models, 8, 4, max_block, x, strip_of, route=route)
-                   for st, route in ((a, "numpy"), (b, "native"))]
+                   for st, route in ((a, "numba"), (b, "native"))]
             assert got[0] == got[1]
 
 

@@ -47,12 +47,13 @@ from typing import Any
 
 import numpy as np
 
-from ..arrays import compiled, distinct
+from ..arrays import check_route, compiled, distinct
 from ..hardware.spec import HwSpec
 from ..matrix.mtx import Matrix
 
-__all__ = ["DP_FORMATS", "ROUTES", "CostModel", "Strips", "strip_rows", "native", "strips",
-           "sol_models", "partition", "block_counts", "block_price"]
+__all__ = ["DP_FORMATS", "STRIP_ROUTES", "PROGRAM_ROUTES", "CostModel", "Strips",
+           "strip_rows", "native", "strips", "sol_models", "partition", "block_counts",
+           "block_price"]
 
 #: formats the partition considers (HYB's ELL width is chosen per block)
 DP_FORMATS = ("csr", "csc", "coo", "ell", "hyb", "dia", "bsr")
@@ -113,9 +114,11 @@ def strip_rows(spec: HwSpec, csr_bytes_per_row: float) -> int:
     return max(32, rows // 32 * 32)
 
 
-#: the routes of the per-strip counts and the dynamic program: "compiled" is the C build
-#: where there is one, else numpy for the counts and numba for the program
-ROUTES = ("compiled", "native", "numpy")
+#: the routes (:data:`sparsroof.arrays.ROUTES`) of the per-strip counts and of the
+#: dynamic program; "compiled" is the C build where there is one, else the portable route
+#: (numpy for the counts, numba for the program)
+STRIP_ROUTES = ("compiled", "native", "numpy")
+PROGRAM_ROUTES = ("compiled", "native", "numba")
 #: the version of the passes this module expects of the C build (a stale one is not used)
 _NATIVE_VERSION = 2
 
@@ -126,11 +129,10 @@ def native() -> ModuleType | None:
     return compiled(f"{__package__}._native", _NATIVE_VERSION)
 
 
-def _compiled(route: str) -> ModuleType | None:
-    """The C build for ``route`` (None: the numpy and numba route)."""
-    if route not in ROUTES:
-        raise ValueError(f"unknown route {route!r} (expected one of {', '.join(ROUTES)})")
-    k = native() if route != "numpy" else None
+def _compiled(route: str, offered: tuple[str, ...], what: str) -> ModuleType | None:
+    """The C build for ``route`` (None: the portable route)."""
+    check_route(route, offered, what)
+    k = native() if route in ("compiled", "native") else None
     if route == "native" and k is None:
         raise RuntimeError("the format advisor's passes were not built in C here")
     return k
@@ -139,11 +141,11 @@ def _compiled(route: str) -> ModuleType | None:
 def strips(m: Matrix, size: int, block: int = 4, route: str = "compiled") -> Strips:
     """Per-strip rows, entries, longest row, b x b blocks, and the histograms of the gaps
     of its diagonals and of its row lengths (see :class:`Strips`), by the C build or numpy
-    (``route``, one of :data:`ROUTES`)."""
+    (``route``, one of :data:`STRIP_ROUTES`)."""
     n = max(1, math.ceil(m.rows / size))
     starts = np.arange(n, dtype=np.int64) * size
     rows = np.minimum(starts + size, m.rows) - starts
-    k = _compiled(route)
+    k = _compiled(route, STRIP_ROUTES, "the strip counts")
     if k is not None and route == "compiled" and n >= 2**31 - 1:
         k = None  # the C pass stamps strips in 32 bits
     if k is not None:
@@ -229,14 +231,14 @@ def partition(st: Strips, models: dict[str, CostModel], s_v: int, s_i: int,
     format, seconds)], total seconds); each block reads ``x_per_row`` bytes of x per row.
     A block takes format f only if it spans a whole number of strips of ``strip_of[f]``
     rows (a multiple of ``st.size``; by default ``st.size``) or ends the matrix. ``route``:
-    the C build, or numba (one of :data:`ROUTES`; "numpy" takes numba here)."""
+    the C build, or numba (one of :data:`PROGRAM_ROUTES`)."""
     names = list(models)
     kinds, coef = _params(models)
     mult = _multiples(st, names, strip_of)
     n = st.rows.size
     args = (st.rows, st.nnz, st.max_len, st.diag_ptr, st.diag_gap, st.diag_cnt, st.blocks,
             st.len_ptr, st.len_val, st.len_cnt, kinds, coef, mult)
-    k = _compiled(route)
+    k = _compiled(route, PROGRAM_ROUTES, "the partition program")
     if k is None:
         from ._dp import dp
 

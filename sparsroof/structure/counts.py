@@ -18,9 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from ..arrays import compiled
+from ..arrays import check_route, compiled
 
-__all__ = ["Counts", "SMALL", "SYMMETRY_SAMPLE", "GROUP_SHIFTS", "MAX_COUNT", "ROUTES",
+__all__ = ["Counts", "SMALL", "SYMMETRY_SAMPLE", "GROUP_SHIFTS", "MAX_COUNT", "COUNT_ROUTES",
            "counts", "native"]
 
 #: matrices with at most this many entries take the numpy route
@@ -31,8 +31,9 @@ SYMMETRY_SAMPLE = 1 << 18
 GROUP_SHIFTS = (1, 2, 3, 4, 5)
 #: entries per N:M group are counted up to this value (larger counts are lumped into it)
 MAX_COUNT = 33
-#: the routes :func:`counts` can be asked for ("compiled": native where built, else numba)
-ROUTES = ("numpy", "compiled", "native", "numba")
+#: the routes (:data:`sparsroof.arrays.ROUTES`) :func:`counts` offers ("compiled": native
+#: where built, else numba)
+COUNT_ROUTES = ("compiled", "native", "numba", "numpy")
 #: the version of the passes this module expects of the native build (a stale build of an
 #: older version is not used)
 _NATIVE_VERSION = 3
@@ -273,10 +274,12 @@ def _numpy(row: np.ndarray, col: np.ndarray, rows: int, cols: int, halfwidth: in
 
 def counts(row: np.ndarray, col: np.ndarray, rows: int, cols: int, halfwidth: int,
            route: str | None = None) -> Counts:
-    """Counts of a pattern with at least one entry; ``route`` (one of :data:`ROUTES`)
-    forces a route: by default the native one, else numba above :data:`SMALL` entries
-    and numpy below."""
+    """Counts of a pattern with at least one entry; ``route`` (one of
+    :data:`COUNT_ROUTES`) forces a route: by default the native one, else numba above
+    :data:`SMALL` entries and numpy below."""
     k = native()
+    if route is not None:
+        check_route(route, COUNT_ROUTES, "the structure counts")
     if route is None:
         route = "native" if k is not None else "numpy" if row.size <= SMALL else "numba"
     elif route == "compiled":
