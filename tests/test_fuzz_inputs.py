@@ -9,8 +9,7 @@ the file; every row error must be one line too. Any other exception, a hang or a
 multi-line message fails the case, with the seed that rebuilds it.
 
 Cases are drawn from ``random.Random(seed)``, so a run is repeatable; a few hundred per
-surface run by default, 10,000 with the ``slow`` marker when it is asked for
-(``pytest -m slow tests/test_fuzz_inputs.py``).
+surface run here, and ``python bench/fuzz_inputs.py`` runs 10,000 of each (minutes).
 """
 
 from __future__ import annotations
@@ -42,8 +41,8 @@ from .mutate_files import mutate_file
 
 #: seconds one case may take (the slowest valid case takes a few hundredths)
 LIMIT_S = 10
-#: cases per surface: in the normal run, and under the slow marker
-QUICK, MANY = 300, 10_000
+#: cases per surface in the test run
+QUICK = 300
 
 MATRIX = b"%%MatrixMarket matrix coordinate real general\n3 3 4\n1 1 2\n2 2 1\n3 1 -1\n3 3 4\n"
 RUNS_CSV = b"""matrix,time_s,kernel,format,d,dtype,hw,implementation,timing
@@ -208,18 +207,6 @@ def _fuzz(folder: Path, surface: str, cases: int) -> None:
 @pytest.mark.parametrize("surface", sorted(SURFACES))
 def test_mutated_input_files_give_a_result_or_one_line(folder: Path, surface: str) -> None:
     _fuzz(folder, surface, QUICK)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("surface", sorted(SURFACES))
-def test_many_mutated_input_files(folder: Path, surface: str,
-                                  request: pytest.FixtureRequest) -> None:
-    """Minutes per kind of file: run only when asked for (``-m slow``), so that a plain
-    run of this file stays within a minute."""
-    chosen = request.config.getoption("markexpr") or ""
-    if "slow" not in chosen or "not slow" in chosen:
-        pytest.skip(f"{MANY:,} cases of each kind: run with -m slow")
-    _fuzz(folder, surface, MANY)
 
 
 @pytest.mark.parametrize("surface", sorted(SURFACES))
