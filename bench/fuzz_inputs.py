@@ -1,5 +1,5 @@
 """Mutation fuzzing of every input file other than matrices, at length: the cases of
-``tests/test_fuzz_inputs.py`` (measured runs as CSV, Ginkgo JSON and bench JSON, specs,
+``tests/userfile/test_fuzz_inputs.py`` (measured runs as CSV, Ginkgo JSON and bench JSON, specs,
 budgets, network manifests and layer times), many more of them.
 
 Each case is a small valid file after one to three mutations, read by the public reader
@@ -24,7 +24,7 @@ from pathlib import Path
 from common import ROOT
 
 sys.path.insert(0, str(ROOT))
-from tests.test_fuzz_inputs import MANIFEST, MATRIX, SURFACES, one_case  # noqa: E402
+from tests.userfile.test_fuzz_inputs import MANIFEST, MATRIX, SURFACES, one_case  # noqa: E402
 
 
 def main() -> None:

@@ -130,7 +130,7 @@ stage judge-probe 40 judge "$OUT/runs-probe.json" "$OUT/judged-probe.json"
 
 # 5. the summary, and the tests that need a GPU
 stage summary 15 summarise
-stage gpu-tests 25 "$PY" -m pytest -q -p no:cacheprovider tests/test_gpu_bench.py -k on_a_gpu
+stage gpu-tests 25 "$PY" -m pytest -q -p no:cacheprovider tests/host/test_gpu_bench.py -k on_a_gpu
 
 [ -f "$WORK/summary.txt" ] && cat "$WORK/summary.txt" >&2
 log "finished: $FAILED failed stage(s); files in $OUT: $(ls "$OUT" | tr '\n' ' ')"

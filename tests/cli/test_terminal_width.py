@@ -1,0 +1,99 @@
+"""Every table fits the terminal it is printed in, at 80 and 100 columns: no line is wider,
+no cell is cut with '…', and every number and name is printed whole on one line (text
+wraps at spaces only). A table too wide folds into column groups."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from ..conftest import ROOT
+
+COMMANDS = [
+    ("analyze", "data/lap2d_64.mtx", "--hw", "a100"),
+    ("analyze", "data/lap2d_64.mtx", "--storage", "all", "--model", "all", "--wide"),
+    ("analyze", "data/lap2d_64.mtx", "--hw", "a100,h100-sxm,mi300x"),
+    ("analyze", "data/lap2d_64.mtx", "--hw", "v100-sxm2", "--reorder", "rcm,degree"),
+    ("classify", "data/lap2d_64.mtx", "data/random_1000.mtx"),
+    ("hw", "list"),
+    ("hw", "list", "--wide"),
+    ("formats", "data/lap2d_64.mtx", "--hw", "a100"),
+    ("whatif", "deit_small", "--pattern", "2:4", "--layers"),
+    ("whatif", "swin_tiny", "--pattern", "unstructured,block4,2:4"),
+    # the rest of the README's commands that print a table
+    ("analyze", "data/lap2d_64.mtx", "data/random_1000.mtx", "--kernel", "spmm", "--d",
+     "1,4,16,64", "--dtype", "fp32"),
+    ("hw", "show", "v100-measured"),
+    ("check", "examples/budgets.yaml"),
+    ("whatif", "--mlp", "4096,4096,16384", "--ranks", "1,4,16,64", "--hw", "clx-ridgeline",
+     "--dtype", "fp32"),
+    ("whatif", "resnet50", "--batch", "32", "--sparsity", "75,87.5"),
+    ("compare", "{work}/measured.csv", "--hw", "v100-sxm2"),
+    ("report", "{work}/results.db"),
+]
+
+
+@pytest.fixture(scope="module")
+def work(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A folder of what compare and report read: the README's measured runs and a store."""
+    here = tmp_path_factory.mktemp("w")
+    data = ROOT / "data"
+    (here / "measured.csv").write_text(
+        f"matrix,time_s,format\n{data / 'lap2d_64.mtx'},2.5e-5,csr\n"
+        f"{data / 'random_1000.mtx'},9.0e-6,csr\n{data / 'lap2d_64.mtx'},3.1e-5,ell\n")
+    subprocess.run([sys.executable, "-m", "sparsroof", "batch", "data", "--hw", "a100",
+                    "--store", str(here / "results.db")], cwd=ROOT, check=True,
+                   capture_output=True)
+    return str(here)
+
+
+def _run(args: tuple[str, ...], columns: int, work: str = "") -> str:
+    env = {**os.environ, "COLUMNS": str(columns)}
+    # a file of the work folder is named relative to it: a long temporary path is one
+    # word no terminal width can hold
+    cwd = work if any("{work}" in a for a in args) else ROOT
+    args = tuple(a.replace("{work}/", "") for a in args)
+    out = subprocess.run([sys.executable, "-m", "sparsroof", *args], capture_output=True,
+                         text=True, cwd=cwd, env=env)
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+@pytest.mark.parametrize("args", COMMANDS, ids=" ".join)
+@pytest.mark.parametrize("columns", [80, 100])
+def test_tables_fit_the_terminal(args: tuple[str, ...], columns: int, work: str) -> None:
+    text = _run(args, columns, work)
+    lines = text.splitlines()
+    assert "…" not in text
+    assert max(len(line) for line in lines) <= columns, "\n".join(
+        line for line in lines if len(line) > columns)
+    # every word and figure printed with room to spare is printed whole when narrow: text
+    # wraps at spaces only
+    roomy = {w for w in _run(args, 400, work).split() if set(w) - set("─━")}
+    narrow = set(text.split())
+    if "--reorder" in args:  # the reordering's time is measured afresh on each run
+        roomy = {w for w in roomy if not any(c.isdigit() for c in w)}
+    assert not sorted(roomy - narrow)[:10]
+
+
+def test_a_table_too_wide_folds_into_column_groups() -> None:
+    text = _run(("analyze", "data/lap2d_64.mtx", "--storage", "all", "--model", "all",
+                 "--wide"), 80)
+    assert "columns 1 of" in text and "columns 2 of" in text
+    # the key columns come again in every group
+    headers = [line for line in text.splitlines() if line.startswith("d  format")]
+    assert len(headers) >= 2
+
+
+def test_piped_output_keeps_its_full_width() -> None:
+    """Without a terminal and without COLUMNS, a table keeps its natural width, so a file
+    of results has one line per row."""
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    out = subprocess.run([sys.executable, "-m", "sparsroof", "hw", "list", "--wide"],
+                         capture_output=True, text=True, cwd=ROOT, env=env)
+    assert "columns 1 of" not in out.stdout
+    assert any(len(line) > 150 for line in out.stdout.splitlines())
+

@@ -1,0 +1,163 @@
+"""The spec database keeps the bound a promise: launch floors that are minimums, cache roofs,
+the kind of every figure, and a memory term that allows the best placement in the caches."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sparsroof import analysis
+from sparsroof.hardware.completeness import spec_warnings
+from sparsroof.hardware.library import bundled_names, load_spec, validate_file
+from sparsroof.model.bound import memory_terms
+
+from ..conftest import DATA, ROOT
+
+GPUS_WITH_DATA = ("a100-40gb", "a100-80gb", "h100-sxm", "h200", "mi250x", "mi250x-gcd",
+                  "v100-measured", "v100-sxm2")
+
+
+@pytest.mark.parametrize("name", GPUS_WITH_DATA)
+def test_gpu_specs_have_a_minimum_launch_floor_and_an_l2_roof(name: str) -> None:
+    spec = load_spec(name)
+    assert spec.launch_overhead is not None and spec.launch_overhead.kind == "minimum"
+    # every published back-to-back kernel time found is at least 1.33 us
+    assert 1e-6 <= spec.launch_overhead.value <= 2.2e-6
+    l2 = spec.memory[0]
+    assert l2.name == "L2" and l2.bandwidth is not None and l2.capacity is not None
+    assert l2.bandwidth.kind == "measured" and l2.bandwidth.value > spec.dram.bandwidth.value
+    assert spec_warnings(spec) == []
+
+
+def test_every_bundled_figure_says_its_kind() -> None:
+    for name in bundled_names():
+        spec = load_spec(name)
+        quantities = [*spec.peaks.values(), spec.launch_overhead, spec.network, spec.clock,
+                      *(q for lv in spec.memory for q in (lv.bandwidth, lv.capacity))]
+        assert all(q.kind for q in quantities if q is not None), name
+
+
+def test_one_gcd_is_half_the_package() -> None:
+    die, package = load_spec("mi250x-gcd"), load_spec("mi250x")
+    assert die.dram.bandwidth.value * 2 == package.dram.bandwidth.value
+    assert die.peak("simt", "fp64").value * 2 == pytest.approx(package.peak("simt", "fp64").value)
+    assert die.memory[0].capacity.value * 2 == package.memory[0].capacity.value  # type: ignore[union-attr]
+
+
+def test_epyc_has_its_l3_with_a_bandwidth() -> None:
+    names = [(lv.name, lv.bandwidth is not None) for lv in load_spec("epyc-7763").memory]
+    assert names == [("L1d", True), ("L2", True), ("L3", True), ("DDR4", True)]
+
+
+def _spec(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "s.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+BASE = """name: t
+device: test
+kind: gpu
+peaks: {simt: {fp64: {value: 1 TFLOP/s, source: x}}}
+memory:
+  - name: L2
+    bandwidth: {value: L2BW, source: x}
+    capacity: {value: 4 MiB, source: x}
+  - name: HBM
+    bandwidth: {value: 1 TB/s, source: x, kind: KIND}
+    capacity: {value: 1 GB, source: x}
+"""
+
+
+def test_validate_flags_unknown_kind_and_bandwidth_rising_down(tmp_path: Path) -> None:
+    ok = validate_file(str(_spec(tmp_path, BASE.replace("L2BW", "3 TB/s")
+                                 .replace("KIND", "peak"))))
+    assert ok == []
+    bad = validate_file(str(_spec(tmp_path, BASE.replace("L2BW", "0.5 TB/s")
+                                  .replace("KIND", "typical"))))
+    text = [str(p) for p in bad]
+    assert any("memory.HBM.bandwidth.kind: unknown kind of figure 'typical'" in t for t in text)
+    assert any("memory.HBM.bandwidth: faster than L2 above it" in t for t in text)
+
+
+def test_validate_warns_on_a_gpu_without_launch_floor_but_passes(tmp_path: Path) -> None:
+    path = _spec(tmp_path, BASE.replace("L2BW", "3 TB/s").replace("KIND", "peak"))
+    out = subprocess.run([sys.executable, "-m", "sparsroof", "hw", "validate", str(path)],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0 and out.stdout.strip().endswith("OK (t: test)")
+    assert "launch_overhead: missing" in out.stderr
+
+
+def test_memory_term_allows_the_best_placement_in_the_caches() -> None:
+    a100 = load_spec("a100")  # L2 40 MiB at 5.5 TB/s, HBM2e at 2039 GB/s
+    # 60 MiB: every byte passes the L2; at most 40 MiB of it can stay resident there
+    w = 60 * 2**20
+    terms = {lv.name: t for lv, t in memory_terms(a100, w, w)}
+    assert terms["L2"] == pytest.approx(w / 5.5e12)
+    assert terms["HBM2e"] == pytest.approx((w - 40 * 2**20) / 2039e9)
+    # no cache roof: every byte from main memory
+    assert memory_terms(a100, w, None)[0][1] == pytest.approx(w / 2039e9)
+
+
+def test_analyze_without_a_peak_at_the_precision_still_bounds(tmp_path: Path) -> None:
+    from sparsroof.matrix.mtx import load
+
+    spec = load_spec("v100-measured")  # no fp64 peak at all
+    a = analysis.analyze(load(str(DATA / "lap2d_64.mtx")), spec,
+                         analysis.Config(dtype="fp64", models=("compulsory",)))
+    r = a.results[0]
+    assert r.dense_sol_s is None and r.speedup_vs_dense is None
+    assert r.bound.compute_s == 0 and "no simt fp64 peak" in r.bound.note
+    # the 325 kB working set is launch-bound on the 1.9 us floor
+    assert r.bound.bound == "launch" and r.bound.sol_s == pytest.approx(1.9e-6)
+    out = subprocess.run([sys.executable, "-m", "sparsroof", "analyze",
+                          str(DATA / "lap2d_64.mtx"), "--hw", "v100-measured", "--dtype", "fp64"],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert "x dense absent" in out.stdout
+
+
+def test_a_cache_of_unknown_bandwidth_is_not_free(tmp_path: Path) -> None:
+    """A user's spec whose L2 gives no bandwidth: lap2d_64's 325 kB fit that L2, but no
+    level is free, so its bytes are charged at the next level that has a bandwidth (HBM:
+    324,612 B at 2039 GB/s = 159 ns: 20,224 entries x 12 B, 4,097 row pointers x 4 B, x and y
+    4,096 x 8 B each), and the bound says so; before, the row was bound by
+    compute at sub-nanosecond speed."""
+    import yaml
+
+    from sparsroof.matrix.mtx import load
+
+    raw = yaml.safe_load((ROOT / "hwspecs/a100-80gb.yaml").read_text(encoding="utf-8"))
+    del raw["memory"][0]["bandwidth"], raw["launch_overhead"]
+    raw.pop("launch_floors", None)
+    path = tmp_path / "blind.yaml"
+    path.write_text(yaml.safe_dump(raw), encoding="utf-8")
+    spec = load_spec(str(path))
+    [r] = analysis.analyze(load(DATA / "lap2d_64.mtx"), spec,
+                           analysis.Config(models=("compulsory",))).results
+    assert r.traffic.bytes_total == 324_612
+    assert r.bound.bound == "memory" and r.bound.memory_level == "HBM2e"
+    assert r.bound.sol_s == pytest.approx(324_612 / 2039e9)
+    assert r.bound.note.startswith("the working set fits L2, whose bandwidth a100-80gb does "
+                                   "not give: its bytes are charged at HBM2e")
+    assert any("L2.bandwidth: missing" in w for w in spec_warnings(spec))
+
+
+def test_no_bundled_spec_has_a_free_level_or_a_compute_bound_spmv() -> None:
+    """Every level of every bundled spec has a bandwidth, and no SpMV (intensity below 1)
+    is bound by compute or promised under a nanosecond, on the smallest example."""
+    from sparsroof.matrix.mtx import load
+
+    m = load(DATA / "lap2d_64.mtx")
+    for name in bundled_names():
+        spec = load_spec(name)
+        assert all(level.bandwidth is not None for level in spec.memory), name
+        for r in analysis.analyze(m, spec, analysis.Config(storages=("csr", "ell", "sell"),
+                                                           models=("compulsory",))).results:
+            assert r.traffic.intensity < 1
+            assert r.bound.bound != "compute" and r.bound.sol_s >= 1e-9, (name, r.bound)
+
+

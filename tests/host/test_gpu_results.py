@@ -1,0 +1,124 @@
+"""A GPU bench file is read as a host one: ``compare``, ``plot roofline --measured`` and
+``check --measured`` judge the runs of ``tests/data/gpu-bench-format-fixture.json`` (the
+shape ``bench --backend cusparse -O json`` writes, with made-up times: a format fixture,
+not a measurement) each for the method it was timed by."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from sparsroof.cli import cli
+from sparsroof.cli.guard import run_guarded
+from sparsroof.compare import judge, read_runs
+from sparsroof.hardware.library import load_spec
+from sparsroof.model.timing import launch_floor
+
+from ..conftest import DATA, ROOT
+
+FIXTURE = ROOT / "tests" / "data" / "gpu-bench-format-fixture.json"
+
+
+def test_the_fixture_says_it_is_not_a_measurement() -> None:
+    doc = json.loads(FIXTURE.read_text())
+    assert doc["fixture"].startswith("FORMAT FIXTURE, NOT A MEASUREMENT")
+    assert doc["kind"] == "bench" and doc["schema_version"] == 2
+    assert doc["device"]["name"] == "NVIDIA H100 80GB HBM3"
+
+
+def test_compare_bounds_each_run_for_its_own_method() -> None:
+    runs, errors = read_runs(str(FIXTURE))
+    assert errors == []
+    assert sorted({(r.storage, r.timing) for r in runs}) == sorted(
+        (s, m) for s in ("csr", "coo") for m in ("graph", "stream", "sync", "cold"))
+    assert {r.implementation for r in runs} == {"cusparse"} and {r.hw for r in runs} == \
+        {"h100-sxm"}
+    judged, errors = judge(runs, "a100")  # the file's own spec wins over the default
+    assert errors == [] and {j.spec for j in judged} == {"h100-sxm"}
+    h100 = load_spec("h100-sxm")
+    for j in judged:
+        # lap2d_64 is launch-bound on an H100: each run's bound is its method's floor
+        assert j.bound.timing == j.run.timing and j.bound.bound == "launch"
+        assert j.bound.sol_s == pytest.approx(launch_floor(h100, j.run.timing)[0])
+        assert not j.violation
+    # and bench's own judgement in the file is the one compare makes
+    recorded = {(r["storage"], r["timing"]): r["sol_s"]
+                for r in json.loads(FIXTURE.read_text())["results"]}
+    assert {(j.run.storage, j.run.timing): j.bound.sol_s for j in judged} == \
+        pytest.approx(recorded)
+
+
+def test_compare_cli_and_the_measured_roofline(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_guarded(cli, ["compare", str(FIXTURE), "-O", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["summary"]["count"] == 8 and doc["summary"]["violations"] == 0
+    png = tmp_path / "gpu.png"
+    assert run_guarded(cli, ["plot", "roofline", "--measured", str(FIXTURE), "-o",
+                             str(png)]) == 0
+    assert png.stat().st_size > 10_000
+
+
+def _budget(tmp_path: Path, timing: str) -> Path:
+    path = tmp_path / "budget.yaml"
+    path.write_text(f"""version: 1
+defaults: {{hw: h100-sxm, dtype: fp64, storage: csr, model: compulsory, timing: {timing}}}
+checks:
+  - name: lap-gpu
+    matrices: {DATA / "lap2d_64.mtx"}
+    kernel: spmv
+    limits: {{min_fraction_of_sol: 20%}}
+""")
+    return path
+
+
+def test_check_finds_the_run_of_its_storage_and_method(tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]
+                                                       ) -> None:
+    # the csr graph run: 1.2 us bound / 4.2 us measured = 28.6 % >= 20 %
+    code = run_guarded(cli, ["check", str(_budget(tmp_path, "graph")), "--measured",
+                             str(FIXTURE), "-O", "json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert code == 0, doc
+    (outcome,) = [o for o in doc["outcomes"] if o["key"] == "min_fraction_of_sol"]
+    assert outcome["reference"] == pytest.approx(4.2e-6)
+    assert outcome["value"] == pytest.approx(1.2e-6 / 4.2e-6)
+    # the sync run: 2.3 us (the stream floor: h100-sxm has no sync floor) / 19 us = 12 %:
+    # the limit fails, as it should
+    assert run_guarded(cli, ["check", str(_budget(tmp_path, "sync")), "--measured",
+                             str(FIXTURE)]) == 1
+    capsys.readouterr()
+
+
+def test_check_refuses_runs_timed_another_way(tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    doc = json.loads(FIXTURE.read_text())
+    doc["results"] = [r for r in doc["results"] if r["timing"] == "stream"]
+    only_stream = tmp_path / "stream.json"
+    only_stream.write_text(json.dumps(doc))
+    code = run_guarded(cli, ["check", str(_budget(tmp_path, "graph")), "--measured",
+                             str(only_stream)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "was timed stream, and the check bounds runs timed graph" in err
+
+
+def test_a_probed_spec_written_elsewhere_is_found_beside_the_file(tmp_path: Path) -> None:
+    from sparsroof.host.gpu.probe import probe_gpu
+    from sparsroof.host.gpu.spec_yaml import gpu_spec_yaml
+
+    from ..gpu_fake import FakeDevice
+
+    (tmp_path / "gpu.yaml").write_text(gpu_spec_yaml(probe_gpu(FakeDevice()), "gpu"))
+    doc = json.loads(FIXTURE.read_text())
+    doc["spec_file"] = "/on/the/gpu/machine/out/gpu.yaml"
+    for r in doc["results"]:
+        r["path"] = str(DATA / "lap2d_64.mtx")
+    moved = tmp_path / "runs.json"
+    moved.write_text(json.dumps(doc))
+    runs, errors = read_runs(str(moved))
+    assert errors == [] and {r.hw for r in runs} == {str(tmp_path / "gpu.yaml")}
+    judged, errors = judge(runs, "a100")
+    assert errors == [] and {j.spec for j in judged} == {"gpu"}

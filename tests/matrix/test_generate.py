@@ -1,0 +1,104 @@
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from sparsroof.errors import OptionError
+from sparsroof.matrix import generate as gen
+from sparsroof.matrix.mtx import load
+from sparsroof.structure.powerlaw import fit_power_law
+
+from ..conftest import ROOT
+
+
+@pytest.mark.parametrize("kind, kwargs", [
+    ("random", {"rows": 50, "cols": 40, "nnz": 300}),
+    ("banded", {"n": 60, "halfwidth": 3, "fill": 0.5}),
+    ("block", {"block_rows": 20, "block": 4, "fill": 0.7}),
+    ("powerlaw", {"n": 500, "alpha": 2.5}),
+    ("nm", {"rows": 8, "cols": 16}),
+    ("block-pruned", {"rows": 32, "cols": 32}),
+    ("pruned", {"rows": 30, "cols": 40}),
+])
+def test_same_seed_same_matrix_other_seed_other_matrix(kind: str, kwargs: dict) -> None:
+    fn = gen.GENERATORS[kind][0]
+    a, b, c = fn(**kwargs, seed=3), fn(**kwargs, seed=3), fn(**kwargs, seed=4)
+    assert np.array_equal(a.row, b.row) and np.array_equal(a.col, b.col)
+    assert np.array_equal(a.values, b.values)
+    assert not (np.array_equal(a.row, c.row) and np.array_equal(a.col, c.col))
+    assert a.row.min() >= 0 and a.row.max() < a.rows and a.col.max() < a.cols
+    keys = a.row.astype(np.int64) * a.cols + a.col
+    assert np.unique(keys).size == keys.size  # no duplicate entries
+
+
+def test_structures_hold_what_they_promise() -> None:
+    g = gen.banded(100, 4, fill=1.0)
+    # full band: 100 diagonal + 2 x (99 + 98 + 97 + 96) off-diagonal cells
+    assert g.nnz == 100 + 2 * (99 + 98 + 97 + 96)
+    g = gen.nm(16, 64, 2, 8, seed=1)
+    per_group = np.bincount(g.row.astype(np.int64) * 8 + g.col // 8)
+    assert per_group.tolist() == [2] * (16 * 8)
+    g = gen.block_pruned(64, 64, block=8, sparsity=0.75, seed=1)
+    blocks = np.unique((g.row // 8) * 8 + g.col // 8, return_counts=True)[1]
+    assert blocks.size == 16 and set(blocks.tolist()) == {64}  # 16 of 64 full 8x8 blocks
+    g = gen.stencil_3d(4)
+    # 64 points, each 6 minus one per face it touches: 64·6 - 6·16 neighbours + 64 diagonal
+    assert g.nnz == 64 + 64 * 6 - 6 * 16
+    g = gen.magnitude_pruned(200, 300, sparsity=0.8, seed=1)
+    assert abs(g.nnz / 60000 - 0.2) < 0.01
+
+
+@pytest.mark.parametrize("alpha", [2.1, 2.5, 3.0])
+def test_power_law_fit_recovers_alpha(alpha: float) -> None:
+    g = gen.power_law(30000, alpha, mean_degree=10, seed=5)
+    assert g.nnz >= 100_000
+    fit = fit_power_law(np.bincount(np.bincount(g.col, minlength=g.cols)))
+    assert fit is not None and abs(fit.alpha - alpha) <= 0.2
+
+
+def test_bad_parameters_are_option_errors() -> None:
+    with pytest.raises(OptionError, match="divisible by m"):
+        gen.nm(4, 10, 2, 4)
+    with pytest.raises(OptionError, match="sparsity"):
+        gen.magnitude_pruned(4, 4, sparsity=1.5)
+
+
+def test_generate_cli_writes_a_loadable_file(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "w.mtx"
+    cmd = [sys.executable, "-m", "sparsroof", "generate", "block-pruned", "--rows", "64",
+           "--cols", "128", "--block", "8", "--sparsity", "0.5", "--seed", "2", "-o", str(path)]
+    out = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == "" and "4,096 entries" in out.stderr  # 64 of 128 blocks of 64
+    m = load(path)
+    assert (m.rows, m.cols, m.stored_entries) == (64, 128, 4096)
+    bad = subprocess.run([sys.executable, "-m", "sparsroof", "generate", "nm", "--rows", "4",
+                          "--cols", "10", "-o", str(path)], capture_output=True, text=True,
+                         cwd=ROOT)
+    assert bad.returncode == 2 and bad.stderr.startswith("sparsroof: error:")
+
+
+def test_shuffle_scrambles_the_numbering_and_rcm_undoes_it(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A shuffled 2-D Laplacian keeps its entries and its symmetry, loses its band (a
+    random numbering spreads entries over the whole matrix), and reverse Cuthill-McKee
+    brings the bandwidth back to the grid side."""
+    from sparsroof.structure.features import measure
+    from sparsroof.structure.reorder import reorder
+
+    out = tmp_path / "s.mtx"
+    done = subprocess.run([sys.executable, "-m", "sparsroof", "generate", "stencil2d",
+                           "--n", "60", "--shuffle", "--seed", "3", "-o", str(out)],
+                          capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    plain = gen.stencil_2d(60)
+    m = load(out)
+    assert m.stored_entries == plain.nnz
+    s = measure(m)
+    assert s.bandwidth > 1000 and s.pattern_symmetry == 1.0
+    assert measure(reorder(m, "rcm").matrix).bandwidth <= 60
+    again = gen.shuffled(plain, 3)
+    assert np.array_equal(np.sort(again.row * 3600 + again.col),
+                          np.sort(m.row.astype(np.int64) * 3600 + m.col))

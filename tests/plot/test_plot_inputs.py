@@ -1,0 +1,185 @@
+"""Numbers in plot inputs: every bad value is one line naming the file, record and field."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sparsroof.errors import FigureError
+from sparsroof.plot.points import NUMBERS, roof_point
+from sparsroof.userfile import finite_numbers
+
+from ..conftest import ROOT
+from .test_plot import run, run_here
+
+#: (text written into the JSON in place of the number, what the error says about it)
+BAD = [
+    ("NaN", "is NaN"),
+    ("Infinity", "is infinite"),
+    ("-Infinity", "is -infinite"),
+    ("null", "is null"),
+    ('"1e9"', "is the string '1e9'"),
+    ("true", "is true"),
+    ("[1]", "is a list"),
+    ("-2.5", "is -2.5, below 0"),
+]
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """Good documents of each kind: analyze JSON with ranks, and compare JSON."""
+    folder = tmp_path_factory.mktemp("plot-inputs")
+    out = run("analyze", "data/lap2d_64.mtx", "--hw", "clx-ridgeline", "--dtype", "fp32",
+              "--kernel", "spmm", "--d", "16", "--ranks", "1,2,4", "--output", "json")
+    assert out.returncode == 0, out.stderr
+    measured = folder / "measured.csv"
+    measured.write_text(f"matrix,time_s\n{ROOT / 'data/lap2d_64.mtx'},2.5e-5\n")
+    judged = run("compare", str(measured), "--hw", "a100", "-O", "json")
+    assert judged.returncode == 0, judged.stderr  # 2.5e-5 s is slower than its bound
+    return {"analyze": json.loads(out.stdout), "compare": json.loads(judged.stdout),
+            "folder": folder}
+
+
+def _with(doc: dict[str, Any], path: tuple[Any, ...], text: str, out: Path) -> Path:
+    """Write ``doc`` with the number at ``path`` replaced by the JSON ``text``."""
+    node = doc = json.loads(json.dumps(doc))
+    for step in path[:-1]:
+        node = node[step]
+    node[path[-1]] = "@@BAD@@"
+    out.write_text(json.dumps(doc).replace('"@@BAD@@"', text))
+    return out
+
+
+#: (command, document, where the bad number goes, what the error names)
+CASES = [
+    ("roofline", "analyze", ("matrices", 0, "results", 0, "bound", "sol_s"),
+     "matrices[0].results[0]: field 'sol_s'"),
+    ("roofline", "analyze", ("matrices", 0, "results", 1, "traffic", "bytes_total"),
+     "matrices[0].results[1]: field 'bytes_total'"),
+    ("time", "analyze", ("matrices", 0, "results", 0, "bound", "memory_s"),
+     "matrices[0].results[0]: field 'memory_s'"),
+    ("time", "analyze", ("matrices", 0, "results", 0, "bound", "peak_flops"),
+     "matrices[0].results[0]: field 'peak_flops'"),
+    ("ridgeline", "analyze", ("matrices", 0, "distributed", 2, "bytes_network"),
+     "matrices[0].distributed[2]: field 'bytes_network'"),
+    ("ridgeline", "analyze", ("matrices", 0, "distributed", 1, "flops"),
+     "matrices[0].distributed[1]: field 'flops'"),
+    ("measured", "compare", ("runs", 0, "measured_s"), "runs[0]: field 'measured_s'"),
+    ("measured", "compare", ("runs", 0, "bound_s"), "runs[0]: field 'sol_s'"),
+]
+
+
+@pytest.mark.parametrize("text,says", BAD, ids=[b[0] for b in BAD])
+@pytest.mark.parametrize("command,kind,path,names", CASES,
+                         ids=[f"{c[0]}-{c[2][-1]}" for c in CASES])
+def test_a_bad_number_in_a_plot_input_is_one_line(
+        inputs: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        command: str, kind: str, path: tuple[Any, ...], names: str, text: str,
+        says: str) -> None:
+    bad = _with(inputs[kind], path, text, tmp_path / "bad.json")
+    args = (["plot", "roofline", "--measured", str(bad)] if command == "measured"
+            else ["plot", command, str(bad)])
+    code, err = run_here(capsys, *args, "-o", str(tmp_path / "f.png"))
+    assert code == 1
+    assert err.strip() == f"sparsroof: error: {bad}: {names} {says}" + (
+        "" if "below" in says else ", expected a finite number")
+    assert not (tmp_path / "f.png").exists()
+
+
+def test_the_good_documents_draw(inputs: dict[str, Any], tmp_path: Path,
+                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """The same documents unchanged: the checks refuse only the bad numbers."""
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(inputs["analyze"]))
+    judged = tmp_path / "judged.json"
+    judged.write_text(json.dumps(inputs["compare"]))
+    for args in (["roofline", str(good)], ["time", str(good)], ["ridgeline", str(good)],
+                 ["roofline", "--measured", str(judged)]):
+        code, err = run_here(capsys, "plot", *args, "-o", str(tmp_path / "f.png"))
+        assert code == 0, err
+
+
+@pytest.mark.parametrize("cell,says", [("nan", "is NaN"), ("inf", "is infinite"),
+                                       ("abc", "is 'abc'"), (" ", "is empty")])
+def test_bad_cells_of_a_sparsity_csv(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                     cell: str, says: str) -> None:
+    points = tmp_path / "p.csv"
+    points.write_text(f"pattern,sparsity,speedup,accuracy\n2:4,0.5,1.6,79\nx,0.5,2,{cell}\n")
+    code, err = run_here(capsys, "plot", "sparsity-roofline", str(points), "-o",
+                         str(tmp_path / "s.png"))
+    assert code == 1
+    assert err.strip() == (f"sparsroof: error: {points}: line 3: field 'accuracy' {says}, "
+                           "expected a finite number")
+
+
+@pytest.mark.parametrize("text,says", BAD[:6], ids=[b[0] for b in BAD[:6]])
+def test_bad_values_in_sparsity_json(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                     text: str, says: str) -> None:
+    points = tmp_path / "p.json"
+    points.write_text('{"points": [{"pattern": "2:4", "sparsity": 0.5, "speedup": 1.6, '
+                      f'"accuracy": 79}}, {{"pattern": "x", "sparsity": 0.5, "speedup": '
+                      f'{text}, "accuracy": 70}}]}}')
+    code, err = run_here(capsys, "plot", "sparsity-roofline", str(points), "-o",
+                         str(tmp_path / "s.png"))
+    assert code == 1
+    assert err.strip() == (f"sparsroof: error: {points}: point 1: field 'speedup' {says}, "
+                           "expected a finite number")
+
+
+def test_one_check_for_every_number_of_a_point() -> None:
+    """roof_point checks each numeric field of RoofPoint, whichever reader calls it."""
+    good = {"matrix": "a", "kernel": "spmv", "storage": "csr", "model": "compulsory",
+            "unit": "cuda", "precision": "fp64", "bound": "memory", "memory_level": "HBM",
+            **{name: 1.0 for name in NUMBERS}, "width": 1}
+    assert roof_point(good, "x.csv").width == 1
+    assert roof_point({k: str(v) for k, v in good.items()}, "x.csv",
+                      from_text=True).sol_s == 1.0
+    for name in NUMBERS:
+        with pytest.raises(FigureError, match=f"x.csv: row 7: field '{name}' is NaN"):
+            roof_point(good | {name: float("nan")}, "x.csv", "row 7")
+    with pytest.raises(FigureError, match="field 'width' is 1.5, expected a whole number"):
+        roof_point(good | {"width": 1.5}, "x.csv")
+    with pytest.raises(FigureError, match="missing field 'sol_s'"):
+        roof_point({k: v for k, v in good.items() if k != "sol_s"}, "x.csv")
+
+
+def test_finite_numbers_reads_csv_cells_only_when_asked() -> None:
+    assert finite_numbers({"a": " 2e3 "}, ["a"], ValueError, from_text=True) == {"a": 2000.0}
+    with pytest.raises(ValueError, match="is the string '2e3'"):
+        finite_numbers({"a": "2e3"}, ["a"], ValueError)
+
+
+#: (the document, what the error says): records of the wrong type in an analyze JSON
+WRONG_TYPES = [
+    ('{"matrices": [{"matrix": {"name": "a"}, "results": 5}]}',
+     "matrices[0].results: expected a list of results, not int"),
+    ('{"matrices": [{"matrix": {"name": "a"}, "results": [5]}]}',
+     "matrices[0].results[0]: expected an object, not int"),
+    ('{"matrices": [5]}', "matrices[0]: expected an object, not int"),
+    ('{"matrices": [{"matrix": "a", "results": []}]}',
+     "matrices[0]: expected an object, not str"),
+]
+
+
+@pytest.mark.parametrize("command", ["roofline", "time", "complexity-time", "reuse"])
+@pytest.mark.parametrize("text,says", WRONG_TYPES, ids=range(len(WRONG_TYPES)))
+def test_records_of_the_wrong_type_are_one_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str, text: str,
+        says: str) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text(text)
+    code, err = run_here(capsys, "plot", command, str(bad), "-o", str(tmp_path / "f.png"))
+    assert code == 1
+    assert err.strip() == f"sparsroof: error: {bad}: {says}"
+
+
+def test_a_bad_figure_size_is_a_usage_error(tmp_path: Path) -> None:
+    """--size is an option value: a bad one is a usage error (exit 2), one line."""
+    out = run("plot", "roofline", str(ROOT / "data" / "lap2d_64.mtx"), "-o",
+              str(tmp_path / "f.png"), "--size", "12by5")
+    assert out.returncode == 2
+    assert out.stderr.strip() == ("sparsroof: error: --size '12by5': expected WIDTHxHEIGHT "
+                                  "in inches, e.g. 8x5")

@@ -1,0 +1,112 @@
+"""Tables fit a 100-column terminal: no line past column 100, never an ellipsis, and the
+analysis table word for word against a golden copy (colour off)."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sparsroof.analysis import Config, analyze
+from sparsroof.hardware.library import bundled_names, load_spec
+from sparsroof.matrix.mtx import load
+from sparsroof.report.analysis import CORE_COLUMNS, to_table
+from sparsroof.report.hardware import list_table
+
+from ..conftest import DATA
+
+GOLDEN = Path(__file__).parents[1] / "golden"
+
+
+def render(table: Any, width: int = 100) -> str:
+    from rich.console import Console
+
+    out = io.StringIO()
+    Console(file=out, width=width, no_color=True, highlight=False,
+            force_terminal=False).print(table)
+    return out.getvalue()
+
+
+def fits(text: str, width: int = 100) -> None:
+    assert "…" not in text
+    assert max(len(line.rstrip()) for line in text.splitlines()) <= width
+
+
+def test_the_default_analysis_table_matches_its_golden_copy() -> None:
+    a = analyze(load(DATA / "lap2d_64.mtx"), load_spec("a100"), Config())
+    text = render(to_table(a))
+    fits(text)
+    assert text == (GOLDEN / "analyze_lap2d_64_a100.txt").read_text()
+
+
+def test_every_default_column_is_shown_for_every_format_and_model() -> None:
+    a = analyze(load(DATA / "random_1000.mtx"), load_spec("a100"),
+                Config.from_options(kernel="spmm", d="1,64", storage="all", model="all"))
+    text = render(to_table(a))
+    fits(text)
+    header = next(line for line in text.splitlines() if "SoL" in line)
+    assert header.split() == " ".join(c for c in CORE_COLUMNS if c != "hw").split()
+    wide = render(to_table(a, wide=True), width=250)
+    assert "x dense" in wide and "roof" in wide and "…" not in wide
+
+
+def test_several_specs_compare_in_one_table() -> None:
+    m = load(DATA / "lap2d_64.mtx")
+    group = [analyze(m, load_spec(name), Config()) for name in ("a100", "h100-sxm", "mi300x")]
+    text = render(to_table(group))
+    fits(text)
+    rows = [line.split()[0] for line in text.splitlines()
+            if line.split() and line.split()[0] in ("a100-80gb", "h100-sxm", "mi300x")]
+    assert rows.count("a100-80gb") == rows.count("mi300x") == len(group[0].results)
+
+
+@pytest.mark.parametrize("wide", [False, True])
+def test_hw_list_fits_and_wide_adds_the_device(wide: bool) -> None:
+    specs = [load_spec(n) for n in bundled_names()]
+    text = render(list_table(specs, wide), width=250 if wide else 100)
+    if not wide:
+        fits(text)
+    assert ("NVIDIA" in text) == wide
+    assert all(s.name in text for s in specs)
+
+
+def test_the_rank_table_fits_and_says_what_its_model_leaves_out() -> None:
+    """The per-rank table is a fitted table; its note says that the Ridgeline terms carry
+    no launch floor, so that a P = 1 row under a launch-bound single-device row reads
+    right."""
+    from sparsroof.report.analysis import to_ranks_table
+
+    a = analyze(load(DATA / "lap2d_64.mtx"), load_spec("a100"), Config.from_options(ranks="1,2"))
+    text = render(to_ranks_table(a))
+    fits(text)
+    assert [line.split()[:2] for line in text.splitlines() if line[:1].isdigit()] == [
+        ["1", "1"], ["1", "2"]]
+    assert "no launch" in " ".join(text.split())
+    single = render(to_table(a))
+    assert "launch" in single  # the device bound above it is launch-bound
+
+
+def test_a_footnote_explains_only_columns_that_are_shown() -> None:
+    specs = [load_spec(n) for n in ("a100", "h100-sxm")]
+    assert "sparse = " not in render(list_table(specs), width=250)
+    assert "sparse = " in render(list_table(specs, wide=True), width=250)
+
+
+def test_classify_gives_each_reason_a_line_under_the_table() -> None:
+    """A reason is a sentence: in a column it folded to a dozen lines of a few words."""
+    from sparsroof.report.classify import classify_table as _table
+    from sparsroof.structure.classify import classify
+    from sparsroof.structure.features import measure
+
+    results = []
+    for name in ("lap2d_64", "random_1000"):
+        s = measure(load(DATA / f"{name}.mtx"))
+        results.append((name, name, s, classify(s)))
+    text = render(_table(results))
+    fits(text)
+    lines = text.splitlines()
+    assert "why lap2d_64: banded: every entry on 5 diagonals, 99% full" in lines
+    rows = [line for line in lines if line.startswith(("lap2d_64", "random_1000"))]
+    assert len(rows) == 2 and "bandwidth=64" in rows[0] and "density=" in rows[1]
