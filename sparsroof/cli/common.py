@@ -228,7 +228,9 @@ def table_console(wide: bool = False) -> Any:
     """
     from rich.console import Console
 
-    console = Console()
+    # numbers in captions and notes are not recoloured: rich's guess split "1.000x" into
+    # three colours on a terminal
+    console = Console(highlight=False)
     if not console.is_terminal:  # a file or a pipe: as wide as COLUMNS says, else wide
         columns = os.environ.get("COLUMNS", "")
         width = int(columns) if columns.isdigit() and int(columns) >= 40 else (
