@@ -161,16 +161,10 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     probe = subprocess.run([sys.executable, "-m", "sparsroof", "hw", "probe", "--quick", "-o",
                             "myhost.yaml"], cwd=base, capture_output=True, text=True)
     assert probe.returncode == 0, probe.stderr
-    # the examples apply it to the spec 'hw probe' writes of this host: its L2 roof must
-    # sit between this host's probed L1 and L3 (which move with the host's load: 50-250
-    # and 25-100 GB/s), or the pair is refused as impossible roofs
-    from sparsroof.hardware.library import load_spec
-
-    probed = {lvl.name: lvl.bandwidth.value for lvl in load_spec(base / "myhost.yaml").memory
-              if lvl.bandwidth is not None}
-    l1 = next(v for name, v in probed.items() if name.startswith("L1"))
-    last = probed.get("L3", probed.get("L2", l1))
-    _synthetic_calibration(base / "calibration.json", l2_roof=(l1 * last) ** 0.5)
+    # the examples apply it to the spec 'hw probe' writes of this host, probed again by some
+    # of them: a made-up cache roof would sit above or below this host's own as its load
+    # moves them (L1 50-250 GB/s, L3 25-100), so the stand-in measured none
+    _synthetic_calibration(base / "calibration.json", l2_roof=None)
     (base / "points.csv").write_text("pattern,sparsity,speedup,accuracy\n2:4,0.5,1.6,79.9\n"
                                      "unstructured,0.5,1.1,80.1\nunstructured,0.9,2.5,76.0\n")
     (base / "acc.csv").write_text("pattern,sparsity,accuracy\nblock4,50,78\n2:4,50,80.5\n")
