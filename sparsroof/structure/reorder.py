@@ -26,13 +26,15 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from ..errors import OptionError
-from ..matrix.mtx import Matrix
-from .counts import SMALL
+
+if TYPE_CHECKING:  # numpy and the reader load with the first reordering: the ordering
+    # names are read by every analysis, which may read its structure from the cache
+    import numpy as np
+
+    from ..matrix.mtx import Matrix
 
 __all__ = ["ORDERINGS", "Reordered", "ordering", "permute", "reorder"]
 
@@ -61,7 +63,10 @@ def _pattern_csr(row: np.ndarray, col: np.ndarray, shape: tuple[int, int]) -> ob
     (entries already in row order, as files usually come, are not moved); small ones by
     a stable numpy sort, which costs less than loading compiled code.
     """
+    import numpy as np
     import scipy.sparse as sp
+
+    from .counts import SMALL
 
     rows = shape[0]
     if row.size > SMALL:
@@ -80,6 +85,7 @@ def _pattern_csr(row: np.ndarray, col: np.ndarray, shape: tuple[int, int]) -> ob
 
 
 def _rcm(matrix: Matrix) -> tuple[np.ndarray, np.ndarray]:
+    import numpy as np
     from scipy.sparse.csgraph import reverse_cuthill_mckee
 
     m, k = matrix.shape
@@ -98,6 +104,8 @@ def _rcm(matrix: Matrix) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _degree(matrix: Matrix) -> tuple[np.ndarray, np.ndarray]:
+    import numpy as np
+
     lengths = np.bincount(matrix.row, minlength=matrix.rows)
     order = np.argsort(-lengths, kind="stable")
     return order, (order if matrix.rows == matrix.cols else np.arange(matrix.cols))
@@ -111,6 +119,7 @@ def ordering(matrix: Matrix, name: str) -> tuple[np.ndarray, np.ndarray]:
     """(row_order, col_order) of ordering ``name`` for ``matrix``.
 
     >>> import scipy.sparse as sp
+    >>> from sparsroof.matrix.mtx import Matrix
     >>> m = Matrix.from_scipy(sp.coo_array(([1, 1, 1], ([0, 1, 1], [0, 0, 1])), shape=(2, 2)))
     >>> [o.tolist() for o in ordering(m, "degree")]    # row 1 holds 2 entries, row 0 one
     [[1, 0], [1, 0]]
@@ -122,6 +131,8 @@ def ordering(matrix: Matrix, name: str) -> tuple[np.ndarray, np.ndarray]:
 
 def _inverse(order: np.ndarray, itype: np.dtype) -> np.ndarray:
     """new position of each old index: inverse[order[new]] = new."""
+    import numpy as np
+
     inverse = np.empty(order.size, itype)
     inverse[order] = np.arange(order.size, dtype=itype)
     return inverse
@@ -131,7 +142,9 @@ def permute(matrix: Matrix, row_order: np.ndarray, col_order: np.ndarray) -> Mat
     """``matrix`` with row ``row_order[i]`` moved to i and column ``col_order[j]`` to j;
     the values go with their entries.
 
+    >>> import numpy as np
     >>> import scipy.sparse as sp
+    >>> from sparsroof.matrix.mtx import Matrix
     >>> m = Matrix.from_scipy(sp.coo_array(([5.0], ([0], [2])), shape=(3, 3)))
     >>> p = permute(m, np.array([2, 1, 0]), np.array([2, 1, 0]))   # reverse both
     >>> p.row.tolist(), p.col.tolist()
