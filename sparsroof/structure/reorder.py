@@ -59,17 +59,28 @@ class Reordered:
 
 def _pattern_csr(row: np.ndarray, col: np.ndarray, shape: tuple[int, int]) -> object:
     """The pattern as a scipy CSR matrix with int32 indices (the RCM code takes those).
-    Large patterns are grouped by row with the structure pass's compiled counting sort
-    (entries already in row order, as files usually come, are not moved); small ones by
-    a stable numpy sort, which costs less than loading compiled code.
+    Large patterns are grouped by row with the structure pass's counting sort, native
+    where it is built, else numba's (entries already in row order, as files usually come,
+    are not moved); small ones by a stable numpy sort, which costs less than loading
+    compiled code.
     """
     import numpy as np
     import scipy.sparse as sp
 
-    from .counts import SMALL
+    from .counts import SMALL, _index_pair, native
 
     rows = shape[0]
-    if row.size > SMALL:
+    built = native() if row.size > SMALL else None
+    if built is not None:  # the native counting sort: stable, as numba's below, without
+        # loading numba (about a second)
+        row, col = _index_pair(row, col)
+        indptr = np.zeros(rows + 1, np.int64)
+        in_order, _ = built.count_rows(row, col, shape[1], indptr)
+        indices = col
+        if not in_order:
+            indices = np.empty_like(col)
+            built.scatter_rows(row, col, indptr, indices)
+    elif row.size > SMALL:
         from . import _jit
 
         k: Any = _jit  # compiled dispatchers: their signatures are not visible to mypy
