@@ -10,7 +10,6 @@ from ..analysis import Analysis, Config, analyze_measured, measure_for
 from ..errors import MatrixFileError, OptionError
 from ..hardware.library import load_spec
 from ..plot import KINDS, plot_analyses
-from ..plot.style import preload
 from ..report.analysis import not_computed, to_csv, to_json, to_ranks_table, to_table
 from ..report.reorder import to_reorder_table
 from .common import (
@@ -122,8 +121,6 @@ def command(matrices: tuple[str, ...], hw: tuple[str, ...], kernel: str, widths:
     groups: list[list[Analysis]] = []
     errors: list[dict[str, str]] = []
     predicted: list[dict[str, Any]] = []
-    # matplotlib is imported beside the reading and measuring, which it would otherwise follow
-    importing = preload() if plot_path else None
     for path in matrices:
         try:
             m = measure_for(path, config, cache=cache, need_matrix=cal is not None,
@@ -141,8 +138,6 @@ def command(matrices: tuple[str, ...], hw: tuple[str, ...], kernel: str, widths:
         if cal is not None:
             assert m.matrix is not None
             predicted.append(prediction(cal, str(calibration_file), m.matrix, groups[-1][0]))
-    if importing is not None:
-        importing.join()
     render(groups, errors, output, predicted if cal is not None else None, wide=wide)
     analyses = [a for group in groups for a in group]
     if plot_path and analyses:

@@ -8,7 +8,6 @@ every command that does not draw) stays fast. Figures are built with the object 
 from __future__ import annotations
 
 import re
-import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,7 +24,6 @@ __all__ = [
     "DEFAULT_DPI",
     "parse_size",
     "new_figure",
-    "preload",
     "figure_format",
     "save",
     "log_axis",
@@ -62,25 +60,6 @@ def parse_size(text: str) -> tuple[float, float]:
     if not (0.5 <= width <= 100 and 0.5 <= height <= 100):
         raise OptionError(f"--size {text!r}: expected WIDTHxHEIGHT in inches, e.g. 8x5")
     return width, height
-
-
-def _import_matplotlib() -> None:
-    import matplotlib.backends.backend_agg  # noqa: F401
-    import matplotlib.colors  # noqa: F401
-    import matplotlib.figure  # noqa: F401
-    import matplotlib.legend  # noqa: F401
-    import matplotlib.ticker  # noqa: F401
-
-
-def preload() -> threading.Thread:
-    """Start importing matplotlib's figure modules on a second thread, and return it: a
-    command that reads a matrix before it draws overlaps the import (Python, about half
-    a second) with the parser (compiled code, which does not hold the interpreter).
-    Join the thread before the first figure."""
-    thread = threading.Thread(target=_import_matplotlib, name="sparsroof-import-matplotlib",
-                              daemon=True)
-    thread.start()
-    return thread
 
 
 def new_figure(size: tuple[float, float], dpi: int = DEFAULT_DPI) -> Figure:
