@@ -11,14 +11,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import overload
+from typing import TYPE_CHECKING, overload
 
 from ..errors import OptionError
 from ..hardware.library import load_spec
 from ..hardware.spec import HwSpec
-from ..matrix.mtx import Matrix, MatrixLike
 from ..model.bound import auto_unit, bound, resolve_unit
-from ..model.ridgeline import RankBound, distributed_bounds
 from ..model.traffic import (
     INDEX_BYTES,
     STORAGES,
@@ -33,10 +31,14 @@ from ..structure.cache import Measured, measured
 from ..structure.classify import Verdict
 from ..structure.classify import classify as classify_structure
 from ..structure.features import Structure
-from ..structure.reorder import reorder
 from .config import Config, OptionValue
 from .reordering import compare
 from .results import Analysis, MatrixInfo, Reordering, Result, Skipped
+
+if TYPE_CHECKING:  # the reader, the distributed bounds and numpy load where they are used:
+    # an analysis of a structure from the cache needs none of them
+    from ..matrix.mtx import Matrix, MatrixLike
+    from ..model.ridgeline import RankBound
 
 __all__ = ["CLASS_MODEL", "analyze", "analyze_measured", "analyze_structure", "classify",
            "measure_for", "needs_pattern", "with_reorderings"]
@@ -184,6 +186,8 @@ def analyze_structure(info: MatrixInfo, s: Structure, spec: HwSpec, config: Conf
 def _distributed(matrix: Matrix, spec: HwSpec, config: Config) -> tuple[RankBound, ...]:
     if not config.ranks:
         return ()
+    from ..model.ridgeline import distributed_bounds
+
     if spec.network is None:
         raise OptionError(f"{spec.name} has no network bandwidth: {{opt:ranks}} needs one")
     unit, precision = resolve_unit(spec, config.unit or "simt", config.dtype,
@@ -311,6 +315,8 @@ def _reorderings(m: Matrix, spec: HwSpec, config: Config, original: Analysis
     class, every result), and set it beside ``original``."""
     if not config.reorder:
         return ()
+    from ..structure.reorder import reorder
+
     _check_reorder(spec)
     plain = replace(config, reorder=(), ranks=())
     found = []

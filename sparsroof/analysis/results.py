@@ -7,15 +7,17 @@ import html
 import math
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._version import envelope
 from ..model.bound import Bound
-from ..model.ridgeline import RankBound
 from ..model.traffic import Traffic
 from ..structure.classify import Verdict
 from ..structure.features import Structure
 from ..units import si
+
+if TYPE_CHECKING:  # the distributed bounds (and numpy) load with --ranks
+    from ..model.ridgeline import RankBound
 
 __all__ = ["FLOPS_CONVENTION", "MatrixInfo", "Result", "Skipped", "Analysis", "Gain",
            "Reordering", "records", "document", "rank_bound_dict"]

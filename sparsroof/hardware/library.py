@@ -9,8 +9,8 @@ from __future__ import annotations
 import difflib
 import functools
 import os
+import re
 from collections.abc import Hashable
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +44,13 @@ def parse_spec(data: Any, origin: str) -> HwSpec:
 
 
 def _bundled_dir() -> Any:
+    """The bundled specs' folder: beside this package in a file system (importlib's
+    resources, which also read a zip, cost 10 ms to import)."""
+    folder = Path(__file__).resolve().parent.parent / "hwspecs"
+    if folder.is_dir():
+        return folder
+    from importlib import resources
+
     return resources.files("sparsroof") / "hwspecs"
 
 
@@ -80,13 +87,15 @@ def _read_yaml(text: str, origin: str) -> Any:
 
 @functools.cache
 def _aliases(mentioning: str = "") -> dict[str, str]:
-    """Alias -> bundled name, from the specs whose text holds ``mentioning`` (every spec
-    by default): an alias is written in its spec's text, so a name is looked up without
-    parsing the specs that cannot hold it."""
+    """Alias -> bundled name, from the specs whose text holds ``mentioning`` as a whole
+    word (every spec by default): an alias is written in its spec's text, a YAML scalar
+    that no letter, digit, ``_``, ``.`` or ``-`` adjoins, so a name is looked up without
+    parsing the specs that cannot hold it ("a100" is not in "a100-40gb")."""
+    word = re.compile(rf"(?<![\w.-]){re.escape(mentioning)}(?![\w.-])") if mentioning else None
     table = {}
     for name, resource in _bundled_files().items():
         text = resource.read_text(encoding="utf-8")
-        if mentioning not in text:
+        if word is not None and not word.search(text):
             continue
         for alias in (_read_yaml(text, f"{name}.yaml (bundled)") or {}).get("aliases") or ():
             table[str(alias)] = name
@@ -111,7 +120,8 @@ def read_spec_file(name_or_path: str | Path) -> tuple[Any, str]:
                             limit=MAX_CONFIG_BYTES)
         return _read_yaml(content, text), text
     files = _bundled_files()
-    name = _aliases(text).get(text, text)
+    # no alias is a bundled name (the bundled set's test holds it)
+    name = text if text in files else _aliases(text).get(text, text)
     if name not in files:
         aliases = _aliases()
         known = sorted(files) + sorted(aliases)

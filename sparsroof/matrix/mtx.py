@@ -26,6 +26,7 @@ import numpy as np
 from ..errors import MatrixFileError
 from ..units import binary
 from . import limits
+from .header import Header, name_of
 from .mmbody import (
     body_budget,
     has_comment_lines,
@@ -45,26 +46,6 @@ __all__ = ["Header", "Matrix", "MatrixLike", "as_matrix", "peek", "load", "estim
 MATRIX_SUFFIXES = (".mtx", ".mtx.gz", ".smtx")
 _INT32_MAX = limits.INDEX32_MAX
 _ARCHIVES = (".tar.gz", ".tgz", ".tar", ".zip")
-
-
-@dataclass(frozen=True)
-class Header:
-    """What a file says about itself before its body is read."""
-
-    path: str
-    format: str  # "coordinate", "array" or "smtx"
-    field: str  # real, integer, complex, pattern
-    symmetry: str  # general, symmetric, skew-symmetric, hermitian
-    rows: int
-    cols: int
-    entries: int  # stored in the file (one triangle for symmetric files)
-
-    @property
-    def expanded_entries_max(self) -> int:
-        """Upper bound on the entries after symmetric expansion."""
-        if self.format == "array":
-            return self.rows * self.cols
-        return self.entries if self.symmetry == "general" else 2 * self.entries
 
 
 @dataclass(frozen=True, eq=False)
@@ -132,19 +113,6 @@ class Matrix:
         values = None if pattern else np.asarray(coo.data)
         return cls(name, "", rows, cols, coo.row.astype(itype), coo.col.astype(itype),
                    values, header)
-
-
-def name_of(path: Path) -> str:
-    """The matrix's name: the file name without its suffix.
-
-    >>> name_of(Path("data/lap2d_64.mtx.gz"))
-    'lap2d_64'
-    """
-    name = path.name
-    for suffix in (".mtx.gz", ".smtx", ".mtx", ".gz"):
-        if name.endswith(suffix):
-            return name[: -len(suffix)]
-    return name
 
 
 def _check_readable(path: Path) -> None:

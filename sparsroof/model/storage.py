@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:  # numpy loads with the first format that reads the row-length histogram
+    import numpy as np
 
 __all__ = [
     "Storage",
@@ -98,6 +100,8 @@ def coo(nnz: int, s_v: int, s_i: int) -> Storage:
 
 
 def _lengths(row_length_counts: np.ndarray) -> np.ndarray:
+    import numpy as np
+
     return np.arange(row_length_counts.size)
 
 
@@ -106,11 +110,14 @@ def ell(row_length_counts: np.ndarray, m: int, s_v: int, s_i: int) -> Storage:
     nnz·(s_v + s_i) plus one end mark of min(s_v, s_i) bytes for each row shorter than K
     (the first padding slot, where a kernel leaves the row); only real entries multiply.
 
+    >>> import numpy as np
     >>> counts = np.bincount([2, 1, 0])   # rows of 2, 1 and 0 entries: K = 2
     >>> e = ell(counts, 3, 8, 4)
     >>> e.bytes, e.stored_bytes, e.executed_entries   # 3·12 + 2 marks·4 ; 3·2·12
     (44.0, 72.0, 3)
     """
+    import numpy as np
+
     width = row_length_counts.size - 1 if row_length_counts.size else 0
     nnz = int(np.dot(_lengths(row_length_counts), row_length_counts))
     short = m - int(row_length_counts[-1]) if width > 0 else 0
@@ -130,11 +137,14 @@ def sell(row_length_counts: np.ndarray, m: int, s_v: int, s_i: int,
     = m (every row sorted, longest first): Σ over slices of C·(slice width)·(s_v + s_i)
     plus one offset per slice.
 
+    >>> import numpy as np
     >>> counts = np.bincount([5, 1, 1, 1])   # one slice of 4 rows, padded to 5
     >>> s = sell(counts, 4, 8, 4, slice_rows=4)
     >>> s.bytes, s.stored_bytes     # 8·12 ; 4·5·12 + 2 offsets·4
     (96.0, 248.0)
     """
+    import numpy as np
+
     nnz = int(np.dot(_lengths(row_length_counts), row_length_counts))
     # sorted longest first, the slice starting at row p is as wide as the p-th longest row
     rows_longer = np.cumsum(row_length_counts[::-1])  # rows with length >= L, L descending
@@ -151,10 +161,13 @@ def hyb_width(row_length_counts: np.ndarray, m: int) -> int:
     """Bell & Garland's ELL width for HYB: the largest K such that at least
     max(4096, m/3) rows have K or more entries (0 when no K qualifies).
 
+    >>> import numpy as np
     >>> counts = np.bincount([1] * 5000 + [3] * 4500 + [9] * 10)   # row-length histogram
     >>> hyb_width(counts, 9510)    # 4510 rows have >= 3 entries, 10 have >= 4
     3
     """
+    import numpy as np
+
     if row_length_counts.size <= 1:
         return 0
     rows_at_least = np.cumsum(row_length_counts[::-1])[::-1]  # rows_at_least[K]
@@ -166,6 +179,8 @@ def _hyb_split(row_length_counts: np.ndarray, m: int, widths: np.ndarray
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(entries in the ELL part, rows shorter than the width, entries beyond it) for each
     ELL width in ``widths``."""
+    import numpy as np
+
     rows_at_least = np.cumsum(row_length_counts[::-1])[::-1]  # rows with >= L entries
     in_ell = np.concatenate([[0], np.cumsum(rows_at_least[1:])])  # Σ min(length, K)
     nnz = int(in_ell[-1])
@@ -181,10 +196,13 @@ def hyb_least_width(row_length_counts: np.ndarray, m: int, s_v: int, s_i: int) -
     K as COO (s_v + 2·s_i each). A HYB split by any other rule (a library's own heuristic)
     reads at least these bytes.
 
+    >>> import numpy as np
     >>> counts = np.bincount([1] * 5000 + [3] * 4500 + [9] * 10)
     >>> hyb_least_width(counts, 9510, 8, 4)   # 3: every entry in ELL but 10·6 in COO
     3
     """
+    import numpy as np
+
     if row_length_counts.size <= 1:
         return 0
     widths = np.arange(row_length_counts.size)
@@ -199,6 +217,7 @@ def hyb(row_length_counts: np.ndarray, m: int, s_v: int, s_i: int,
     Garland's width unless ``width`` is given). The ELL part is charged as :func:`ell`
     charges it (real entries and an end mark per short row), the COO part whole.
 
+    >>> import numpy as np
     >>> counts = np.bincount([1] * 5000 + [3] * 4500 + [9] * 10)
     >>> s = hyb(counts, 9510, 8, 4)
     >>> s.values_stored == 9510 * 3 + 10 * 6    # ELL slots + overflow entries
@@ -206,6 +225,8 @@ def hyb(row_length_counts: np.ndarray, m: int, s_v: int, s_i: int,
     >>> s.bytes == (5000 + 4510 * 3) * 12 + 5000 * 4 + 10 * 6 * 16   # entries, marks, COO
     True
     """
+    import numpy as np
+
     width = hyb_width(row_length_counts, m) if width is None else width
     in_ell, short, beyond = (int(v[0]) for v in
                              _hyb_split(row_length_counts, m, np.array([width])))

@@ -33,6 +33,7 @@ _GOLDEN = math.pi * (3.0 - math.sqrt(5.0))  # the golden angle, radians
 _SAME_SPOT = 0.25  # markers closer than this share of their diameter form a pile
 _ROUNDS = 60
 _WIDEST = 19  # a pile of more is packed into the circle of this many
+_DIRECT = 1024  # up to this many markers, every pair's distance is measured
 
 
 @dataclass(frozen=True)
@@ -85,15 +86,32 @@ def spread(ax: Axes, xy: Sequence[tuple[float, float]], diameter_pt: float | Seq
                   _crowded(pos, radius))
 
 
+def _pairs(pos: Any, reach: float) -> Any:
+    """The pairs (i, j), i < j, of points of ``pos`` at most about ``reach`` apart, in
+    increasing order of i, then j: a superset of every pair the callers then test against
+    a nearer bound. Up to :data:`_DIRECT` points every pair is measured (a figure holds
+    a few dozen markers, and scipy's k-d tree would cost more to import than the whole
+    figure to lay out); beyond, the k-d tree finds them."""
+    import numpy as np
+
+    n = len(pos)
+    if n <= _DIRECT:
+        i, j = np.triu_indices(n, 1)
+        gap = pos[j] - pos[i]
+        near = gap[:, 0] * gap[:, 0] + gap[:, 1] * gap[:, 1] <= reach * reach
+        return np.column_stack((i[near], j[near]))
+    from scipy.spatial import cKDTree
+
+    pairs = cKDTree(pos).query_pairs(reach, output_type="ndarray")
+    return pairs[np.lexsort((pairs[:, 1], pairs[:, 0]))]
+
+
 def _piles(pos: Any, d: Any) -> list[list[int]]:
     """Groups of markers on (almost) one spot: in index order, each marker joins the
     first pile whose first marker is within ``_SAME_SPOT`` of the smaller diameter, so a
     pile never chains across a crowded region (that is left to the pushing apart)."""
-    from scipy.spatial import cKDTree
-
     near: dict[int, list[int]] = {}
-    for i, j in sorted(map(tuple, cKDTree(pos).query_pairs(float(_SAME_SPOT * d.max()),
-                                                           output_type="ndarray"))):
+    for i, j in _pairs(pos, float(_SAME_SPOT * d.max())).tolist():
         if ((pos[i] - pos[j]) ** 2).sum() <= (_SAME_SPOT * min(d[i], d[j])) ** 2:
             near.setdefault(int(j), []).append(int(i))
     pile_of: dict[int, int] = {}  # marker -> the first marker of its pile
@@ -136,9 +154,8 @@ def _crowded(pos: Any, radius: Any) -> int:
     """Pairs of markers closer than half their summed radii: one covers most of the
     other."""
     import numpy as np
-    from scipy.spatial import cKDTree
 
-    pairs = cKDTree(pos).query_pairs(float(radius.max()), output_type="ndarray")
+    pairs = _pairs(pos, float(radius.max()))
     if not len(pairs):
         return 0
     i, j = pairs[:, 0], pairs[:, 1]
@@ -149,14 +166,12 @@ def _relax(pos: Any, true: Any, radius: Any, share: float, cap: Any) -> Any:
     """Push apart every pair closer than ``share`` of their summed radii, holding each
     marker within ``cap`` pixels of its true place."""
     import numpy as np
-    from scipy.spatial import cKDTree
 
     reach = float(2 * share * radius.max())
     for _ in range(_ROUNDS):
-        pairs = cKDTree(pos).query_pairs(reach, output_type="ndarray")
+        pairs = _pairs(pos, reach)
         if not len(pairs):
             break
-        pairs = pairs[np.lexsort((pairs[:, 1], pairs[:, 0]))]
         i, j = pairs[:, 0], pairs[:, 1]
         gap = pos[j] - pos[i]
         dist = np.hypot(gap[:, 0], gap[:, 1])

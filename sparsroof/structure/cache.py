@@ -36,13 +36,17 @@ import time
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from .._version import __version__
 from ..cachedir import cache_dir
-from ..matrix.mtx import Header, Matrix, MatrixLike, as_matrix, load, name_of
+from ..matrix.header import Header, name_of
 from .codec import decode_structure, encode_structure
 from .features import Structure, measure
+
+if TYPE_CHECKING:  # the reader (and numpy) loads where a file is read: a hit reads none
+    from ..matrix.mtx import Matrix, MatrixLike
 
 __all__ = ["DEFAULT_LIMIT", "RACY_NS", "Measured", "cache_dir", "cache_limit", "fingerprint",
            "measured"]
@@ -165,15 +169,13 @@ def fingerprint(path: str | os.PathLike[str], root: Path | None = None) -> tuple
 def _code() -> str:
     """A hash of what measures a matrix: this version, the source and build of the
     matrix and structure modules, and the numerical libraries' versions."""
-    import numpy as np
-
-    digest = hashlib.sha1(f"{__version__} numpy {np.__version__}".encode())
+    digest = hashlib.sha1(__version__.encode())
     here = Path(__file__).resolve().parent
     for folder in (here, here.parent / "matrix"):
         for item in sorted(folder.iterdir()):
             if item.suffix in (".py", ".so", ".pyd", ".c"):
                 digest.update(item.name.encode() + item.read_bytes())
-    for package in ("scipy", "fast_matrix_market"):
+    for package in ("numpy", "scipy", "fast_matrix_market"):
         digest.update(_dist_version(package).encode())
     return digest.hexdigest()[:16]
 
@@ -241,6 +243,14 @@ def evict(root: Path, limit: int) -> None:
         total -= size
 
 
+def _reader() -> ModuleType:
+    """The matrix reader, imported where a matrix is read (it loads numpy): a hit that
+    does not keep the matrix reads none."""
+    from ..matrix import mtx
+
+    return mtx
+
+
 def measured(matrix: MatrixLike, pattern: bool = True, *, cache: bool = True,
              need_matrix: bool = False, max_memory: float | None = None) -> Measured:
     """The structure of ``matrix`` (a path, scipy matrix, array or :class:`Matrix`).
@@ -252,10 +262,10 @@ def measured(matrix: MatrixLike, pattern: bool = True, *, cache: bool = True,
     loader, which refuses it); ``max_memory`` goes to :func:`sparsroof.matrix.mtx.load`.
     """
     if isinstance(matrix, (str, os.PathLike)) and (not cache or not Path(matrix).is_file()):
-        m = load(os.fspath(matrix), max_memory=max_memory)
+        m = _reader().load(os.fspath(matrix), max_memory=max_memory)
         return Measured(m.name, m.path, m.header, measure(m, pattern=pattern), m)
     if not isinstance(matrix, (str, os.PathLike)):
-        m = as_matrix(matrix)
+        m = _reader().as_matrix(matrix)
         return Measured(m.name, m.path, m.header, measure(m, pattern=pattern), m)
     path = os.fspath(matrix)
     root = cache_dir()
@@ -265,9 +275,9 @@ def measured(matrix: MatrixLike, pattern: bool = True, *, cache: bool = True,
         key = {"code": _code(), "content": found[0], "size": found[1], "pattern": pattern}
         hit = _get(root, key)
         if hit is not None:
-            kept = load(path, max_memory=max_memory) if need_matrix else None
+            kept = _reader().load(path, max_memory=max_memory) if need_matrix else None
             return Measured(name_of(Path(path)), path, replace(hit[0], path=path), hit[1], kept)
-    m = load(path, max_memory=max_memory)
+    m = _reader().load(path, max_memory=max_memory)
     s = measure(m, pattern=pattern)
     if key is not None and fingerprint(path, root) == found:
         _put(root, key, m.header, s)

@@ -11,9 +11,7 @@ from __future__ import annotations
 from dataclasses import asdict, fields
 from typing import Any
 
-import numpy as np
-
-from .features import LengthStats, Structure
+from .features import LengthCounts, LengthStats, Structure
 
 __all__ = ["encode_structure", "decode_structure"]
 
@@ -27,17 +25,16 @@ def encode_structure(s: Structure) -> dict[str, Any]:
     """``s`` as JSON-safe data that :func:`decode_structure` turns back into ``s``.
 
     >>> s = Structure(rows=2, cols=2, stored_entries=1, numeric_nonzeros=1, nonempty_rows=1,
-    ...               nonempty_cols=1, max_row_length=1, row_length_counts=np.array([1, 1]),
-    ...               blocks={2: 1}, panel_columns={1: (1, 1)})
+    ...               nonempty_cols=1, max_row_length=1, blocks={2: 1},
+    ...               row_lengths=LengthCounts(2, (0, 1), (1, 1)), panel_columns={1: (1, 1)})
     >>> decode_structure(encode_structure(s)).panel_columns
     {1: (1, 1)}
     """
     out: dict[str, Any] = {}
     for f in fields(s):
         value = getattr(s, f.name)
-        if isinstance(value, np.ndarray):
-            at = np.flatnonzero(value)
-            value = {"size": int(value.size), "at": at.tolist(), "count": value[at].tolist()}
+        if isinstance(value, LengthCounts):
+            value = {"size": value.size, "at": list(value.at), "count": list(value.count)}
         elif f.name in _STATS and value is not None:
             value = asdict(value)
         elif f.name in _INT_KEYS:
@@ -50,6 +47,14 @@ def _int_keyed(name: str, pairs: list[list[Any]]) -> dict[int, Any]:
     if name == "panel_columns":
         return {int(k): (int(v[0]), int(v[1])) for k, v in pairs}
     return {int(k): int(v) for k, v in pairs}
+
+
+def _length_counts(doc: dict[str, Any]) -> LengthCounts:
+    size, at, count = int(doc["size"]), tuple(doc["at"]), tuple(doc["count"])
+    if (len(at) != len(count) or not all(type(v) is int for v in (*at, *count))
+            or any(not 0 <= a < size for a in at) or list(at) != sorted(set(at))):
+        raise ValueError("not a histogram of row lengths")
+    return LengthCounts(size, at, count)
 
 
 def _number(value: Any) -> Any:
@@ -65,10 +70,8 @@ def decode_structure(doc: dict[str, Any]) -> Structure:
     values: dict[str, Any] = {}
     for f in fields(Structure):
         value = doc[f.name]
-        if f.name == "row_length_counts":
-            counts = np.zeros(int(value["size"]), np.int64)
-            counts[np.asarray(value["at"], np.int64)] = value["count"]
-            value = counts
+        if f.name == "row_lengths":
+            value = _length_counts(value)
         elif f.name in _STATS and value is not None:
             value = LengthStats(**value)
         elif f.name in _INT_KEYS:

@@ -21,7 +21,7 @@ import numpy as np
 from ..arrays import check_route, compiled
 
 __all__ = ["Counts", "SMALL", "SYMMETRY_SAMPLE", "GROUP_SHIFTS", "MAX_COUNT", "COUNT_ROUTES",
-           "counts", "native"]
+           "counts", "index_pair", "native"]
 
 #: matrices with at most this many entries take the numpy route
 SMALL = 1 << 18
@@ -83,7 +83,7 @@ def _levels(rows: int) -> int:
     return nlev
 
 
-def _index_pair(row: np.ndarray, col: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def index_pair(row: np.ndarray, col: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``row`` and ``col`` as contiguous arrays of one signed type, int32 or int64."""
     dtype = row.dtype if row.dtype == col.dtype and row.dtype in (np.int32, np.int64) \
         else np.dtype(np.int64)
@@ -108,7 +108,7 @@ def _grouped(k: Any, row: np.ndarray, col: np.ndarray, rows: int,
 
 def _native_counts(k: Any, row: np.ndarray, col: np.ndarray, rows: int, cols: int,
                    halfwidth: int) -> Counts:
-    row, col = _index_pair(row, col)
+    row, col = index_pair(row, col)
     indptr, colidx = _grouped(k, row, col, rows, cols)
     nlev = _levels(rows)
     scalars, tot, mx = np.zeros(7, np.int64), np.zeros(nlev, np.int64), np.zeros(nlev, np.int64)

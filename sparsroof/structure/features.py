@@ -36,16 +36,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:  # numpy, the matrix and the passes load with the first measurement:
+    # a structure read from the cache, and the models of it, need none of them
+    import numpy as np
 
-from ..matrix.mtx import Matrix
-from .counts import Counts, counts
-from .powerlaw import PowerLawFit, fit_power_law
+    from ..matrix.mtx import Matrix
+    from .counts import Counts
 
-__all__ = ["BLOCK_SIZES", "NM_PATTERNS", "HUB_FRACTIONS", "LengthStats", "Structure", "measure",
-           "length_stats", "value_shares"]
+__all__ = ["BLOCK_SIZES", "NM_PATTERNS", "HUB_FRACTIONS", "LengthCounts", "LengthStats",
+           "Structure", "measure", "length_stats", "value_shares"]
 
 BLOCK_SIZES = (2, 4, 8, 16, 32)
 NM_PATTERNS = ((1, 2), (2, 4), (1, 4), (2, 8), (4, 8), (1, 8), (2, 16), (4, 16), (8, 16))
@@ -66,6 +67,48 @@ class LengthStats:
     dispersion: float  # variance / binomial variance mean·(1 - mean/n); ~1 when uniform
 
 
+@dataclass(frozen=True)
+class LengthCounts:
+    """A histogram of row lengths by its nonzero bins: ``count[i]`` rows hold ``at[i]``
+    entries, and the histogram has ``size`` bins (lengths 0 to the longest row). A matrix
+    has few distinct row lengths, however long its longest row.
+
+    >>> h = LengthCounts(4, (1, 3), (2, 1))
+    >>> h.array().tolist(), h.summary()
+    ([0, 2, 0, 1], [0, 2, 0, 1])
+    """
+
+    size: int = 1
+    at: tuple[int, ...] = ()
+    count: tuple[int, ...] = ()
+
+    @classmethod
+    def of(cls, counts: np.ndarray) -> LengthCounts:
+        """The histogram whose bins are ``counts``."""
+        import numpy as np
+
+        at = np.flatnonzero(counts)
+        return cls(int(counts.size), tuple(at.tolist()), tuple(counts[at].tolist()))
+
+    def array(self) -> np.ndarray:
+        """Every bin, as int64."""
+        import numpy as np
+
+        out = np.zeros(self.size, np.int64)
+        out[np.asarray(self.at, np.int64)] = self.count
+        return out
+
+    def summary(self) -> list[int] | dict[str, int]:
+        """For a report: every bin up to :data:`_LIST_LIMIT` of them, else their number
+        and the number of nonzero ones."""
+        if self.size > _LIST_LIMIT:
+            return {"bins": self.size, "nonzero_bins": len(self.at)}
+        out = [0] * self.size
+        for at, count in zip(self.at, self.count, strict=True):
+            out[at] = count
+        return out
+
+
 @dataclass(frozen=True, eq=False)
 class Structure:
     """Features of one matrix's pattern (counts are of stored entries)."""
@@ -77,7 +120,7 @@ class Structure:
     nonempty_rows: int
     nonempty_cols: int  # k_used: the rows of B that the kernel must read
     max_row_length: int
-    row_length_counts: np.ndarray = field(default_factory=lambda: np.zeros(1, np.int64))
+    row_lengths: LengthCounts = field(default_factory=LengthCounts)
     row_stats: LengthStats | None = None
     col_stats: LengthStats | None = None
     pattern_symmetry: float | None = None
@@ -103,6 +146,11 @@ class Structure:
     value_integer_share: float | None = None
 
     @property
+    def row_length_counts(self) -> np.ndarray:
+        """``counts[L]``: the rows with L entries, for L from 0 to the longest row."""
+        return self.row_lengths.array()
+
+    @property
     def density(self) -> float:
         cells = self.rows * self.cols
         return self.stored_entries / cells if cells else 0.0
@@ -116,9 +164,8 @@ class Structure:
         """A JSON-safe summary: string keys, lists instead of arrays, no NaN."""
         out: dict[str, Any] = {}
         for key, value in asdict(self).items():
-            if isinstance(value, np.ndarray):
-                value = (value.tolist() if value.size <= _LIST_LIMIT else
-                         {"bins": int(value.size), "nonzero_bins": int(np.count_nonzero(value))})
+            if key == "row_lengths":
+                key, value = "row_length_counts", self.row_lengths.summary()
             elif isinstance(value, dict):
                 value = {str(k): list(v) if isinstance(v, tuple) else v for k, v in value.items()}
             out[key] = value
@@ -133,10 +180,13 @@ def length_stats(counts: np.ndarray, other: int) -> LengthStats:
     Gini from the histogram: with the lengths sorted, G = Σ (2i - n - 1)·x_i / (n·Σx);
     a run of c equal values L after a others contributes L·c·(2a + c - n).
 
+    >>> import numpy as np
     >>> s = length_stats(np.array([1, 1]), other=4)   # one row of length 0, one of 1
     >>> s.mean, s.max, s.cv, s.mode, s.gini
     (0.5, 1, 1.0, 0, 0.5)
     """
+    import numpy as np
+
     n = int(counts.sum())
     if n == 0:
         return LengthStats(0.0, 0, 0.0, 0, 0.0, 1.0)
@@ -156,6 +206,8 @@ def length_stats(counts: np.ndarray, other: int) -> LengthStats:
 
 def _hub_share(col_counts: np.ndarray, cols: int, nnz: int) -> dict[str, float]:
     """Share of entries held by the top fraction f of columns (at least one column)."""
+    import numpy as np
+
     values = np.flatnonzero(col_counts)[::-1]  # column lengths, largest first
     if nnz == 0 or values.size == 0:
         return dict.fromkeys(HUB_FRACTIONS, 0.0)
@@ -189,6 +241,10 @@ def _nm(hist: np.ndarray, rows: int, cols: int) -> tuple[dict[str, float], dict[
 
 
 def _power_law_fields(col_counts: np.ndarray) -> dict[str, Any]:
+    import numpy as np
+
+    from .powerlaw import PowerLawFit, fit_power_law
+
     fit: PowerLawFit | None = fit_power_law(np.bincount(col_counts)) if col_counts.size else None
     if fit is None:
         return {}
@@ -200,9 +256,12 @@ def value_shares(values: np.ndarray | None) -> tuple[float | None, float | None]
     """(distinct share, whole-number share) of the magnitudes of a strided sample of at
     most 2^16 values; (None, None) without values.
 
+    >>> import numpy as np
     >>> value_shares(np.array([1.0, 1.0, 2.0, 0.5]))
     (0.75, 0.75)
     """
+    import numpy as np
+
     if values is None or values.size == 0:
         return None, None
     sample = np.abs(values[:: max(1, values.size // _VALUE_SAMPLE)])
@@ -244,6 +303,7 @@ def measure(matrix: Matrix, pattern: bool = True) -> Structure:
     (a few whole-array passes); the distinct-count features (diagonals, blocks, N:M
     groups, panels, symmetry) and the power-law fit keep their empty defaults.
 
+    >>> import numpy as np
     >>> from sparsroof.matrix.mtx import Header, Matrix
     >>> h = Header("x", "coordinate", "pattern", "general", 3, 4, 3)
     >>> m = Matrix("x", "x", 3, 4, np.array([0, 0, 2]), np.array([1, 3, 1]), None, h)
@@ -251,6 +311,10 @@ def measure(matrix: Matrix, pattern: bool = True) -> Structure:
     >>> (s.nonempty_rows, s.nonempty_cols, s.max_row_length, s.bandwidth, s.blocks[2])
     (2, 2, 2, 3, 3)
     """
+    import numpy as np
+
+    from .counts import counts
+
     rows, cols, nnz = matrix.rows, matrix.cols, matrix.stored_entries
     c = (counts(matrix.row, matrix.col, rows, cols, _halfwidth(rows, cols))
          if pattern and nnz else None)
@@ -269,7 +333,7 @@ def measure(matrix: Matrix, pattern: bool = True) -> Structure:
         rows=rows, cols=cols, stored_entries=nnz, numeric_nonzeros=matrix.numeric_nonzeros,
         nonempty_rows=int(rows - row_counts[0]) if rows else 0,
         nonempty_cols=int(cols - col_counts[0]) if cols else 0,
-        max_row_length=int(row_counts.size - 1), row_length_counts=row_counts.astype(np.int64),
+        max_row_length=int(row_counts.size - 1), row_lengths=LengthCounts.of(row_counts),
         row_stats=length_stats(row_counts, cols), col_stats=length_stats(col_counts, rows),
         hub_share=_hub_share(col_counts, cols, nnz), **extra,
     )

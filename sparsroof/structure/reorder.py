@@ -26,13 +26,15 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from ..errors import OptionError
-from ..matrix.mtx import Matrix
-from .counts import SMALL
+
+if TYPE_CHECKING:  # numpy and the reader load with the first reordering: the ordering
+    # names are read by every analysis, which may read its structure from the cache
+    import numpy as np
+
+    from ..matrix.mtx import Matrix
 
 __all__ = ["ORDERINGS", "Reordered", "ordering", "permute", "reorder"]
 
@@ -57,14 +59,28 @@ class Reordered:
 
 def _pattern_csr(row: np.ndarray, col: np.ndarray, shape: tuple[int, int]) -> object:
     """The pattern as a scipy CSR matrix with int32 indices (the RCM code takes those).
-    Large patterns are grouped by row with the structure pass's compiled counting sort
-    (entries already in row order, as files usually come, are not moved); small ones by
-    a stable numpy sort, which costs less than loading compiled code.
+    Large patterns are grouped by row with the structure pass's counting sort, native
+    where it is built, else numba's (entries already in row order, as files usually come,
+    are not moved); small ones by a stable numpy sort, which costs less than loading
+    compiled code.
     """
+    import numpy as np
     import scipy.sparse as sp
 
+    from .counts import SMALL, index_pair, native
+
     rows = shape[0]
-    if row.size > SMALL:
+    built = native() if row.size > SMALL else None
+    if built is not None:  # the native counting sort: stable, as numba's below, without
+        # loading numba (about a second)
+        row, col = index_pair(row, col)
+        indptr = np.zeros(rows + 1, np.int64)
+        in_order, _ = built.count_rows(row, col, shape[1], indptr)
+        indices = col
+        if not in_order:
+            indices = np.empty_like(col)
+            built.scatter_rows(row, col, indptr, indices)
+    elif row.size > SMALL:
         from . import _jit
 
         k: Any = _jit  # compiled dispatchers: their signatures are not visible to mypy
@@ -80,6 +96,7 @@ def _pattern_csr(row: np.ndarray, col: np.ndarray, shape: tuple[int, int]) -> ob
 
 
 def _rcm(matrix: Matrix) -> tuple[np.ndarray, np.ndarray]:
+    import numpy as np
     from scipy.sparse.csgraph import reverse_cuthill_mckee
 
     m, k = matrix.shape
@@ -98,6 +115,8 @@ def _rcm(matrix: Matrix) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _degree(matrix: Matrix) -> tuple[np.ndarray, np.ndarray]:
+    import numpy as np
+
     lengths = np.bincount(matrix.row, minlength=matrix.rows)
     order = np.argsort(-lengths, kind="stable")
     return order, (order if matrix.rows == matrix.cols else np.arange(matrix.cols))
@@ -111,6 +130,7 @@ def ordering(matrix: Matrix, name: str) -> tuple[np.ndarray, np.ndarray]:
     """(row_order, col_order) of ordering ``name`` for ``matrix``.
 
     >>> import scipy.sparse as sp
+    >>> from sparsroof.matrix.mtx import Matrix
     >>> m = Matrix.from_scipy(sp.coo_array(([1, 1, 1], ([0, 1, 1], [0, 0, 1])), shape=(2, 2)))
     >>> [o.tolist() for o in ordering(m, "degree")]    # row 1 holds 2 entries, row 0 one
     [[1, 0], [1, 0]]
@@ -122,6 +142,8 @@ def ordering(matrix: Matrix, name: str) -> tuple[np.ndarray, np.ndarray]:
 
 def _inverse(order: np.ndarray, itype: np.dtype) -> np.ndarray:
     """new position of each old index: inverse[order[new]] = new."""
+    import numpy as np
+
     inverse = np.empty(order.size, itype)
     inverse[order] = np.arange(order.size, dtype=itype)
     return inverse
@@ -131,7 +153,9 @@ def permute(matrix: Matrix, row_order: np.ndarray, col_order: np.ndarray) -> Mat
     """``matrix`` with row ``row_order[i]`` moved to i and column ``col_order[j]`` to j;
     the values go with their entries.
 
+    >>> import numpy as np
     >>> import scipy.sparse as sp
+    >>> from sparsroof.matrix.mtx import Matrix
     >>> m = Matrix.from_scipy(sp.coo_array(([5.0], ([0], [2])), shape=(3, 3)))
     >>> p = permute(m, np.array([2, 1, 0]), np.array([2, 1, 0]))   # reverse both
     >>> p.row.tolist(), p.col.tolist()

@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
 from dataclasses import fields
 from pathlib import Path
 
@@ -17,6 +19,7 @@ from click.testing import CliRunner
 import sparsroof
 from sparsroof.cli import cli
 from sparsroof.errors import SparsroofError
+from sparsroof.matrix import mtx
 from sparsroof.matrix.mtx import load
 from sparsroof.structure import cache
 from sparsroof.structure.codec import decode_structure, encode_structure
@@ -57,7 +60,7 @@ def _no_load(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(path: object) -> None:
         raise AssertionError(f"{path} was loaded")
 
-    monkeypatch.setattr(cache, "load", refuse)
+    monkeypatch.setattr(mtx, "load", refuse)
 
 
 @pytest.mark.parametrize("args", [
@@ -85,6 +88,26 @@ def test_a_hit_does_not_load_the_file(own_cache: Path, monkeypatch: pytest.Monke
     assert again.structure.to_dict() == first.structure.to_dict()
     assert again.matrix == first.matrix and again.verdict == first.verdict
     assert sparsroof.classify(LAP) == first.verdict
+
+
+#: libraries a re-analysis from the cache does without (numpy alone costs more to import
+#: than the rest of such a run)
+_UNNEEDED = ("numpy", "scipy", "numba", "matplotlib", "fast_matrix_market",
+             "sparsroof.matrix.mtx", "sparsroof.structure.counts")
+
+
+@pytest.mark.parametrize("output", [(), ("-O", "json"), ("--storage", "csr,coo", "-O", "csv")])
+def test_a_hit_imports_no_numerical_library(output: tuple[str, ...], own_cache: Path) -> None:
+    first = _invoke("analyze", str(LAP), "--hw", "a100", *output)
+    _age_notes(own_cache)
+    code = ("import sys; from sparsroof.cli import main\n"
+            "try:\n    main(sys.argv[1:])\nexcept SystemExit as stop:\n"
+            "    assert not stop.code, stop.code\n"
+            f"print('LOADED', [m for m in {_UNNEEDED!r} if m in sys.modules], file=sys.stderr)")
+    again = subprocess.run([sys.executable, "-c", code, "analyze", str(LAP), "--hw", "a100",
+                            *output], capture_output=True, text=True, env=os.environ)
+    assert "LOADED []" in again.stderr, again.stderr
+    assert again.stdout == first
 
 
 def test_a_recent_note_is_checked_by_the_content(own_cache: Path,
