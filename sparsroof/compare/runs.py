@@ -39,9 +39,10 @@ millions of rows costs a few hundred bytes per run.
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -57,7 +58,7 @@ from ..userfile import (
     flag,
     iter_csv,
     optional_text,
-    read_json,
+    read_json_items,
     shown,
     whole_number,
 )
@@ -299,7 +300,7 @@ def _csv_runs(path: Path, d: _Defaults, matrices: _Matrices
                 yield RowError(source, str(err))
 
 
-def _records(rows: list[Any], path: Path, d: _Defaults, matrices: _Matrices
+def _records(rows: Iterable[Any], path: Path, d: _Defaults, matrices: _Matrices
              ) -> Iterator[MeasuredRun | RowError]:
     given = _Given()
     unread: set[str] = set()
@@ -398,7 +399,7 @@ def _ginkgo_run(name: str, result: Any, here: str, filename: str, d: _Defaults,
         return RowError(here, str(err))
 
 
-def _ginkgo_runs(doc: list[Any], path: Path, d: _Defaults, matrices: _Matrices
+def _ginkgo_runs(doc: Iterable[Any], path: Path, d: _Defaults, matrices: _Matrices
                  ) -> Iterator[MeasuredRun | RowError]:
     for i, case in enumerate(doc):
         where = f"{path}:[{i}]"
@@ -466,14 +467,18 @@ def read_runs(path: str, *, kernel: str = "spmv", width: int = 1, dtype: str = "
     if p.suffix.lower() != ".json":
         found = _csv_runs(p, d, matrices)
     else:
-        doc = read_json(p, lambda problem: MeasuredRunsError(f"{path}: {problem}"))
-        if isinstance(doc, dict) and doc.get("kind") == "bench":
+        # a list (Ginkgo's, or records) is parsed an item at a time: a run file of a
+        # million runs is held as text and runs, never as a million parsed objects
+        doc, items = read_json_items(p, lambda problem: MeasuredRunsError(f"{path}: "
+                                                                          f"{problem}"))
+        if items is not None:
+            first = next(items, None)
+            listed = itertools.chain([] if first is None else [first], items)
+            found = (_ginkgo_runs(listed, p, d, matrices)
+                     if isinstance(first, dict) and "filename" in first
+                     else _records(listed, p, d, matrices))
+        elif isinstance(doc, dict) and doc.get("kind") == "bench":
             found = _bench_runs(doc, p, matrices)
-        elif isinstance(doc, list) and any(isinstance(c, dict) and "filename" in c
-                                           for c in doc):
-            found = _ginkgo_runs(doc, p, d, matrices)
-        elif isinstance(doc, list):
-            found = _records(doc, p, d, matrices)
         elif isinstance(doc, dict) and isinstance(doc.get("results"), list):
             found = _records(doc["results"], p, d, matrices)
         else:

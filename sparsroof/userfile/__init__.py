@@ -37,6 +37,7 @@ from .files import (
     check_shape,
     open_regular,
     read_json,
+    read_json_items,
     read_text,
 )
 from .repeats import capped
@@ -62,6 +63,7 @@ __all__ = [
     "optional_text",
     "read_csv",
     "read_json",
+    "read_json_items",
     "read_text",
     "read_yaml",
     "shown",

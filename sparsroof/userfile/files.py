@@ -6,14 +6,14 @@ from __future__ import annotations
 import os
 import re
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from ..units import binary
 
 __all__ = ["MAX_NESTING", "MAX_TEXT_BYTES", "MAX_CONFIG_BYTES", "check_shape", "open_regular",
-           "read_text", "read_json"]
+           "read_text", "read_json", "read_json_items"]
 
 #: deepest nesting of brackets or indentation a user's file may have; the YAML and JSON
 #: parsers recurse per level, and a deep enough file overflows their stack
@@ -35,7 +35,7 @@ Fail = Callable[[str], Exception]
 def _bracket_depth(text: str) -> int:
     import numpy as np
 
-    brackets = np.frombuffer(re.sub(r"[^][{}]", "", text).encode("ascii"), np.uint8)
+    brackets = np.frombuffer(re.sub(r"[^][{}]+", "", text).encode("ascii"), np.uint8)
     if not brackets.size:
         return 0
     steps = np.where((brackets == ord("[")) | (brackets == ord("{")), 1, -1)
@@ -164,3 +164,70 @@ def read_json(path: str | Path, fail: Fail, *, limit: int = MAX_TEXT_BYTES) -> A
         return json.loads(text)
     except json.JSONDecodeError as err:
         raise fail(f"line {err.lineno}: not valid JSON: {err.msg}") from None
+
+
+#: JSON's whitespace between the items of a list
+_JSON_SPACE = re.compile(r"[ \t\n\r]*")
+
+
+def read_json_items(path: str | Path, fail: Fail, *, limit: int = MAX_TEXT_BYTES
+                    ) -> tuple[Any, Iterator[Any] | None]:
+    """``(document, None)`` for a JSON file whose top level is not a list, else
+    ``(None, items)``: the list's items parsed one at a time as they are taken, so that a
+    large list of runs is never held as parsed objects all at once (the text is). Read
+    and checked as :func:`read_json` reads it; an item that is not JSON raises ``fail``
+    naming its line when it is reached.
+
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "r.json"
+    >>> _ = p.write_text('[{"a": 1}, 2 ,[3]]')
+    >>> doc, items = read_json_items(p, ValueError)
+    >>> doc, list(items)
+    (None, [{'a': 1}, 2, [3]])
+    >>> _ = p.write_text('[1, 2')
+    >>> list(read_json_items(p, ValueError)[1])
+    Traceback (most recent call last):
+    ...
+    ValueError: line 1: not valid JSON: the list does not end
+    """
+    import json
+
+    text = read_text(path, fail, limit=limit)
+    start = _JSON_SPACE.match(text).end()  # type: ignore[union-attr]
+    if not text.startswith("[", start):
+        try:
+            return json.loads(text), None
+        except json.JSONDecodeError as err:
+            raise fail(f"line {err.lineno}: not valid JSON: {err.msg}") from None
+    return None, _json_list(text, start + 1, fail)
+
+
+def _json_list(text: str, at: int, fail: Fail) -> Iterator[Any]:
+    import json
+
+    decoder = json.JSONDecoder()
+
+    def bad(where: int, why: str) -> Exception:
+        return fail(f"line {text.count(chr(10), 0, where) + 1}: not valid JSON: {why}")
+
+    at = _JSON_SPACE.match(text, at).end()  # type: ignore[union-attr]
+    if text.startswith("]", at):
+        at += 1
+    else:
+        while True:
+            try:
+                item, at = decoder.raw_decode(text, at)
+            except json.JSONDecodeError as err:
+                raise bad(err.pos, err.msg) from None
+            yield item
+            at = _JSON_SPACE.match(text, at).end()  # type: ignore[union-attr]
+            if text.startswith(",", at):
+                at = _JSON_SPACE.match(text, at + 1).end()  # type: ignore[union-attr]
+                continue
+            if text.startswith("]", at):
+                at += 1
+                break
+            raise bad(at, "the list does not end" if at >= len(text)
+                      else "expected ',' or ']' between items")
+    if _JSON_SPACE.match(text, at).end() != len(text):  # type: ignore[union-attr]
+        raise bad(at, "extra data after the list")
