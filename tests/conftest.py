@@ -1,6 +1,10 @@
 from __future__ import annotations
 
+import ast
 import os
+import subprocess
+import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +22,25 @@ SHARED_CORPUS = ROOT.parent / "shared" / "corpus"
 #: corpus files listed in SOURCES.md but not carried (no licence stated)
 NOT_CARRIED = frozenset({"random_90_768_768.mtx", "random_80_768_768.mtx"})
 DATA = ROOT / "data"
+
+
+def loaded_by_command(args: list[str], watched: Iterable[str], cwd: Path | None = None
+                      ) -> tuple[list[str], str, str]:
+    """Run ``sparsroof ARGS`` in a fresh interpreter (in ``cwd``, by default this one's) and say
+    which of the ``watched`` modules it imported, with its stdout and stderr. The command
+    must succeed. How a test holds that a command leaves a heavy library unloaded."""
+    code = ("import sys; from sparsroof.cli import main\n"
+            "try:\n    main(sys.argv[2:])\nexcept SystemExit as stop:\n"
+            "    assert not stop.code, stop.code\n"
+            "print('\\nLOADED', [m for m in sys.argv[1].split(',') if m in sys.modules], "
+            "file=sys.stderr)")
+    # the environment as this interpreter sees it (the tests' own settings), not the one it
+    # started with
+    out = subprocess.run([sys.executable, "-c", code, ",".join(watched), *args], cwd=cwd,
+                         capture_output=True, text=True, timeout=300, env=dict(os.environ))
+    assert out.returncode == 0 and "\nLOADED " in out.stderr, out.stderr[-3000:]
+    loaded = ast.literal_eval(out.stderr.rsplit("\nLOADED ", 1)[1].strip())
+    return loaded, out.stdout, out.stderr
 
 
 def corpus_file(name: str) -> Path:

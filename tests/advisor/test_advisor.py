@@ -22,7 +22,7 @@ from sparsroof.advisor.partition import (
 from sparsroof.matrix.mtx import Matrix
 from sparsroof.model import storage as formats
 
-from ..conftest import ROOT, make_matrix
+from ..conftest import ROOT, loaded_by_command, make_matrix
 
 _ROUTES = ["numpy", *(["native"] if native() is not None else [])]
 
@@ -409,25 +409,18 @@ def test_routes_agree_on_bundled_and_odd_matrices() -> None:
 def test_formats_loads_no_numba_where_the_c_build_is() -> None:
     """numba's start-up (about a second per process) is paid only where the C build of the
     advisor's and the structure's passes is missing."""
-    import subprocess
-    import sys
 
     from sparsroof.structure.counts import native as structure_native
 
     _skip_without_native()
     if structure_native() is None:
         pytest.skip("sparsroof.structure._native was not built")
-    code = ("import sys; from sparsroof.cli import main\n"
-            "try:\n    main(['formats', 'data/random_1000.mtx', '--hw', 'a100', '--no-cache'])\n"
-            "except SystemExit:\n    pass\n"
-            "print('NUMBA', 'numba' in sys.modules, file=sys.stderr)")
-    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
-                            text=True)
-    assert "NUMBA False" in result.stderr, result.stderr
-    assert "partition into blocks" in result.stdout
+    loaded, stdout, _ = loaded_by_command(
+        ["formats", "data/random_1000.mtx", "--hw", "a100", "--no-cache"], ["numba"], ROOT)
+    assert loaded == []
+    assert "partition into blocks" in stdout
     # the strip size, and how many strips this matrix has of it
-    assert re.search(r"strips of [\d,]+ rows \(\d+ strips? here",
-                     result.stdout), result.stdout
+    assert re.search(r"strips of [\d,]+ rows \(\d+ strips? here", stdout), stdout
 
 
 @pytest.mark.parametrize("shape", ["0 0 0", "3 4 0"])

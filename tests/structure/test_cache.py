@@ -26,7 +26,7 @@ from sparsroof.structure.codec import decode_structure, encode_structure
 from sparsroof.structure.counts import native
 from sparsroof.structure.features import measure
 
-from ..conftest import DATA
+from ..conftest import DATA, loaded_by_command
 
 LAP = DATA / "lap2d_64.mtx"
 
@@ -102,14 +102,10 @@ _UNNEEDED = ("numpy", "scipy", "numba", "matplotlib", "fast_matrix_market",
 def test_a_hit_imports_no_numerical_library(output: tuple[str, ...], own_cache: Path) -> None:
     first = _invoke("analyze", str(LAP), "--hw", "a100", *output)
     _age_notes(own_cache)
-    code = ("import sys; from sparsroof.cli import main\n"
-            "try:\n    main(sys.argv[1:])\nexcept SystemExit as stop:\n"
-            "    assert not stop.code, stop.code\n"
-            f"print('LOADED', [m for m in {_UNNEEDED!r} if m in sys.modules], file=sys.stderr)")
-    again = subprocess.run([sys.executable, "-c", code, "analyze", str(LAP), "--hw", "a100",
-                            *output], capture_output=True, text=True, env=os.environ)
-    assert "LOADED []" in again.stderr, again.stderr
-    assert again.stdout == first
+    loaded, again, _ = loaded_by_command(["analyze", str(LAP), "--hw", "a100", *output],
+                                         _UNNEEDED)
+    assert loaded == []
+    assert again == first
 
 
 def test_a_recent_note_is_checked_by_the_content(own_cache: Path,
@@ -284,8 +280,6 @@ def test_hash64_is_xxh64() -> None:
 def test_compiled_kernels_are_cached_outside_the_installed_package(tmp_path: Path) -> None:
     """numba's cache files go to the cache folder: written beside the installed sources,
     they outlive an uninstall and the folder left behind hides a later in-place install."""
-    import subprocess
-    import sys
 
     package = Path(sparsroof.__file__).parent
     before = set(package.rglob("*.nbi"))
