@@ -19,16 +19,14 @@ from ..errors import SparsroofError, SpecError
 from ..hardware.library import load_spec
 from ..hardware.spec import HwSpec
 from ..matrix.mtx import load
-from ..model import verdict
 from ..model.bound import Bound
 from ..model.timing import DEFAULT_TIMING, check_timing
-from ..model.verdict import BANDS
 from ..structure.features import Structure, measure
 from ..units import si
 from .runs import MeasuredRun, RowError
+from .verdict import BANDS, band, explain, is_violation, pct_sol, ratio, status
 
 __all__ = ["BANDS", "Judged", "Summary", "judge", "summarise"]
-
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,24 +45,24 @@ class Judged:
     @property
     def ratio(self) -> float:
         """Measured time over the bound (1 = at the speed of light, < 1 = violation)."""
-        return verdict.ratio(self.run.time_s, self.bound.sol_s)
+        return ratio(self.run.time_s, self.bound.sol_s)
 
     @property
     def pct_sol(self) -> float:
         """The bound as a share of the measured time, in % (100 = at the speed of light)."""
-        return verdict.pct_sol(self.run.time_s, self.bound.sol_s)
+        return pct_sol(self.run.time_s, self.bound.sol_s)
 
     @property
     def violation(self) -> bool:
-        return verdict.is_violation(self.run.time_s, self.bound.sol_s)
+        return is_violation(self.run.time_s, self.bound.sol_s)
 
     @property
     def status(self) -> str:
-        return verdict.status(self.run.time_s, self.bound.sol_s)
+        return status(self.run.time_s, self.bound.sol_s)
 
     @property
     def band(self) -> str:
-        return verdict.band(self.bound)
+        return band(self.bound)
 
     def term(self) -> str:
         """The binding term in words: 'memory: 325 kB at L2 2.82 TB/s'."""
@@ -78,9 +76,9 @@ class Judged:
 
     def explanation(self) -> str:
         """Why a violation is one: the run, its bound and the term that set it."""
-        return verdict.explain(f"{self.run.source}: {self.matrix} {self.run.storage} "
-                               f"d={self.run.width} {self.run.dtype}", self.run.time_s,
-                               self.bound.sol_s, self.spec, self.term())
+        return explain(f"{self.run.source}: {self.matrix} {self.run.storage} "
+                       f"d={self.run.width} {self.run.dtype}", self.run.time_s,
+                       self.bound.sol_s, self.spec, self.term())
 
 
 @dataclass(frozen=True)
@@ -117,10 +115,10 @@ def summarise(judged: Sequence[Judged], errors: int = 0) -> Summary:
     True
     """
     bands = {}
-    for band in BANDS:
-        ratios = [j.ratio for j in judged if j.band == band]
+    for name in BANDS:
+        ratios = [j.ratio for j in judged if j.band == name]
         if ratios:
-            bands[band] = (len(ratios), statistics.median(ratios))
+            bands[name] = (len(ratios), statistics.median(ratios))
     return Summary(len(judged), sum(j.violation for j in judged), errors,
                    _quartiles([j.pct_sol for j in judged]), bands)
 

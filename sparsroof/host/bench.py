@@ -8,7 +8,7 @@ the median is reported.
 Achieved rates use the model's own counts: achieved bandwidth = bytes / t and achieved
 FLOP/s = useful FLOPs / t, with bytes from :mod:`sparsroof.model.traffic` (format's A, the
 compulsory rows of B, C written once). Each run is judged by the one judge of
-:mod:`sparsroof.model.verdict`, on its fastest repetition (as ``compare`` judges a bench
+:mod:`sparsroof.compare.verdict`, on its fastest repetition (as ``compare`` judges a bench
 file): % of SoL = 100 x SoL / fastest, and a run faster than its bound is a violation (the
 model is wrong for this host), reported as such, never clipped. Host kernels are timed
 back to back (``stream``). cuSPARSE's (:mod:`sparsroof.host.gpu`) are timed by any of the
@@ -26,10 +26,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..compare import verdict
 from ..errors import OptionError
 from ..hardware.spec import HwSpec
 from ..matrix.mtx import Matrix
-from ..model import verdict
 from ..model.bound import bound
 from ..model.timing import check_timing
 from ..model.traffic import Traffic, traffic

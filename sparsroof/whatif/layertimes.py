@@ -19,9 +19,9 @@ import math
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from ..compare import verdict
 from ..errors import MeasuredRunsError, SparsroofError
 from ..hardware.spec import HwSpec
-from ..model import verdict
 from ..model.bound import Bound
 from ..model.traffic import Traffic
 from ..userfile import iter_csv, shown

@@ -13,8 +13,8 @@ of the speed of light and the word for a run faster than its bound are the same 
 
 from __future__ import annotations
 
+from ..model.bound import Bound
 from ..units import si
-from .bound import Bound
 
 __all__ = ["BANDS", "VIOLATION", "pct_sol", "ratio", "is_violation", "band", "status",
            "explain"]
