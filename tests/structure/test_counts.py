@@ -89,3 +89,18 @@ def test_routes_agree_where_the_group_sweep_is_split_over_two_threads(shape: str
         col = rng.integers(0, cols, row.size)
     assert row.size >= module._THREADED
     _both(row.astype(np.int32), col.astype(np.int32), rows, cols)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_native_sort_orders_rows_short_and_long(dtype) -> None:  # type: ignore[no-untyped-def]
+    """Rows up to 32 entries are sorted by insertion, longer ones by qsort: both give each
+    row's columns in increasing order, duplicates kept, at the lengths around the switch."""
+    _skip_without_native()
+    rng = np.random.default_rng(3)
+    lengths = np.array([0, 1, 2, 31, 32, 33, 100, 5, 32, 0, 64])
+    indptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    colidx = rng.integers(0, 40, indptr[-1]).astype(dtype)  # duplicates within rows
+    bounds = zip(indptr[:-1], indptr[1:], strict=True)
+    expected = np.concatenate([np.sort(colidx[s:e]) for s, e in bounds])
+    native().sort_rows(indptr, colidx)
+    np.testing.assert_array_equal(colidx, expected)
