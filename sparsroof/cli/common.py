@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from typing import Any
 
 import click
@@ -218,6 +219,18 @@ def check_writable(path: str) -> None:
 def emit(text: str) -> None:
     """Write results to stdout."""
     click.echo(text, nl=not text.endswith("\n"))
+
+
+def emit_pieces(pieces: Iterable[str], batch: int = 2048) -> None:
+    """Write a document to stdout as its pieces come (a batch at a time), then a newline:
+    what :func:`emit` writes of the joined text, without holding it whole."""
+    held: list[str] = []
+    for piece in pieces:
+        held.append(piece)
+        if len(held) >= batch:
+            click.echo("".join(held), nl=False)
+            held.clear()
+    click.echo("".join(held))
 
 
 def table_console(wide: bool = False) -> Any:

@@ -11,7 +11,7 @@ from ..compare import Judged, Summary, judge, read_runs, summarise
 from ..compare.runs import TIME_UNITS
 from ..hardware.library import load_spec
 from ..model.timing import describe
-from ..report.compare import compare_csv, compare_json, compare_table
+from ..report.compare import compare_csv, compare_json_pieces, compare_table
 from ..userfile import capped
 from .common import (
     DTYPE_OPTION,
@@ -20,6 +20,7 @@ from .common import (
     check_figure,
     echo_error,
     emit,
+    emit_pieces,
     hw_option,
     table_console,
     timing_options,
@@ -124,7 +125,10 @@ def echo_judged(judged: Sequence[Judged], errors: Sequence[Any], output: str, *,
         if j.violation:
             echo_message(f"sparsroof: violation: {j.explanation()}")
     if output == "json":
-        emit(document(summary) if document else compare_json(judged, summary, errors))
+        if document:
+            emit(document(summary))
+        else:
+            emit_pieces(compare_json_pieces(judged, summary, errors))
     elif output == "csv":
         emit(compare_csv(judged))
     else:

@@ -3,17 +3,18 @@ as JSON (``compare`` envelope) or CSV (one row per run). Raw SI numbers in JSON 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from .._version import envelope
 from ..compare.judge import Judged, Summary
 from ..compare.runs import RowError
 from ..units import si
-from .document import csv_text, json_text
+from .document import csv_text, json_pieces
 from .tables import fitted_table
 
-__all__ = ["record", "compare_json", "compare_csv", "compare_table", "summary_lines"]
+__all__ = ["record", "compare_json", "compare_json_pieces", "compare_csv", "compare_table",
+           "summary_lines"]
 
 
 def record(j: Judged) -> dict[str, Any]:
@@ -36,16 +37,24 @@ def record(j: Judged) -> dict[str, Any]:
 def compare_json(judged: Sequence[Judged], summary: Summary,
                  errors: Sequence[RowError], extra: dict[str, Any] | None = None) -> str:
     """The judged runs, their summary, violations and errors (and ``extra`` fields)."""
+    return "".join(compare_json_pieces(judged, summary, errors, extra))
+
+
+def compare_json_pieces(judged: Sequence[Judged], summary: Summary,
+                        errors: Sequence[RowError], extra: dict[str, Any] | None = None
+                        ) -> Iterator[str]:
+    """:func:`compare_json` a piece at a time: each run's record is made as it is written,
+    so a file of 200,000 runs never holds its document whole."""
     doc = envelope("compare") | {
         "bound": "optimistic (compulsory traffic of B), launch floor and cache roofs of "
                  "the spec; pct_sol = 100 x bound / measured",
-        "runs": [record(j) for j in judged], "summary": summary.to_dict(),
-        "violations": [j.explanation() for j in judged if j.violation],
+        "runs": (record(j) for j in judged), "summary": summary.to_dict(),
+        "violations": (j.explanation() for j in judged if j.violation),
         "errors": [{"source": e.source, "message": e.message} for e in errors
                    if not e.skipped],
         "skipped": [{"source": e.source, "message": e.message} for e in errors
                     if e.skipped]}
-    return json_text(doc | (extra or {}))
+    return json_pieces(doc | (extra or {}))
 
 
 def compare_csv(judged: Sequence[Judged]) -> str:

@@ -6,12 +6,12 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from .._version import SCHEMA_VERSIONS, __version__
 
-__all__ = ["json_text", "csv_text"]
+__all__ = ["json_text", "json_pieces", "csv_text"]
 
 
 def _default(value: Any) -> Any:
@@ -29,6 +29,36 @@ def json_text(doc: dict[str, Any], indent: int = 2) -> str:
     '{\\n"n": 3\\n}'
     """
     return json.dumps(doc, indent=indent, default=_default)
+
+
+def json_pieces(doc: dict[str, Any], indent: int = 2) -> Iterator[str]:
+    """:func:`json_text` of ``doc`` a piece at a time, where a value of ``doc`` may be any
+    iterable (a generator of a million records is written as it comes, one record in
+    memory at a time): the pieces join to the very text :func:`json_text` gives of the
+    same document with those values as lists.
+
+    >>> doc = {"n": 1, "runs": ({"a": k} for k in range(2)), "none": iter(())}
+    >>> "".join(json_pieces(doc)) == json_text({"n": 1, "runs": [{"a": 0}, {"a": 1}],
+    ...                                           "none": []})
+    True
+    """
+    one, two = " " * indent, " " * 2 * indent
+
+    def dumped(value: Any, pad: str) -> str:
+        return json.dumps(value, indent=indent, default=_default).replace("\n", "\n" + pad)
+
+    yield "{"
+    for k, (key, value) in enumerate(doc.items()):
+        yield ("," if k else "") + "\n" + one + json.dumps(key) + ": "
+        if isinstance(value, (str, bytes, dict)) or not isinstance(value, Iterable):
+            yield dumped(value, one)
+            continue
+        empty = True
+        for item in value:
+            yield ("[" if empty else ",") + "\n" + two + dumped(item, two)
+            empty = False
+        yield "[]" if empty else "\n" + one + "]"
+    yield "\n}" if doc else "}"
 
 
 def csv_text(rows: Iterable[dict[str, Any]], kind: str,

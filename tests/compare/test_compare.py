@@ -290,3 +290,27 @@ def test_a_long_table_shows_every_violation_and_says_what_it_left_out() -> None:
     shown = [line.split()[0] for line in text.splitlines() if "lap2d_64" in line]
     assert shown == ["2", "3", "4", "5", "6", "7", "8", "9", "10", "27"]
     assert "VIOLATION" in text
+
+
+def test_the_json_of_many_runs_is_written_a_run_at_a_time() -> None:
+    """compare -O json makes each run's record as it writes it: consuming the pieces of
+    5,000 runs' document peaks far below the document's own size (joined whole, as the
+    writer once did, the peak is the text and more), and the pieces join to the text."""
+    import tracemalloc
+
+    from sparsroof.compare.runs import MeasuredRun
+    from sparsroof.report.compare import compare_json, compare_json_pieces
+
+    runs = [MeasuredRun(f"runs.csv:{i + 2}", LAP, 1e-5 + 1e-9 * i) for i in range(5_000)]
+    judged, errors = judge(runs, "v100-sxm2")
+    summary = summarise(judged)
+    size = 0
+    tracemalloc.start()
+    for piece in compare_json_pieces(judged, summary, errors):
+        size += len(piece)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert size > 4_000_000  # about 930 bytes a run
+    assert peak < size / 20, (peak, size)
+    text = compare_json(judged, summary, errors)
+    assert len(text) == size and json.loads(text)["summary"]["count"] == 5_000
