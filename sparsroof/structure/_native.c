@@ -33,7 +33,7 @@ static inline int bit_length(uint64_t x) { int n = 0; while (x) { x >>= 1; n++; 
 #endif
 
 /* bumped whenever a pass changes: the Python side refuses a stale build */
-#define KERNEL_VERSION 3
+#define KERNEL_VERSION 4
 
 typedef struct {
     Py_buffer view;
@@ -586,6 +586,66 @@ static PyObject *hash64(PyObject *self, PyObject *args) {
     return PyLong_FromUnsignedLongLong((unsigned long long)h);
 }
 
+/* ---- the spy image's cells ------------------------------------------------------- */
+
+/* floor(i * n / len) for 0 <= i < len, n <= len: the double quotient is off by at most
+ * one, and the products (below 2^63) settle it exactly */
+INLINE int64_t cell_of(int64_t i, int64_t n, int64_t len, double scale) {
+    int64_t q = (int64_t)((double)i * scale), p = i * n;
+    if (q * len > p) q--;
+    else if ((q + 1) * len <= p) q++;
+    return q;
+}
+
+INLINE int bin_cells_impl(const void *row, const void *col, int wide, Py_ssize_t n,
+                          int64_t rows, int64_t cols, int64_t nr, int64_t nc,
+                          int64_t *counts) {
+    double sr = (double)nr / (double)rows, sc = (double)nc / (double)cols;
+    for (Py_ssize_t e = 0; e < n; e++) {
+        int64_t r = at(row, wide, e), c = at(col, wide, e);
+        if ((uint64_t)r >= (uint64_t)rows || (uint64_t)c >= (uint64_t)cols) return -1;
+        counts[cell_of(r, nr, rows, sr) * nc + cell_of(c, nc, cols, sc)]++;
+    }
+    return 0;
+}
+
+/* bin_cells(row, col, rows, cols, counts): counts (nr x nc int64 zeros, nr <= rows,
+ * nc <= cols) gets the entries of each cell (floor(i nr / rows), floor(j nc / cols)) */
+static PyObject *bin_cells(PyObject *self, PyObject *args) {
+    PyObject *o[3];
+    Py_ssize_t rows, cols, nr, nc;
+    Buf b[3] = {{{0}}};
+    if (!PyArg_ParseTuple(args, "OOnnnnO", &o[0], &o[1], &rows, &cols, &nr, &nc, &o[2]))
+        return NULL;
+    if (get(o[0], &b[0], 0, 0, "row") || get(o[1], &b[1], 0, b[0].view.itemsize, "col") ||
+        get(o[2], &b[2], 1, 8, "counts")) {
+        release(b, 3);
+        return NULL;
+    }
+    Py_ssize_t n = N(b[0]);
+    if (N(b[1]) != n || nr < 1 || nc < 1 || nr > rows || nc > cols || N(b[2]) != nr * nc ||
+        rows > ((int64_t)1 << 62) / nr || cols > ((int64_t)1 << 62) / nc) {
+        release(b, 3);
+        PyErr_SetString(PyExc_ValueError, "bin_cells: inconsistent sizes");
+        return NULL;
+    }
+    int bad;
+    Py_BEGIN_ALLOW_THREADS
+    if (WIDE(b[0]))
+        bad = bin_cells_impl(b[0].view.buf, b[1].view.buf, 1, n, rows, cols, nr, nc,
+                             b[2].view.buf);
+    else
+        bad = bin_cells_impl(b[0].view.buf, b[1].view.buf, 0, n, rows, cols, nr, nc,
+                             b[2].view.buf);
+    Py_END_ALLOW_THREADS
+    release(b, 3);
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "bin_cells: an index lies outside the matrix");
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"count_rows", count_rows, METH_VARARGS,
      "count_rows(row, col, cols, indptr) -> (in row order, every row's columns sorted)"},
@@ -598,6 +658,8 @@ static PyMethodDef methods[] = {
      "sweep_groups(indptr, colidx, cols, max_count, blocks, hist)"},
     {"mirrored", mirrored, METH_VARARGS, "mirrored(indptr, colidx, stride) -> (checked, hits)"},
     {"hash64", hash64, METH_VARARGS, "hash64(buffer, seed=0) -> XXH64 of the buffer's bytes"},
+    {"bin_cells", bin_cells, METH_VARARGS,
+     "bin_cells(row, col, rows, cols, nr, nc, counts): entries per cell of the spy image"},
     {NULL, NULL, 0, NULL},
 };
 
