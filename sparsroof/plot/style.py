@@ -129,10 +129,9 @@ def _labels_within(fig: Figure, box: Any) -> bool:
 
     renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
     found: list[Any] = [*fig.texts, *fig.legends]
-    for ax in fig.axes:
-        found += [*ax.texts, ax.title, ax._left_title, ax._right_title,  # noqa: SLF001
-                  ax.xaxis.label, ax.yaxis.label]
-        found += [a for a in ax.get_children() if isinstance(a, Legend)]
+    for ax in fig.axes:  # an axes' children hold its texts, titles and legends
+        found += [a for a in ax.get_children() if isinstance(a, (Text, Legend))]
+        found += [ax.xaxis.label, ax.yaxis.label]
     for artist in found:
         if not artist.get_visible() or (isinstance(artist, Text) and not artist.get_text()):
             continue
