@@ -8,7 +8,10 @@ child's own maximum resident set (``wait4``), also as a median ratio.
 
 The inputs are made with ``sparsroof generate`` and kept in bench/out/: 10M-entry
 general coordinate files (uniform random, a 2-D Laplacian, a power-law graph) and, for
-the batch row, a folder of 40 matrices of 0.5-1M entries.
+the batch row, a folder of 40 matrices of 0.5-1M entries. The batch-at-scale row makes
+500 small and 40 large matrices in the system's temporary folder (out of the checkout)
+and prints, beside the ratio, the throughput in entries per CPU-second and the share of
+the workers' time spent outside the analyses (planning, the store, start-up).
 
 Usage: python bench/bench_speed.py [--runs N] [--only WORD[,WORD...]]
 """
@@ -19,6 +22,7 @@ import argparse
 import os
 import re
 import shutil
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -146,6 +150,69 @@ def _batch(workers: int) -> Callable[[], list[str]]:
     return cmd
 
 
+def scale_folder() -> Path:
+    """500 small matrices (2,000-20,000 entries) and 40 large ones (1-2M entries), in
+    the temporary folder; (folder, total entries) kept in its ``done`` file."""
+    folder = Path(tempfile.gettempdir()) / "sparsroof-bench-scale540"
+    if not (folder / "done").exists():
+        code = (
+            "import sys\n"
+            "from pathlib import Path\n"
+            "from sparsroof.matrix.generate import banded, uniform_random, write\n"
+            "root = Path(sys.argv[1]); total = 0\n"
+            "for k in range(540):\n"
+            "    big = k >= 500\n"
+            "    nnz = 1_000_000 + 25_000 * (k - 500) if big else 2_000 + 36 * k\n"
+            "    g = (uniform_random(nnz // 8, nnz // 8, nnz, seed=k) if k % 2 else\n"
+            "         banded(nnz // 7, 3, seed=k))\n"
+            "    sub = root / ('large' if big else f'small{k % 10}')\n"
+            "    sub.mkdir(parents=True, exist_ok=True)\n"
+            "    write(g, sub / f'm{k:03d}.mtx'); total += g.nnz\n"
+            "(root / 'done').write_text(str(total))\n")
+        folder.mkdir(parents=True, exist_ok=True)
+        subprocess.run([PY, "-c", code, str(folder)], check=True, cwd=ROOT)
+    return folder
+
+
+def _scale(workers: int) -> Callable[[], list[str]]:
+    def cmd() -> list[str]:
+        store = Path(tempfile.gettempdir()) / f"sparsroof-bench-scale-{workers}.db"
+        store.unlink(missing_ok=True)
+        return [*SPARSROOF, "batch", str(scale_folder()), "--hw", "a100", "--workers",
+                str(workers), "--store", str(store), *no_cache("batch")]
+    return cmd
+
+
+class ScaleRow(Row):
+    """The batch row at scale: besides the ratio, entries per CPU-second of each run and
+    the share of the workers' wall time outside the analyses (1 - the analyses' own
+    seconds, from the store, over workers x wall)."""
+
+    def measure(self, runs: int) -> tuple[float, float, float, float]:
+        result = super().measure(runs)
+        for workers in (1, 2):
+            wall, cpu = run_cpu(_scale(workers)())
+            store = Path(tempfile.gettempdir()) / f"sparsroof-bench-scale-{workers}.db"
+            with sqlite3.connect(store) as db:
+                inside, entries = db.execute(
+                    "SELECT sum(seconds), sum(stored_entries) FROM matrices").fetchone()
+            print(f"  {workers} worker(s): {wall:.1f} s wall, {cpu:.1f} CPU-s, "
+                  f"{entries / cpu / 1e6:.2f}M entries per CPU-second, "
+                  f"{1 - inside / (workers * wall):.0%} of the workers' time outside the "
+                  f"analyses", flush=True)
+        return result
+
+
+def run_cpu(cmd: list[str]) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of the process and its reaped children) of one run."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"failed: {' '.join(cmd)}")
+    return time.perf_counter() - start, usage.ru_utime + usage.ru_stime
+
+
 ROWS = [
     Row("analyze random 10M / bare load", _analyze("random"), lambda: bare_load(matrix("random")),
         "<= 1.3x"),
@@ -175,6 +242,8 @@ ROWS = [
     Row("analyze, structure cached / bare load", _cached,
         lambda: bare_load(matrix("random")), "<= 0.1x"),
     Row("batch 40 x 0.5-1M: 1 worker / 2 workers", _batch(1), _batch(2), ">= 1.7x"),
+    ScaleRow("batch 500 small + 40 large: 1 worker / 2 workers", _scale(1), _scale(2),
+             ">= 1.4x"),
 ]
 
 

@@ -187,6 +187,7 @@ class _Local:
             wait([w.conn for w in watched] + [w.proc.sentinel for w in watched],
                  timeout=wait_s)
         now = time.monotonic()
+        finished = []
         for w in watched:
             if w.conn.poll():
                 try:
@@ -199,12 +200,16 @@ class _Local:
                     w.ready = True
                 else:
                     w.task = None
-                    self.record(message)
+                    finished.append(message)
             elif not w.proc.is_alive():
                 w.proc.join()
                 self._fail(w, "crash", _death(w.proc.exitcode))
             elif w.task and self.timeout and now - w.started >= self.timeout:
                 self._fail(w, "timeout", f"timed out after {self.timeout:g} s")
+        if finished:  # the idle workers take their next matrix before the store is written
+            self._dispatch()
+        for message in finished:
+            self.record(message)
 
 
 def _run_with_deadline(task: Task, work: Work, timeout: float | None) -> TaskOutcome:

@@ -13,15 +13,20 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..arrays import check_route
 from ..errors import FigureError
 from ..matrix.mtx import Matrix
+from ..structure.counts import index_pair, native
 from .style import new_figure
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-__all__ = ["Density", "density", "bandwidth", "spy_figure"]
+__all__ = ["Density", "DENSITY_ROUTES", "density", "bandwidth", "spy_figure"]
+
+#: the routes (:data:`sparsroof.arrays.ROUTES`) :func:`density` offers
+DENSITY_ROUTES = ("compiled", "native", "numba", "numpy")
 
 _MAX_GRID_LINES = 40  # more lines than this fill the image: the grid is drawn sparser
 
@@ -35,8 +40,12 @@ class Density:
     cell_cols: float  # w, columns per cell
 
 
-def density(matrix: Matrix, bins: int = 512) -> Density:
+def density(matrix: Matrix, bins: int = 512, route: str = "compiled") -> Density:
     """Count stored entries per cell of an at most ``bins`` x ``bins`` grid.
+
+    ``route`` (one of :data:`DENSITY_ROUTES`): "compiled" counts in one pass of the
+    structure passes' C build where it is built, else with numpy (numba's start-up costs
+    more than numpy's passes); every route gives the same counts.
 
     >>> import numpy as np
     >>> from sparsroof.matrix.mtx import Header, Matrix
@@ -47,15 +56,32 @@ def density(matrix: Matrix, bins: int = 512) -> Density:
     """
     if bins < 1:
         raise FigureError(f"spy: bins must be at least 1, not {bins}")
+    check_route(route, DENSITY_ROUTES, "the spy image's cells")
     longest = max(matrix.rows, matrix.cols, 1)
     scale = min(1.0, bins / longest)
     nr = max(1, min(matrix.rows, round(matrix.rows * scale)))
     nc = max(1, min(matrix.cols, round(matrix.cols * scale)))
-    # integer cell index: floor(i · nr / rows), in int64 so that i · nr cannot overflow
-    r = matrix.row.astype(np.int64) * nr // max(matrix.rows, 1)
-    c = matrix.col.astype(np.int64) * nc // max(matrix.cols, 1)
-    counts = np.bincount(r * nc + c, minlength=nr * nc).reshape(nr, nc)
-    return Density(counts, max(matrix.rows, 1) / nr, max(matrix.cols, 1) / nc)
+    rows, cols = max(matrix.rows, 1), max(matrix.cols, 1)
+    k = native()
+    if route == "compiled":
+        route = "native" if k is not None else "numpy"
+    if route == "numpy":
+        # integer cell index: floor(i · nr / rows), in int64 so that i · nr cannot overflow
+        r = matrix.row.astype(np.int64) * nr // rows
+        c = matrix.col.astype(np.int64) * nc // cols
+        counts = np.bincount(r * nc + c, minlength=nr * nc).reshape(nr, nc)
+    else:
+        counts = np.zeros((nr, nc), np.int64)
+        row, col = index_pair(matrix.row, matrix.col)
+        if route == "numba":
+            from ..structure._jit import bin_cells
+
+            bin_cells(row, col, rows, cols, counts)
+        elif k is None:
+            raise RuntimeError("the native structure passes were not built with this package")
+        else:
+            k.bin_cells(row, col, rows, cols, nr, nc, counts)
+    return Density(counts, rows / nr, cols / nc)
 
 
 def bandwidth(matrix: Matrix) -> int:

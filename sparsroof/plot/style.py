@@ -44,6 +44,8 @@ DEFAULT_DPI = 150
 #: fonts embedded as TrueType (Type 42) in PDF/PS and text kept as text in SVG, as
 #: journals ask (no Type 3 fonts, editable labels)
 FONT_RC: dict[str, Any] = {"pdf.fonttype": 42, "ps.fonttype": 42, "svg.fonttype": "none"}
+#: room drawn around a PNG figure's own area, for what stands outside it (inches a side)
+_MARGIN_INCHES = 1.0
 
 
 def parse_size(text: str) -> tuple[float, float]:
@@ -88,27 +90,95 @@ def figure_format(path: str | Path) -> str:
 
 
 def save(fig: Figure, path: str | Path) -> Path:
-    """Write ``fig`` to ``path`` in the format its suffix names, at the figure's DPI."""
+    """Write ``fig`` to ``path`` in the format its suffix names, at the figure's DPI,
+    cropped to what is drawn and a margin of ``savefig.pad_inches``."""
     path = Path(path)
     fmt = figure_format(path)
     if not path.parent.is_dir():
         raise FigureError(f"{path}: directory {str(path.parent)!r} does not exist")
     import matplotlib
-    from matplotlib.legend import Legend
 
-    # a second legend added with add_artist is not in the tight box unless named here;
-    # naming any replaces the default list (suptitle...), so that list goes in too
-    extra = fig.get_default_bbox_extra_artists()
-    extra += [a for ax in fig.axes for a in ax.get_children()
-              if isinstance(a, Legend) and a not in extra]
     metadata = {"Creator": "sparsroof"} if fmt != "png" else {"Software": "sparsroof"}
     try:
         with matplotlib.rc_context(FONT_RC):  # type: ignore[arg-type]
-            fig.savefig(path, format=fmt, dpi=fig.dpi, bbox_inches="tight",
-                        bbox_extra_artists=extra, metadata=metadata)
+            if fmt != "png" or not _png_drawn_once(fig, path, metadata):
+                fig.savefig(path, format=fmt, dpi=fig.dpi, bbox_inches="tight",
+                            bbox_extra_artists=_extra_artists(fig), metadata=metadata)
     except OSError as err:
         raise FigureError(f"{path}: cannot write: {err.strerror or err}") from None
     return path
+
+
+def _extra_artists(fig: Figure) -> list[Any]:
+    """What the tight box must hold beyond matplotlib's default list: a second legend
+    added with add_artist is not in it unless named (and naming any replaces the default
+    list, so that list goes in too)."""
+    from matplotlib.legend import Legend
+
+    extra = fig.get_default_bbox_extra_artists()
+    extra += [a for ax in fig.axes for a in ax.get_children()
+              if isinstance(a, Legend) and a not in extra]
+    return extra
+
+
+def _labels_within(fig: Figure, box: Any) -> bool:
+    """Whether every visible text and legend of ``fig`` and its axes lies inside ``box``
+    (display pixels), measured after a draw (their layouts are then cached)."""
+    from matplotlib.legend import Legend
+    from matplotlib.text import Text
+
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+    found: list[Any] = [*fig.texts, *fig.legends]
+    for ax in fig.axes:  # an axes' children hold its texts, titles and legends
+        found += [a for a in ax.get_children() if isinstance(a, (Text, Legend))]
+        found += [ax.xaxis.label, ax.yaxis.label]
+    for artist in found:
+        if not artist.get_visible() or (isinstance(artist, Text) and not artist.get_text()):
+            continue
+        extent = artist.get_window_extent(renderer)
+        if (extent.x0 < box.x0 or extent.y0 < box.y0 or extent.x1 > box.x1
+                or extent.y1 > box.y1):
+            return False
+    return True
+
+
+def _png_drawn_once(fig: Figure, path: Path, metadata: dict[str, str]) -> bool:
+    """Write ``fig`` as a PNG drawn once: the figure is drawn on a canvas
+    :data:`_MARGIN_INCHES` larger on every side (labels may stand outside the figure) and
+    cropped to the pixels that differ from the background, plus ``savefig.pad_inches``.
+    matplotlib's tight box draws the figure twice (once to measure every artist's extent,
+    once to render), which costs more than the crop. False, with nothing written, where
+    something drawn reaches the canvas's edge (it may have been cut): the caller then
+    measures the tight box."""
+    import io
+
+    import matplotlib
+    import numpy as np
+    from matplotlib.image import imsave
+    from matplotlib.transforms import Bbox
+
+    dpi = fig.dpi
+    box = Bbox.from_extents(*fig.bbox_inches.extents).padded(_MARGIN_INCHES)
+    raw = io.BytesIO()
+    fig.savefig(raw, format="rgba", dpi=dpi, bbox_inches=box)
+    width = int(box.width * dpi)
+    pixels = np.frombuffer(raw.getbuffer(), np.uint32)
+    if width < 3 or pixels.size % width:
+        return False
+    pixels = pixels.reshape(-1, width)
+    if not _labels_within(fig, fig.bbox.padded(_MARGIN_INCHES * dpi - 1)):
+        return False  # a label entirely outside the canvas would leave no ink at its edge
+    ink = pixels != pixels[0, 0]
+    rows, cols = np.flatnonzero(ink.any(axis=1)), np.flatnonzero(ink.any(axis=0))
+    pad = round(float(matplotlib.rcParams["savefig.pad_inches"]) * dpi)
+    if (rows.size == 0 or rows[0] < pad + 1 or cols[0] < pad + 1
+            or rows[-1] >= ink.shape[0] - pad - 1 or cols[-1] >= width - pad - 1):
+        return False
+    image = pixels[rows[0] - pad:rows[-1] + pad + 1, cols[0] - pad:cols[-1] + pad + 1]
+    rgba = np.ascontiguousarray(image).view(np.uint8).reshape(*image.shape, 4)
+    imsave(path, rgba, format="png", origin="upper", dpi=dpi,
+                            metadata=metadata)
+    return True
 
 
 def log_axis(axis: Any, unit: str) -> None:

@@ -28,7 +28,7 @@ import numpy as np
 
 from ..compiled import njit
 
-__all__ = ["group_by_row", "sort_rows", "sweep_panels", "sweep_groups", "mirrored"]
+__all__ = ["group_by_row", "sort_rows", "sweep_panels", "sweep_groups", "mirrored", "bin_cells"]
 
 
 @njit(cache=True)
@@ -252,3 +252,12 @@ def mirrored(indptr, colidx, stride):
         if lo < indptr[j + 1] and colidx[lo] == i:
             hits += 1
     return checked, hits
+
+
+@njit(cache=True, nogil=True)
+def bin_cells(row, col, rows, cols, counts):
+    """Add the entries of each cell (i * nr // rows, j * nc // cols) of the spy image to
+    ``counts`` (nr x nc)."""
+    nr, nc = counts.shape
+    for e in range(row.size):
+        counts[np.int64(row[e]) * nr // rows, np.int64(col[e]) * nc // cols] += 1

@@ -33,7 +33,7 @@ static inline int bit_length(uint64_t x) { int n = 0; while (x) { x >>= 1; n++; 
 #endif
 
 /* bumped whenever a pass changes: the Python side refuses a stale build */
-#define KERNEL_VERSION 3
+#define KERNEL_VERSION 4
 
 typedef struct {
     Py_buffer view;
@@ -173,17 +173,18 @@ static int cmp64(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* rows up to this length are sorted by insertion: a random-order file's rows of a few
- * entries each cost qsort's call per comparison, about six times the insertion's work */
+/* rows up to this long are put in order by insertion (a row's entries share a cache
+ * line or two; qsort's call per comparison costs more than the moves) */
 #define SHORT_ROW 32
-#define INSERTION(NAME, T)                                   \
-    static void NAME(T *a, int64_t n) {                      \
-        for (int64_t i = 1; i < n; i++) {                    \
-            T v = a[i];                                      \
-            int64_t j = i;                                   \
-            for (; j > 0 && a[j - 1] > v; j--) a[j] = a[j - 1]; \
-            a[j] = v;                                        \
-        }                                                    \
+
+#define INSERTION(NAME, T)                                                                  \
+    static void NAME(T *a, int64_t n) {                                                     \
+        for (int64_t k = 1; k < n; k++) {                                                   \
+            T v = a[k];                                                                     \
+            int64_t m = k;                                                                  \
+            for (; m > 0 && a[m - 1] > v; m--) a[m] = a[m - 1];                             \
+            a[m] = v;                                                                       \
+        }                                                                                   \
     }
 INSERTION(insertion32, int32_t)
 INSERTION(insertion64, int64_t)
@@ -203,15 +204,15 @@ static PyObject *sort_rows(PyObject *self, PyObject *args) {
     Py_ssize_t rows = N(b[0]) - 1, size = b[1].view.itemsize;
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t i = 0; i < rows; i++) {
-        for (int64_t e = indptr[i] + 1; e < indptr[i + 1]; e++) {
+        int64_t s = indptr[i], n = indptr[i + 1] - s;
+        for (int64_t e = s + 1; e < s + n; e++) {
             if (at(c, wide, e) < at(c, wide, e - 1)) {
-                int64_t len = indptr[i + 1] - indptr[i];
-                if (len > SHORT_ROW)
-                    qsort(c + indptr[i] * size, (size_t)len, (size_t)size, wide ? cmp64 : cmp32);
+                if (n > SHORT_ROW)
+                    qsort(c + s * size, (size_t)n, (size_t)size, wide ? cmp64 : cmp32);
                 else if (wide)
-                    insertion64((int64_t *)c + indptr[i], len);
+                    insertion64((int64_t *)c + s, n);
                 else
-                    insertion32((int32_t *)c + indptr[i], len);
+                    insertion32((int32_t *)c + s, n);
                 break;
             }
         }
@@ -606,6 +607,244 @@ static PyObject *hash64(PyObject *self, PyObject *args) {
     return PyLong_FromUnsignedLongLong((unsigned long long)h);
 }
 
+/* ---- the spy image's cells ------------------------------------------------------- */
+
+/* floor(i * n / len) for 0 <= i < len, n <= len: the double quotient is off by at most
+ * one, and the products (below 2^63) settle it exactly */
+INLINE int64_t cell_of(int64_t i, int64_t n, int64_t len, double scale) {
+    int64_t q = (int64_t)((double)i * scale), p = i * n;
+    if (q * len > p) q--;
+    else if ((q + 1) * len <= p) q++;
+    return q;
+}
+
+INLINE int bin_cells_impl(const void *row, const void *col, int wide, Py_ssize_t n,
+                          int64_t rows, int64_t cols, int64_t nr, int64_t nc,
+                          int64_t *counts) {
+    double sr = (double)nr / (double)rows, sc = (double)nc / (double)cols;
+    for (Py_ssize_t e = 0; e < n; e++) {
+        int64_t r = at(row, wide, e), c = at(col, wide, e);
+        if ((uint64_t)r >= (uint64_t)rows || (uint64_t)c >= (uint64_t)cols) return -1;
+        counts[cell_of(r, nr, rows, sr) * nc + cell_of(c, nc, cols, sc)]++;
+    }
+    return 0;
+}
+
+/* bin_cells(row, col, rows, cols, counts): counts (nr x nc int64 zeros, nr <= rows,
+ * nc <= cols) gets the entries of each cell (floor(i nr / rows), floor(j nc / cols)) */
+static PyObject *bin_cells(PyObject *self, PyObject *args) {
+    PyObject *o[3];
+    Py_ssize_t rows, cols, nr, nc;
+    Buf b[3] = {{{0}}};
+    if (!PyArg_ParseTuple(args, "OOnnnnO", &o[0], &o[1], &rows, &cols, &nr, &nc, &o[2]))
+        return NULL;
+    if (get(o[0], &b[0], 0, 0, "row") || get(o[1], &b[1], 0, b[0].view.itemsize, "col") ||
+        get(o[2], &b[2], 1, 8, "counts")) {
+        release(b, 3);
+        return NULL;
+    }
+    Py_ssize_t n = N(b[0]);
+    if (N(b[1]) != n || nr < 1 || nc < 1 || nr > rows || nc > cols || N(b[2]) != nr * nc ||
+        rows > ((int64_t)1 << 62) / nr || cols > ((int64_t)1 << 62) / nc) {
+        release(b, 3);
+        PyErr_SetString(PyExc_ValueError, "bin_cells: inconsistent sizes");
+        return NULL;
+    }
+    int bad;
+    Py_BEGIN_ALLOW_THREADS
+    if (WIDE(b[0]))
+        bad = bin_cells_impl(b[0].view.buf, b[1].view.buf, 1, n, rows, cols, nr, nc,
+                             b[2].view.buf);
+    else
+        bad = bin_cells_impl(b[0].view.buf, b[1].view.buf, 0, n, rows, cols, nr, nc,
+                             b[2].view.buf);
+    Py_END_ALLOW_THREADS
+    release(b, 3);
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "bin_cells: an index lies outside the matrix");
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+/* ---- reverse Cuthill-McKee ------------------------------------------------------------
+ * The same numbering as scipy.sparse.csgraph.reverse_cuthill_mckee, step for step, so
+ * that a reordering names the same permutation by either route: the graph A + A^T as
+ * scipy's sum builds it (the union of each row's columns: sorted where A's rows are
+ * sorted and free of repeats, else in the reverse of the order they were first met, A's
+ * row before A^T's; repeats summed as 8-bit counts and dropped where the sum wraps to 0),
+ * then breadth-first from the lowest-degree unnumbered vertex in the caller's order of
+ * degrees, each level's new vertices put in order of degree by a stable insertion sort. */
+
+/* symmetrized(indptr, indices, ptr, deg, ind) -> entries: ptr (rows + 1), deg (rows) and
+ * ind (2 nnz) int32, filled: A + A^T's row pointers, degrees and columns (the first
+ * `entries` of ind). A (int32 CSR, grouped by row) is square. */
+static PyObject *symmetrized(PyObject *self, PyObject *args) {
+    PyObject *o[5];
+    Buf b[5] = {{{0}}};
+    if (!PyArg_ParseTuple(args, "OOOOO", &o[0], &o[1], &o[2], &o[3], &o[4])) return NULL;
+    if (get(o[0], &b[0], 0, 4, "indptr") || get(o[1], &b[1], 0, 4, "indices") ||
+        get(o[2], &b[2], 1, 4, "ptr") || get(o[3], &b[3], 1, 4, "deg") ||
+        get(o[4], &b[4], 1, 4, "ind")) {
+        release(b, 5);
+        return NULL;
+    }
+    const int32_t *ap = b[0].view.buf, *aj = b[1].view.buf;
+    int32_t *cp = b[2].view.buf, *deg = b[3].view.buf;
+    Py_ssize_t n = N(b[0]) - 1, nnz = N(b[1]);
+    if (N(b[2]) != n + 1 || N(b[3]) != n || ap[n] != nnz || N(b[4]) != 2 * nnz) {
+        release(b, 5);
+        PyErr_SetString(PyExc_ValueError, "symmetrized: inconsistent sizes");
+        return NULL;
+    }
+    int32_t *bp = calloc((size_t)n + 1, sizeof(int32_t));
+    int32_t *bj = malloc(sizeof(int32_t) * (nnz > 0 ? nnz : 1));
+    int32_t *cj = b[4].view.buf;
+    int32_t *next = malloc(sizeof(int32_t) * (n > 0 ? n : 1));
+    uint8_t *ca = calloc((size_t)n + 1, 1), *cb = calloc((size_t)n + 1, 1);
+    int bad = !bp || !bj || !next || !ca || !cb;
+    Py_ssize_t total = 0;
+    if (!bad) {
+        Py_BEGIN_ALLOW_THREADS
+        int canonical = 1;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            for (int32_t e = ap[i]; e < ap[i + 1]; e++) {
+                if ((uint32_t)aj[e] >= (uint32_t)n) bad = 1;
+                else bp[aj[e] + 1]++;
+                if (e > ap[i] && aj[e] <= aj[e - 1]) canonical = 0;
+            }
+        }
+        if (!bad) {
+            for (Py_ssize_t i = 0; i < n; i++) bp[i + 1] += bp[i];
+            int32_t *pos = next;  /* A^T grouped by row, stably: its rows come sorted */
+            memcpy(pos, bp, sizeof(int32_t) * n);
+            for (Py_ssize_t i = 0; i < n; i++)
+                for (int32_t e = ap[i]; e < ap[i + 1]; e++) bj[pos[aj[e]]++] = (int32_t)i;
+            cp[0] = 0;
+            if (canonical) {  /* both sorted without repeats: a merge */
+                for (Py_ssize_t i = 0; i < n; i++) {
+                    int32_t x = ap[i], xe = ap[i + 1], y = bp[i], ye = bp[i + 1];
+                    while (x < xe || y < ye) {
+                        if (y >= ye || (x < xe && aj[x] < bj[y])) cj[total++] = aj[x++];
+                        else if (x >= xe || bj[y] < aj[x]) cj[total++] = bj[y++];
+                        else { cj[total++] = aj[x++]; y++; }
+                    }
+                    cp[i + 1] = (int32_t)total;
+                }
+            } else {  /* a list of the columns met, newest first */
+                for (Py_ssize_t i = 0; i < n; i++) next[i] = -1;
+                for (Py_ssize_t i = 0; i < n; i++) {
+                    int32_t head = -2, length = 0;
+                    for (int32_t e = ap[i]; e < ap[i + 1]; e++) {
+                        int32_t j = aj[e];
+                        ca[j]++;
+                        if (next[j] == -1) { next[j] = head; head = j; length++; }
+                    }
+                    for (int32_t e = bp[i]; e < bp[i + 1]; e++) {
+                        int32_t j = bj[e];
+                        cb[j]++;
+                        if (next[j] == -1) { next[j] = head; head = j; length++; }
+                    }
+                    for (int32_t k = 0; k < length; k++) {
+                        if ((uint8_t)(ca[head] + cb[head]) != 0) cj[total++] = head;
+                        int32_t t = head;
+                        head = next[head];
+                        next[t] = -1;
+                        ca[t] = cb[t] = 0;
+                    }
+                    cp[i + 1] = (int32_t)total;
+                }
+            }
+            for (Py_ssize_t i = 0; i < n; i++) {  /* the degree: a diagonal entry twice */
+                deg[i] = cp[i + 1] - cp[i];
+                for (int32_t e = cp[i]; e < cp[i + 1]; e++)
+                    if (cj[e] == i) { deg[i]++; break; }
+            }
+        }
+        Py_END_ALLOW_THREADS
+    }
+    int nomem = !bp || !bj || !next || !ca || !cb;
+    free(bp); free(bj); free(next); free(ca); free(cb);
+    release(b, 5);
+    if (nomem) return PyErr_NoMemory();
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "symmetrized: an index lies outside the matrix");
+        return NULL;
+    }
+    return PyLong_FromSsize_t(total);
+}
+
+/* cuthill_mckee(ptr, ind, deg, seeds, order): order (rows, int32) gets the Cuthill-McKee
+ * numbering (not yet reversed); seeds are the vertices by increasing degree. */
+static PyObject *cuthill_mckee(PyObject *self, PyObject *args) {
+    PyObject *o[5];
+    Buf b[5] = {{{0}}};
+    if (!PyArg_ParseTuple(args, "OOOOO", &o[0], &o[1], &o[2], &o[3], &o[4])) return NULL;
+    if (get(o[0], &b[0], 0, 4, "ptr") || get(o[1], &b[1], 0, 4, "ind") ||
+        get(o[2], &b[2], 0, 4, "deg") || get(o[3], &b[3], 0, 8, "seeds") ||
+        get(o[4], &b[4], 1, 4, "order")) {
+        release(b, 5);
+        return NULL;
+    }
+    const int32_t *ptr = b[0].view.buf, *ind = b[1].view.buf, *deg = b[2].view.buf;
+    const int64_t *seeds = b[3].view.buf;
+    int32_t *order = b[4].view.buf;
+    Py_ssize_t n = N(b[0]) - 1;
+    if (N(b[2]) != n || N(b[3]) != n || N(b[4]) != n || ptr[n] != N(b[1])) {
+        release(b, 5);
+        PyErr_SetString(PyExc_ValueError, "cuthill_mckee: inconsistent sizes");
+        return NULL;
+    }
+    uint8_t *seen = calloc((size_t)n + 1, 1);
+    if (!seen) {
+        release(b, 5);
+        return PyErr_NoMemory();
+    }
+    int bad = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t e = 0; e < ptr[n]; e++)
+        if ((uint32_t)ind[e] >= (uint32_t)n) bad = 1;
+    for (Py_ssize_t z = 0; z < n; z++)
+        if ((uint64_t)seeds[z] >= (uint64_t)n) bad = 1;
+    Py_ssize_t count = 0;
+    for (Py_ssize_t z = 0; z < n && count < n && !bad; z++) {
+        int32_t seed = (int32_t)seeds[z];
+        if (seen[seed]) continue;
+        seen[seed] = 1;
+        order[count++] = seed;
+        Py_ssize_t start = count - 1, end = count;
+        while (start < end) {
+            for (Py_ssize_t v = start; v < end; v++) {
+                int32_t i = order[v];
+                Py_ssize_t first = count;
+                for (int32_t e = ptr[i]; e < ptr[i + 1]; e++) {
+                    int32_t j = ind[e];
+                    if (!seen[j]) {
+                        seen[j] = 1;
+                        order[count++] = j;
+                    }
+                }
+                for (Py_ssize_t k = first + 1; k < count; k++) {  /* stable, by degree */
+                    int32_t x = order[k], dx = deg[x];
+                    Py_ssize_t m = k;
+                    for (; m > first && dx < deg[order[m - 1]]; m--) order[m] = order[m - 1];
+                    order[m] = x;
+                }
+            }
+            start = end;
+            end = count;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    free(seen);
+    release(b, 5);
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "cuthill_mckee: a vertex lies outside the graph");
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"count_rows", count_rows, METH_VARARGS,
      "count_rows(row, col, cols, indptr) -> (in row order, every row's columns sorted)"},
@@ -618,6 +857,12 @@ static PyMethodDef methods[] = {
      "sweep_groups(indptr, colidx, cols, max_count, blocks, hist)"},
     {"mirrored", mirrored, METH_VARARGS, "mirrored(indptr, colidx, stride) -> (checked, hits)"},
     {"hash64", hash64, METH_VARARGS, "hash64(buffer, seed=0) -> XXH64 of the buffer's bytes"},
+    {"symmetrized", symmetrized, METH_VARARGS,
+     "symmetrized(indptr, indices, ptr, deg, ind) -> entries of A + A^T"},
+    {"cuthill_mckee", cuthill_mckee, METH_VARARGS,
+     "cuthill_mckee(ptr, ind, deg, seeds, order): the Cuthill-McKee numbering"},
+    {"bin_cells", bin_cells, METH_VARARGS,
+     "bin_cells(row, col, rows, cols, nr, nc, counts): entries per cell of the spy image"},
     {NULL, NULL, 0, NULL},
 };
 

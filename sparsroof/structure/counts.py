@@ -36,7 +36,7 @@ MAX_COUNT = 33
 COUNT_ROUTES = ("compiled", "native", "numba", "numpy")
 #: the version of the passes this module expects of the native build (a stale build of an
 #: older version is not used)
-_NATIVE_VERSION = 3
+_NATIVE_VERSION = 4
 #: below this many entries the native sweeps run one after the other, not on two threads
 _THREADED = 1 << 16
 #: share of the entries whose group sweep runs on the second thread (the group sweep costs

@@ -36,7 +36,11 @@ if TYPE_CHECKING:  # numpy and the reader load with the first reordering: the or
 
     from ..matrix.mtx import Matrix
 
-__all__ = ["ORDERINGS", "Reordered", "ordering", "permute", "reorder"]
+__all__ = ["ORDERINGS", "RCM_ROUTES", "Reordered", "ordering", "permute", "reorder"]
+
+#: the routes (:data:`sparsroof.arrays.ROUTES`) of reverse Cuthill-McKee: "compiled" is
+#: the C build where it is built (square matrices), else scipy's ("numpy")
+RCM_ROUTES = ("compiled", "native", "numpy")
 
 #: ordering name -> what it does, in a few words
 ORDERINGS: dict[str, str] = {
@@ -95,14 +99,25 @@ def _pattern_csr(row: np.ndarray, col: np.ndarray, shape: tuple[int, int]) -> ob
                           indptr.astype(np.int32)), shape=shape)
 
 
-def _rcm(matrix: Matrix) -> tuple[np.ndarray, np.ndarray]:
+def _rcm(matrix: Matrix, route: str = "compiled") -> tuple[np.ndarray, np.ndarray]:
     import numpy as np
-    from scipy.sparse.csgraph import reverse_cuthill_mckee
 
+    from ..arrays import check_route
+    from .counts import native
+
+    check_route(route, RCM_ROUTES, "reverse Cuthill-McKee")
     m, k = matrix.shape
     if 2 * matrix.stored_entries >= 2**31 or m + k >= 2**31:
         raise OptionError(f"{matrix.name}: too large for reverse Cuthill-McKee (scipy's "
                           "takes 32-bit indices: fewer than 2^30 entries and 2^31 rows)")
+    built = native()
+    if route == "native" and built is None:
+        raise RuntimeError("the native structure passes were not built with this package")
+    if m == k and route != "numpy" and built is not None:
+        order = _native_rcm(built, _pattern_csr(matrix.row, matrix.col, (m, m)))
+        return order, order
+    from scipy.sparse.csgraph import reverse_cuthill_mckee
+
     if m == k:
         order = reverse_cuthill_mckee(_pattern_csr(matrix.row, matrix.col, (m, m)),
                                       symmetric_mode=False)
@@ -112,6 +127,22 @@ def _rcm(matrix: Matrix) -> tuple[np.ndarray, np.ndarray]:
     both = _pattern_csr(np.concatenate((row, col)), np.concatenate((col, row)), (m + k, m + k))
     order = reverse_cuthill_mckee(both, symmetric_mode=True)
     return order[order < m], order[order >= m] - m
+
+
+def _native_rcm(built: Any, pattern: Any) -> np.ndarray:
+    """scipy's reverse Cuthill-McKee of the graph of ``pattern`` + its transpose (a
+    square CSR with int32 indices), numbered by the C passes: the same permutation (the
+    vertices ordered by degree with the same numpy sort scipy calls), built in one
+    process without scipy's sum and conversions."""
+    import numpy as np
+
+    n = pattern.shape[0]
+    ptr, deg = np.empty(n + 1, np.int32), np.empty(n, np.int32)
+    ind = np.empty(2 * pattern.indices.size, np.int32)
+    ind = ind[: built.symmetrized(pattern.indptr, pattern.indices, ptr, deg, ind)]
+    order = np.empty(n, np.int32)
+    built.cuthill_mckee(ptr, ind, deg, np.argsort(deg), order)
+    return order[::-1]
 
 
 def _degree(matrix: Matrix) -> tuple[np.ndarray, np.ndarray]:
@@ -126,8 +157,11 @@ _ORDER: dict[str, Callable[[Matrix], tuple[np.ndarray, np.ndarray]]] = {
     "rcm": _rcm, "degree": _degree}
 
 
-def ordering(matrix: Matrix, name: str) -> tuple[np.ndarray, np.ndarray]:
-    """(row_order, col_order) of ordering ``name`` for ``matrix``.
+def ordering(matrix: Matrix, name: str, route: str = "compiled"
+             ) -> tuple[np.ndarray, np.ndarray]:
+    """(row_order, col_order) of ordering ``name`` for ``matrix``; ``route`` (one of
+    :data:`RCM_ROUTES`) picks how reverse Cuthill-McKee is computed (every route gives
+    the same permutation).
 
     >>> import scipy.sparse as sp
     >>> from sparsroof.matrix.mtx import Matrix
@@ -137,6 +171,8 @@ def ordering(matrix: Matrix, name: str) -> tuple[np.ndarray, np.ndarray]:
     """
     if name not in _ORDER:
         raise OptionError(f"unknown ordering {name!r} (choose from {', '.join(ORDERINGS)})")
+    if name == "rcm":
+        return _rcm(matrix, route)
     return _ORDER[name](matrix)
 
 

@@ -1,0 +1,60 @@
+"""Reverse Cuthill-McKee by the C passes numbers the vertices exactly as scipy's does."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sparsroof.matrix.mtx import Header, Matrix
+from sparsroof.structure.counts import SMALL, native
+from sparsroof.structure.reorder import RCM_ROUTES, ordering
+
+pytestmark = pytest.mark.skipif(native() is None, reason="the C extension is not built")
+
+
+def _matrix(n: int, row: np.ndarray, col: np.ndarray) -> Matrix:
+    header = Header("m", "coordinate", "pattern", "general", n, n, row.size)
+    return Matrix("m", "m", n, n, row.astype(np.int32), col.astype(np.int32), None, header)
+
+
+def _same(m: Matrix) -> None:
+    want = ordering(m, "rcm", route="numpy")
+    got = ordering(m, "rcm", route="native")
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_array_equal(got[1], want[1])
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(1, 60), st.integers(0, 300), st.sampled_from(["any", "sorted", "repeats"]),
+       st.integers(0, 2**16))
+def test_native_numbering_is_scipys(n: int, nnz: int, kind: str, seed: int) -> None:
+    """Rows sorted without repeats take scipy's merge of A and A^T; any other pattern its
+    general sum, whose column order the numbering follows; 256 repeats of one entry sum
+    to zero in scipy's 8-bit counts and drop out of the graph."""
+    rng = np.random.default_rng(seed)
+    row, col = rng.integers(0, n, nnz), rng.integers(0, n, nnz)
+    if kind == "sorted":
+        key = np.unique(row * n + col)
+        row, col = key // n, key % n
+    elif kind == "repeats":
+        row = np.concatenate((row, np.zeros(256, np.int64)))
+        col = np.concatenate((col, np.full(256, n - 1)))
+    _same(_matrix(n, row, col))
+
+
+def test_native_numbering_above_the_small_size() -> None:
+    """Past :data:`SMALL` entries the pattern is grouped by the native counting sort."""
+    n = 50_000
+    rng = np.random.default_rng(3)
+    row, col = rng.integers(0, n, SMALL + 1000), rng.integers(0, n, SMALL + 1000)
+    _same(_matrix(n, row, col))
+    order = np.argsort(row * n + col, kind="stable")  # rows sorted: the merge
+    _same(_matrix(n, row[order], col[order]))
+
+
+def test_routes() -> None:
+    assert RCM_ROUTES == ("compiled", "native", "numpy")
+    with pytest.raises(ValueError, match="numba"):
+        ordering(_matrix(2, np.array([0]), np.array([1])), "rcm", route="numba")
