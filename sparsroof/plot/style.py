@@ -176,8 +176,7 @@ def _png_drawn_once(fig: Figure, path: Path, metadata: dict[str, str]) -> bool:
         return False
     image = pixels[rows[0] - pad:rows[-1] + pad + 1, cols[0] - pad:cols[-1] + pad + 1]
     rgba = np.ascontiguousarray(image).view(np.uint8).reshape(*image.shape, 4)
-    imsave(path, rgba, format="png", origin="upper", dpi=dpi,
-                            metadata=metadata)
+    imsave(path, rgba, format="png", origin="upper", dpi=dpi, metadata=metadata)
     return True
 
 
