@@ -53,6 +53,12 @@ _FRESH_FILTERS = [("default", None, DeprecationWarning, "__main__", 0),
                   ("ignore", None, ResourceWarning, None, 0)]
 
 
+def _show_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                  file: object = None, line: str | None = None) -> None:
+    """A warning on stderr, as a fresh interpreter shows it."""
+    sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
+
+
 def sparsroof(*args: str | os.PathLike[str], cwd: Path | str | None = None,
               env: Mapping[str, str] | None = None, input: str | None = None
               ) -> subprocess.CompletedProcess[str]:
@@ -76,6 +82,7 @@ def sparsroof(*args: str | os.PathLike[str], cwd: Path | str | None = None,
     with CliRunner().isolation(input=input, env=dict(env or {})) as (out, err, _), \
             warnings.catch_warnings():
         warnings.filters[:] = list(_FRESH_FILTERS)  # type: ignore[index]
+        warnings.showwarning = _show_warning  # on stderr, not in pytest's record
         click.formatting.FORCED_WIDTH = None  # the terminal's width, as a real run sees it
         try:
             if cwd is not None:
