@@ -67,6 +67,8 @@ HOST_TIMED = (
 )
 #: blocks with these run for seconds to minutes: marked slow
 SLOW = re.compile(r"hw probe(?! .*--quick)|sparsroof bench |sparsroof batch |sparsroof whatif ")
+#: blocks with these measure this host for seconds each: the full run's (ALL_EXAMPLES)
+MEASURES_HOST = re.compile(r"hw probe(?! .*--quick)|sparsroof bench ")
 
 
 def _logical_lines(text: str) -> list[str]:
@@ -148,14 +150,38 @@ def help_blocks() -> list[tuple[str, str]]:
     return found
 
 
+#: SPARSROOF_EXAMPLES=all runs every block (CI does); without it, the blocks that
+#: :func:`in_full_run_only` names are skipped
+ALL_EXAMPLES = os.environ.get("SPARSROOF_EXAMPLES") == "all"
+
+
+def in_full_run_only(script: str, shown: str | None, seen: set[str]) -> str | None:
+    """Why a block runs only in the full run (SPARSROOF_EXAMPLES=all), or None where the
+    default run runs it too: every block that shows its output does, and every other block
+    that runs a command no earlier block ran and neither probes this host in full nor times
+    it (:data:`MEASURES_HOST`, 10-30 s a probe)."""
+    if shown is not None:
+        return None
+    if MEASURES_HOST.search(script):
+        return "probes this host in full or times it"
+    if all(" ".join(line.split("#", 1)[0].split()) in seen for line in script.splitlines()):
+        return "each of its commands an earlier block runs"
+    return None
+
+
 def _params() -> list[object]:
     params: list[object] = []
     helps = [(where, block, None) for where, block in help_blocks()]
+    seen: set[str] = set()
     for where, block, shown in doc_blocks_shown() + helps:
         script = _runnable(_logical_lines(block))
         if not script:  # every line is left out, each for its reason (LEFT_OUT)
             continue
         marks = [pytest.mark.slow] if SLOW.search(script) else []
+        why = in_full_run_only(script, shown, seen)
+        if why is not None and not ALL_EXAMPLES:
+            marks.append(pytest.mark.skip(reason=f"SPARSROOF_EXAMPLES=all runs it: {why}"))
+        seen.update(" ".join(line.split("#", 1)[0].split()) for line in script.splitlines())
         params.append(pytest.param(script, shown, id=where, marks=marks))
     return params
 
@@ -386,3 +412,13 @@ def test_block_runs_as_bash_runs_it(tmp_path: Path) -> None:
         command = _command(line)
         assert command is None or _words(command[0]) is None, line
     assert _WHOLE_IN_BASH.search("sparsroof a & sparsroof b")
+
+
+def test_the_default_run_leaves_out_only_probes_timings_and_repeats() -> None:
+    seen = {"sparsroof hw list"}
+    assert in_full_run_only("sparsroof hw probe -o h.yaml --force", None, seen)
+    assert in_full_run_only("sparsroof bench data/a.mtx --hw h.yaml", None, seen)
+    assert in_full_run_only("sparsroof hw list   # again", None, seen)
+    assert in_full_run_only("sparsroof hw probe --quick -o h.yaml", None, seen) is None
+    assert in_full_run_only("sparsroof hw list\nsparsroof hw show a100", None, seen) is None
+    assert in_full_run_only("sparsroof hw probe -o h.yaml", "OK", seen) is None  # shown
