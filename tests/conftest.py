@@ -4,7 +4,9 @@ import ast
 import os
 import subprocess
 import sys
-from collections.abc import Iterable
+import traceback
+import warnings
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 import numpy as np
@@ -41,6 +43,71 @@ def loaded_by_command(args: list[str], watched: Iterable[str], cwd: Path | None 
     assert out.returncode == 0 and "\nLOADED " in out.stderr, out.stderr[-3000:]
     loaded = ast.literal_eval(out.stderr.rsplit("\nLOADED ", 1)[1].strip())
     return loaded, out.stdout, out.stderr
+
+
+#: the warning filters of a fresh interpreter started without -W or PYTHONWARNINGS
+_FRESH_FILTERS = [("default", None, DeprecationWarning, "__main__", 0),
+                  ("ignore", None, DeprecationWarning, None, 0),
+                  ("ignore", None, PendingDeprecationWarning, None, 0),
+                  ("ignore", None, ImportWarning, None, 0),
+                  ("ignore", None, ResourceWarning, None, 0)]
+
+
+def _show_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                  file: object = None, line: str | None = None) -> None:
+    """A warning on stderr, as a fresh interpreter shows it."""
+    sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
+
+
+def sparsroof(*args: str | os.PathLike[str], cwd: Path | str | None = None,
+              env: Mapping[str, str] | None = None, input: str | None = None
+              ) -> subprocess.CompletedProcess[str]:
+    """Run ``sparsroof ARGS`` in this interpreter, as the installed command runs it in a fresh
+    one: its entry point (:func:`sparsroof.cli.main`) with stdin, stdout and stderr of its own,
+    in ``cwd``, with ``env`` over this process's environment, the warning filters and help
+    width of a fresh interpreter, and its exit status as that interpreter's: an escaped
+    exception is a traceback on stderr and status 1. The working folder, the environment
+    and pyplot's figures are as they were after it.
+
+    How a test checks what a command parses, prints and writes; a test of the process itself
+    (its imports, signals, memory limits, the entry point's script) starts one."""
+    import click.formatting
+    from click.testing import CliRunner
+
+    from sparsroof.cli import main
+
+    argv = [os.fspath(a) for a in args]
+    before, environ = os.getcwd(), dict(os.environ)
+    code: int = 0
+    with CliRunner().isolation(input=input, env=dict(env or {})) as (out, err, _), \
+            warnings.catch_warnings():
+        warnings.filters[:] = list(_FRESH_FILTERS)  # type: ignore[index]
+        warnings.showwarning = _show_warning  # on stderr, not in pytest's record
+        click.formatting.FORCED_WIDTH = None  # the terminal's width, as a real run sees it
+        try:
+            if cwd is not None:
+                os.chdir(cwd)
+            main(argv)
+        except SystemExit as stop:
+            if stop.code is None or isinstance(stop.code, int):
+                code = stop.code or 0
+            else:
+                print(stop.code, file=sys.stderr)
+                code = 1
+        except Exception:
+            traceback.print_exc()
+            code = 1
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os.chdir(before)
+            os.environ.clear()
+            os.environ.update(environ)
+            if "matplotlib.pyplot" in sys.modules:
+                sys.modules["matplotlib.pyplot"].close("all")
+        stdout = out.getvalue().decode()
+        stderr = err.getvalue().decode(errors="backslashreplace")
+    return subprocess.CompletedProcess(["sparsroof", *argv], code, stdout, stderr)
 
 
 def corpus_file(name: str) -> Path:

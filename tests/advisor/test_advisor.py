@@ -22,7 +22,7 @@ from sparsroof.advisor.partition import (
 from sparsroof.matrix.mtx import Matrix
 from sparsroof.model import storage as formats
 
-from ..conftest import ROOT, loaded_by_command, make_matrix
+from ..conftest import ROOT, loaded_by_command, make_matrix, sparsroof
 
 _ROUTES = ["numpy", *(["native"] if native() is not None else [])]
 
@@ -427,14 +427,10 @@ def test_formats_loads_no_numba_where_the_c_build_is() -> None:
 def test_formats_of_a_matrix_without_entries(tmp_path, shape: str) -> None:  # type: ignore[no-untyped-def]
     """No entries: every format stores only its pointers, and the partition is one block."""
     import json
-    import subprocess
-    import sys
 
     path = tmp_path / "empty.mtx"
     path.write_text(f"%%MatrixMarket matrix coordinate real general\n{shape}\n")
-    result = subprocess.run([sys.executable, "-m", "sparsroof", "formats", str(path), "--hw",
-                             "a100", "-O", "json", "--no-cache"], cwd=ROOT, capture_output=True,
-                            text=True)
+    result = sparsroof("formats", str(path), "--hw", "a100", "-O", "json", "--no-cache", cwd=ROOT)
     assert result.returncode == 0, result.stderr
     doc = json.loads(result.stdout)
     rows = int(shape.split()[0])

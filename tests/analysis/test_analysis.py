@@ -14,7 +14,7 @@ from sparsroof.matrix.mtx import Matrix
 from sparsroof.model.traffic import MODELS, STORAGES
 from sparsroof.structure.features import measure
 
-from ..conftest import make_matrix
+from ..conftest import make_matrix, sparsroof
 
 
 def _run(m: Matrix, spec: str = "a100", **options: object):  # type: ignore[no-untyped-def]
@@ -164,8 +164,6 @@ def test_a_requested_model_that_cannot_be_computed_is_reported_with_its_reason()
 
 def test_analyze_cli_prints_why_a_model_was_not_computed(tmp_path) -> None:  # type: ignore[no-untyped-def]
     import os
-    import subprocess
-    import sys
 
     from ..conftest import ROOT
 
@@ -173,10 +171,8 @@ def test_analyze_cli_prints_why_a_model_was_not_computed(tmp_path) -> None:  # t
     path.write_text("%%MatrixMarket matrix coordinate real general\n4 4 4\n"
                     "1 1 1\n2 2 1\n3 3 1\n4 4 1\n")
     for output, stream in (("table", "stdout"), ("csv", "stderr")):
-        out = subprocess.run([sys.executable, "-m", "sparsroof", "analyze", str(path),
-                              "--model", "scale-free,compulsory", "-O", output],
-                             capture_output=True, text=True, cwd=ROOT,
-                             env={**os.environ, "COLUMNS": "300"})
+        out = sparsroof("analyze", str(path), "--model", "scale-free,compulsory", "-O", output,
+                        cwd=ROOT, env={**os.environ, "COLUMNS": "300"})
         assert out.returncode == 0
         text = getattr(out, stream)
         assert "not computed: scale-free model (csr): no power law can be fitted" in text

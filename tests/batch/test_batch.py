@@ -19,7 +19,7 @@ from sparsroof.hardware.library import load_spec
 from sparsroof.matrix.collection import SizeFilter, discover, load_source
 
 from .. import sstree
-from ..conftest import ROOT
+from ..conftest import ROOT, sparsroof
 
 A100 = load_spec("a100")
 
@@ -39,8 +39,7 @@ def tree(corpus: Path, tmp_path: Path) -> Path:
 
 
 def cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "sparsroof", *args], capture_output=True,
-                          text=True, cwd=ROOT, timeout=timeout)
+    return sparsroof(*args, cwd=ROOT)
 
 
 def count(db: Path, sql: str) -> int:

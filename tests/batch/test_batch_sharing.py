@@ -17,7 +17,7 @@ from sparsroof.batch import claims
 from sparsroof.batch.claims import LEASE_S, Heartbeat, Owner, owner_state
 from sparsroof.batch.store import FileKey, Store
 
-from ..conftest import ROOT
+from ..conftest import ROOT, sparsroof
 from .test_store import _result
 
 COUNT = 20
@@ -70,8 +70,7 @@ def test_two_batches_on_one_store_share_the_work(matrices: Path, tmp_path: Path)
     assert sum(analysed) == COUNT
     assert rows(db, "SELECT COUNT(*) FROM claims") == [(0,)]
     assert rows(db, "SELECT COUNT(*) FROM writers") == [(0,)]  # both closed cleanly
-    report = subprocess.run([sys.executable, "-m", "sparsroof", "report", str(db), "-O",
-                             "json"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    report = sparsroof("report", str(db), "-O", "json", cwd=ROOT)
     assert report.returncode == 0, report.stderr
     doc = json.loads(report.stdout)
     assert doc["matrices"] == COUNT

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -24,7 +22,7 @@ from sparsroof.cli import cli
 from sparsroof.cli.common import run_guarded
 from sparsroof.model.traffic import MODELS, STORAGES
 
-from ..conftest import DATA, ROOT
+from ..conftest import DATA, ROOT, sparsroof
 
 SPEC = """\
 name: round
@@ -119,8 +117,7 @@ def test_failing_budget_exit_1_with_margins(tmp_path: Path,
 
 
 def test_example_budget_passes_and_matches_analyze() -> None:
-    result = subprocess.run([sys.executable, "-m", "sparsroof", "check", "examples/budgets.yaml",
-                             "--json"], cwd=ROOT, capture_output=True, text=True)
+    result = sparsroof("check", "examples/budgets.yaml", "--json", cwd=ROOT)
     assert result.returncode == 0, result.stderr
     doc = json.loads(result.stdout)
     assert doc["counts"]["failed"] == 0 and doc["counts"]["total"] == 16
@@ -415,9 +412,7 @@ def test_invalid_inputs_exit_2_one_line(tmp_path: Path, capsys: pytest.CaptureFi
 
 
 def test_missing_budget_file_real_process(tmp_path: Path) -> None:
-    result = subprocess.run([sys.executable, "-m", "sparsroof", "check",
-                             str(tmp_path / "nope.yaml")], capture_output=True, text=True,
-                            cwd=ROOT)
+    result = sparsroof("check", str(tmp_path / "nope.yaml"), cwd=ROOT)
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert result.stderr == f"sparsroof: error: {tmp_path / 'nope.yaml'}: no such file\n"
 

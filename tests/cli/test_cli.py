@@ -12,12 +12,11 @@ from pathlib import Path
 import click
 import pytest
 
-from ..conftest import DATA, ROOT, loaded_by_command
+from ..conftest import DATA, ROOT, loaded_by_command, sparsroof
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "sparsroof", *args], capture_output=True,
-                          text=True, cwd=ROOT)
+    return sparsroof(*args, cwd=ROOT)
 
 
 def test_analyze_json_carries_versions_and_numbers() -> None:
@@ -245,3 +244,25 @@ def test_plot_sparsity_roofline_and_accuracy_skip_the_same_rows(tmp_path: Path) 
         assert out.returncode == 0, out.stderr
         assert f"{len(rows) - 2} point(s) have no accuracy and are left out" in out.stderr
         assert (tmp_path / f"{kind}.png").stat().st_size > 0
+
+
+def test_a_command_run_in_process_exits_as_a_fresh_interpreter_would(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The tests' in-process runner: an escaped exception is a traceback and status 1, a
+    warning is shown on stderr, and the folder and environment are as they were after."""
+    import warnings
+
+    from sparsroof import cli as entry
+
+    def escapes(command: click.Command, argv: list[str] | None) -> int:
+        warnings.warn("shown", UserWarning, stacklevel=1)
+        os.environ["SPARSROOF_LEFT_BEHIND"] = "1"
+        raise ValueError("escaped")
+
+    here, columns = os.getcwd(), os.environ.get("COLUMNS")
+    monkeypatch.setattr(entry, "run_guarded", escapes)
+    out = sparsroof("classify", cwd=tmp_path, env={"COLUMNS": "91"})
+    assert out.returncode == 1 and "UserWarning: shown" in out.stderr
+    assert "Traceback (most recent call last)" in out.stderr and "ValueError: escaped" in out.stderr
+    assert os.getcwd() == here and "SPARSROOF_LEFT_BEHIND" not in os.environ
+    assert os.environ.get("COLUMNS") == columns

@@ -2,17 +2,15 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 from sparsroof.hardware.library import bundled_names, load_spec, validate_file
 
-from ..conftest import ROOT
+from ..conftest import ROOT, sparsroof
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "sparsroof", *args], capture_output=True,
-                          text=True, cwd=ROOT)
+    return sparsroof(*args, cwd=ROOT)
 
 
 def test_hw_list_json_has_every_bundled_spec_and_ridges() -> None:

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from ..conftest import ROOT
+from ..conftest import ROOT, sparsroof
 
 COMMANDS = [
     ("analyze", "data/lap2d_64.mtx", "--hw", "a100"),
@@ -44,9 +44,9 @@ def work(tmp_path_factory: pytest.TempPathFactory) -> str:
     (here / "measured.csv").write_text(
         f"matrix,time_s,format\n{data / 'lap2d_64.mtx'},2.5e-5,csr\n"
         f"{data / 'random_1000.mtx'},9.0e-6,csr\n{data / 'lap2d_64.mtx'},3.1e-5,ell\n")
-    subprocess.run([sys.executable, "-m", "sparsroof", "batch", "data", "--hw", "a100",
-                    "--store", str(here / "results.db")], cwd=ROOT, check=True,
-                   capture_output=True)
+    batch = sparsroof("batch", "data", "--hw", "a100", "--store", str(here / "results.db"),
+                      cwd=ROOT)
+    assert batch.returncode == 0, batch.stderr
     return str(here)
 
 
@@ -56,8 +56,7 @@ def _run(args: tuple[str, ...], columns: int, work: str = "") -> str:
     # word no terminal width can hold
     cwd = work if any("{work}" in a for a in args) else ROOT
     args = tuple(a.replace("{work}/", "") for a in args)
-    out = subprocess.run([sys.executable, "-m", "sparsroof", *args], capture_output=True,
-                         text=True, cwd=cwd, env=env)
+    out = sparsroof(*args, cwd=cwd, env=env)
     assert out.returncode == 0, out.stderr
     return out.stdout
 

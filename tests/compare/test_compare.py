@@ -5,22 +5,20 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from sparsroof.compare import judge, read_runs, summarise
 
-from ..conftest import DATA, ROOT
+from ..conftest import DATA, ROOT, sparsroof
 
 LAP = (DATA / "lap2d_64.mtx").as_posix()
 RND = (DATA / "random_1000.mtx").as_posix()
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "sparsroof", *args], capture_output=True,
-                          text=True, cwd=ROOT)
+    return sparsroof(*args, cwd=ROOT)
 
 
 def _csv(tmp_path: Path, text: str) -> Path:

@@ -3,8 +3,6 @@ the kind of every figure, and a memory term that allows the best placement in th
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,7 +12,7 @@ from sparsroof.hardware.completeness import spec_warnings
 from sparsroof.hardware.library import bundled_names, load_spec, validate_file
 from sparsroof.model.bound import memory_terms
 
-from ..conftest import DATA, ROOT
+from ..conftest import DATA, ROOT, sparsroof
 
 GPUS_WITH_DATA = ("a100-40gb", "a100-80gb", "h100-sxm", "h200", "mi250x", "mi250x-gcd",
                   "v100-measured", "v100-sxm2")
@@ -85,8 +83,7 @@ def test_validate_flags_unknown_kind_and_bandwidth_rising_down(tmp_path: Path) -
 
 def test_validate_warns_on_a_gpu_without_launch_floor_but_passes(tmp_path: Path) -> None:
     path = _spec(tmp_path, BASE.replace("L2BW", "3 TB/s").replace("KIND", "peak"))
-    out = subprocess.run([sys.executable, "-m", "sparsroof", "hw", "validate", str(path)],
-                         capture_output=True, text=True, cwd=ROOT)
+    out = sparsroof("hw", "validate", str(path), cwd=ROOT)
     assert out.returncode == 0 and out.stdout.strip().endswith("OK (t: test)")
     assert "launch_overhead: missing" in out.stderr
 
@@ -113,9 +110,8 @@ def test_analyze_without_a_peak_at_the_precision_still_bounds(tmp_path: Path) ->
     assert r.bound.compute_s == 0 and "no simt fp64 peak" in r.bound.note
     # the 325 kB working set is launch-bound on the 1.9 us floor
     assert r.bound.bound == "launch" and r.bound.sol_s == pytest.approx(1.9e-6)
-    out = subprocess.run([sys.executable, "-m", "sparsroof", "analyze",
-                          str(DATA / "lap2d_64.mtx"), "--hw", "v100-measured", "--dtype", "fp64"],
-                         capture_output=True, text=True, cwd=ROOT)
+    out = sparsroof("analyze", str(DATA / "lap2d_64.mtx"), "--hw", "v100-measured", "--dtype",
+                    "fp64", cwd=ROOT)
     assert out.returncode == 0, out.stderr
     assert "x dense absent" in out.stdout
 

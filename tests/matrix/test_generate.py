@@ -1,8 +1,5 @@
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 
@@ -11,7 +8,7 @@ from sparsroof.matrix import generate as gen
 from sparsroof.matrix.mtx import load
 from sparsroof.structure.powerlaw import fit_power_law
 
-from ..conftest import ROOT
+from ..conftest import ROOT, sparsroof
 
 
 @pytest.mark.parametrize("kind, kwargs", [
@@ -68,16 +65,13 @@ def test_bad_parameters_are_option_errors() -> None:
 
 def test_generate_cli_writes_a_loadable_file(tmp_path) -> None:  # type: ignore[no-untyped-def]
     path = tmp_path / "w.mtx"
-    cmd = [sys.executable, "-m", "sparsroof", "generate", "block-pruned", "--rows", "64",
-           "--cols", "128", "--block", "8", "--sparsity", "0.5", "--seed", "2", "-o", str(path)]
-    out = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+    out = sparsroof("generate", "block-pruned", "--rows", "64", "--cols", "128", "--block", "8",
+                    "--sparsity", "0.5", "--seed", "2", "-o", str(path), cwd=ROOT)
     assert out.returncode == 0, out.stderr
     assert out.stdout == "" and "4,096 entries" in out.stderr  # 64 of 128 blocks of 64
     m = load(path)
     assert (m.rows, m.cols, m.stored_entries) == (64, 128, 4096)
-    bad = subprocess.run([sys.executable, "-m", "sparsroof", "generate", "nm", "--rows", "4",
-                          "--cols", "10", "-o", str(path)], capture_output=True, text=True,
-                         cwd=ROOT)
+    bad = sparsroof("generate", "nm", "--rows", "4", "--cols", "10", "-o", str(path), cwd=ROOT)
     assert bad.returncode == 2 and bad.stderr.startswith("sparsroof: error:")
 
 
@@ -89,9 +83,8 @@ def test_shuffle_scrambles_the_numbering_and_rcm_undoes_it(tmp_path) -> None:  #
     from sparsroof.structure.reorder import reorder
 
     out = tmp_path / "s.mtx"
-    done = subprocess.run([sys.executable, "-m", "sparsroof", "generate", "stencil2d",
-                           "--n", "60", "--shuffle", "--seed", "3", "-o", str(out)],
-                          capture_output=True, text=True, cwd=ROOT)
+    done = sparsroof("generate", "stencil2d", "--n", "60", "--shuffle", "--seed", "3", "-o",
+                     str(out), cwd=ROOT)
     assert done.returncode == 0, done.stderr
     plain = gen.stencil_2d(60)
     m = load(out)

@@ -23,6 +23,8 @@ from sparsroof.matrix import limits
 from sparsroof.matrix.collection import discover, load_source, peek_source
 from sparsroof.matrix.mtx import load, peek
 
+from ..conftest import sparsroof
+
 COO = b"%%MatrixMarket matrix coordinate real general\n"
 ARRAY = b"%%MatrixMarket matrix array real general\n"
 
@@ -251,9 +253,7 @@ def test_analyze_keeps_the_good_results_around_a_file_that_crashed(tmp_path: Pat
     good = _write(tmp_path / "a.mtx", COO + b"2 2 1\n1 1 1\n")
     bad = _write(tmp_path / "bad.mtx", COO + b"1 1 1\n1 1 1\0")
     other = _write(tmp_path / "b.mtx", COO + b"3 3 1\n3 3 1\n")
-    out = subprocess.run([sys.executable, "-m", "sparsroof", "analyze", str(good), str(bad),
-                          str(other), "-O", "json"], capture_output=True, text=True,
-                         timeout=120)
+    out = sparsroof("analyze", str(good), str(bad), str(other), "-O", "json")
     assert out.returncode == 1, out.stderr
     assert out.stderr.strip().splitlines() == [
         f"sparsroof: error: {bad}: holds a NUL byte at byte 57: not a text Matrix Market "
@@ -264,10 +264,8 @@ def test_analyze_keeps_the_good_results_around_a_file_that_crashed(tmp_path: Pat
 
 def test_analyze_max_memory_option(tmp_path: Path) -> None:
     path = _write(tmp_path / "a.mtx", COO + b"1000 1000 1\n1 1 1\n")
-    run = [sys.executable, "-m", "sparsroof", "analyze", str(path), "-O", "csv"]
-    small = subprocess.run([*run, "--max-memory", "1kB"], capture_output=True, text=True,
-                           timeout=120)
+    run = ["analyze", str(path), "-O", "csv"]
+    small = sparsroof(*run, "--max-memory", "1kB")
     assert small.returncode == 1 and "--max-memory allows 1 kB" in small.stderr
-    bad = subprocess.run([*run, "--max-memory", "lots"], capture_output=True, text=True,
-                         timeout=120)
+    bad = sparsroof(*run, "--max-memory", "lots")
     assert bad.returncode == 2 and "--max-memory" in bad.stderr

@@ -37,7 +37,7 @@ from sparsroof.plot import (
 from sparsroof.plot.labels import overlaps
 from sparsroof.plot.spy import density
 
-from ..conftest import DATA, ROOT
+from ..conftest import DATA, ROOT, sparsroof
 from ..legibility import assert_near, coinciding, hidden_pairs, legend_clashes, moved_pt
 
 A100 = load_spec("a100")
@@ -282,8 +282,7 @@ def test_spy_of_a_real_matrix(corpus: Path, tmp_path: Path) -> None:
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "sparsroof", *args], capture_output=True,
-                          text=True, cwd=ROOT)
+    return sparsroof(*args, cwd=ROOT)
 
 
 def run_here(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
@@ -349,20 +348,17 @@ def test_ridgeline_of_analyze_ranks(tmp_path: Path) -> None:
     for xy in want:
         assert any(np.allclose(xy, g) for g in got), xy
     out = tmp_path / "ridge.png"
-    result = subprocess.run([sys.executable, "-m", "sparsroof", "analyze", "data/lap2d_64.mtx",
-                             "--hw", "clx-ridgeline", "--dtype", "fp32", "--kernel", "spmm",
-                             "--d", "16", "--ranks", "1,2,4,8", "--plot", str(out),
-                             "--plot-kind", "ridgeline", "-O", "json"], cwd=ROOT,
-                            capture_output=True, text=True)
+    result = sparsroof("analyze", "data/lap2d_64.mtx", "--hw", "clx-ridgeline", "--dtype",
+                       "fp32", "--kernel", "spmm", "--d", "16", "--ranks", "1,2,4,8", "--plot",
+                       str(out), "--plot-kind", "ridgeline", "-O", "json", cwd=ROOT)
     assert result.returncode == 0, result.stderr
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_a_roofline_without_a_compute_roof_is_a_one_line_error(tmp_path: Path) -> None:
     """clx-ridgeline gives fp32 peaks only: an fp64 analysis has no compute roof to draw."""
-    out = subprocess.run([sys.executable, "-m", "sparsroof", "analyze", "data/lap2d_64.mtx",
-                          "--hw", "clx-ridgeline", "--plot", str(tmp_path / "r.png")],
-                         capture_output=True, text=True, cwd=Path(__file__).parents[2])
+    out = sparsroof("analyze", "data/lap2d_64.mtx", "--hw", "clx-ridgeline", "--plot",
+                    str(tmp_path / "r.png"), cwd=Path(__file__).parents[2])
     assert out.returncode == 1 and "Traceback" not in out.stderr
     assert "has no fp64 peak" in out.stderr and "--dtype fp32" in out.stderr
 
@@ -380,9 +376,8 @@ def test_several_specs_share_one_roofline(tmp_path: Path) -> None:
     groups = [[analyze(m, s, Config()) for s in specs]]
     path = devices_figure(groups, specs, tmp_path / "d.png")
     assert path.exists() and path.stat().st_size > 10_000
-    out = subprocess.run([sys.executable, "-m", "sparsroof", "analyze", "data/lap2d_64.mtx",
-                          "--hw", "a100,v100-sxm2", "--plot", str(tmp_path / "e.svg")],
-                         capture_output=True, text=True, cwd=Path(__file__).parents[2])
+    out = sparsroof("analyze", "data/lap2d_64.mtx", "--hw", "a100,v100-sxm2", "--plot",
+                    str(tmp_path / "e.svg"), cwd=Path(__file__).parents[2])
     assert out.returncode == 0, out.stderr
     svg = (tmp_path / "e.svg").read_text()
     # a roof per memory level of each device, and the matrix's points on each device

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import math
 import sqlite3
-import subprocess
-import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -29,7 +27,7 @@ from sparsroof.plot.aggregate import aggregate_roofline_figure, class_counts
 from sparsroof.plot.devices import devices_roofline_figure
 from sparsroof.plot.ridge import ridgeline_figure
 
-from ..conftest import CORPUS, DATA, ROOT
+from ..conftest import CORPUS, DATA, ROOT, sparsroof
 from ..legibility import (
     assert_near,
     coinciding,
@@ -63,9 +61,8 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     d = 1, 16 into the same store: every matrix has four best rows."""
     path = tmp_path_factory.mktemp("agg") / "r.db"
     for kernel in (["--kernel", "spmv"], ["--kernel", "spmm", "--d", "1,16"]):
-        out = subprocess.run([sys.executable, "-m", "sparsroof", "batch", str(CORPUS),
-                              "--hw", "a100", "--hw", "v100-sxm2", "--store", str(path),
-                              *kernel], capture_output=True, text=True, cwd=ROOT, timeout=600)
+        out = sparsroof("batch", str(CORPUS), "--hw", "a100", "--hw", "v100-sxm2", "--store",
+                        str(path), *kernel, cwd=ROOT)
         assert out.returncode in (0, 1), out.stderr  # 1: the malformed files failed
     return path
 
@@ -166,9 +163,7 @@ def test_a_pile_of_twelve_is_spread_near_its_place_and_counted() -> None:
 
 
 def test_report_plot_writes_the_aggregate(store: Path, tmp_path: Path) -> None:
-    out = subprocess.run([sys.executable, "-m", "sparsroof", "report", str(store), "--plot",
-                          str(tmp_path / "a.svg")], capture_output=True, text=True, cwd=ROOT,
-                         timeout=300)
+    out = sparsroof("report", str(store), "--plot", str(tmp_path / "a.svg"), cwd=ROOT)
     assert out.returncode == 1  # the store records the malformed files' failures
     svg = (tmp_path / "a.svg").read_text()
     assert "banded (12)" in svg and 'id="launch|a100-80gb|' in svg

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +20,7 @@ from sparsroof.plot import (
     time_roofline_figure,
 )
 
-from ..conftest import DATA, ROOT
+from ..conftest import DATA, ROOT, sparsroof
 
 LAP = (DATA / "lap2d_64.mtx").as_posix()
 RND = (DATA / "random_1000.mtx").as_posix()
@@ -86,8 +85,7 @@ def test_time_plane_puts_each_run_on_its_iso_time_curve(tmp_path: Path) -> None:
 
 def test_compare_json_reads_back_as_the_same_points(tmp_path: Path) -> None:
     csv = _csv(tmp_path)
-    out = subprocess.run([sys.executable, "-m", "sparsroof", "compare", str(csv), "--hw",
-                          "v100-sxm2", "-O", "json"], capture_output=True, text=True, cwd=ROOT)
+    out = sparsroof("compare", str(csv), "--hw", "v100-sxm2", "-O", "json", cwd=ROOT)
     assert out.returncode == 1  # the violation
     doc = tmp_path / "judged.json"
     doc.write_text(out.stdout, encoding="utf-8")
@@ -112,8 +110,7 @@ def test_cli_compare_plot_and_plot_measured(tmp_path: Path) -> None:
     csv = _csv(tmp_path)
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "sparsroof", *args],
-                              capture_output=True, text=True, cwd=ROOT)
+        return sparsroof(*args, cwd=ROOT)
 
     png, time_png = tmp_path / "cmp.png", tmp_path / "time.png"
     out = run("compare", str(csv), "--hw", "v100-sxm2", "--plot", str(png), "-O", "json")

@@ -7,7 +7,6 @@ import csv
 import json
 import math
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +21,7 @@ from sparsroof.matrix.mtx import load
 from sparsroof.plot import measured_points, read_results, reuse_figure, roof_points
 
 from ..compare.test_papers_measured import TABLE_V
-from ..conftest import DATA, ROOT
+from ..conftest import DATA, ROOT, sparsroof
 
 EPYC = load_spec("epyc-7763")
 WIDTHS = (1, 4, 16, 64)
@@ -165,17 +164,15 @@ def test_bundled_table_v_cells_are_the_papers(tmp_path: Path) -> None:
 
 
 def test_plot_reuse_command(tmp_path: Path) -> None:
-    out = subprocess.run([sys.executable, "-m", "sparsroof", "analyze", str(LAP), str(RND),
-                          "--hw", "epyc-7763", "--kernel", "spmm", "--d", "1,4,16", "--model",
-                          "all", "-O", "json"], capture_output=True, text=True, cwd=ROOT)
+    out = sparsroof("analyze", str(LAP), str(RND), "--hw", "epyc-7763", "--kernel", "spmm", "--d",
+                    "1,4,16", "--model", "all", "-O", "json", cwd=ROOT)
     assert out.returncode == 0, out.stderr
     results = tmp_path / "models.json"
     results.write_text(out.stdout)
     figure = tmp_path / "reuse.svg"
 
     def plot(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "sparsroof", "plot", "reuse",
-                               str(results), *args], capture_output=True, text=True, cwd=ROOT)
+        return sparsroof("plot", "reuse", str(results), *args, cwd=ROOT)
 
     done = plot("--measured", str(_runs_csv(tmp_path)), "-o", str(figure))
     assert done.returncode == 0, done.stderr
@@ -211,9 +208,8 @@ def test_launch_bound_tops_are_counted() -> None:
 
 @pytest.fixture(scope="module")
 def spmm_results(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = subprocess.run([sys.executable, "-m", "sparsroof", "analyze", str(LAP), "--hw",
-                          "epyc-7763", "--kernel", "spmm", "--d", "1,4", "--model", "all",
-                          "-O", "json"], capture_output=True, text=True, cwd=ROOT)
+    out = sparsroof("analyze", str(LAP), "--hw", "epyc-7763", "--kernel", "spmm", "--d", "1,4",
+                    "--model", "all", "-O", "json", cwd=ROOT)
     assert out.returncode == 0, out.stderr
     results = tmp_path_factory.mktemp("reuse") / "models.json"
     results.write_text(out.stdout)
@@ -221,9 +217,8 @@ def spmm_results(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _reuse(results: Path, runs: Path, out: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "sparsroof", "plot", "reuse", str(results),
-                           "--measured", str(runs), "-o", str(out)], capture_output=True,
-                          text=True, cwd=ROOT)
+    return sparsroof("plot", "reuse", str(results), "--measured", str(runs), "-o", str(out),
+                     cwd=ROOT)
 
 
 def test_runs_of_another_format_are_counted_on_stderr(spmm_results: Path,

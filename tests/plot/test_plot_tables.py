@@ -18,15 +18,14 @@ from sparsroof.hardware.library import load_spec
 from sparsroof.plot import read_results, roofline_figure
 from sparsroof.plot.tabular import read_table
 
-from ..conftest import DATA, ROOT
+from ..conftest import DATA, ROOT, sparsroof
 from ..legibility import assert_near
 
 _FIELDS = {"intensity": "intensity_flop_per_byte", "attainable": "attainable_flops"}
 
 
 def cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "sparsroof", *args], capture_output=True,
-                          text=True, cwd=cwd, timeout=300)
+    return sparsroof(*args, cwd=cwd)
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,6 @@ each kernel's complexity and time on one plane."""
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +25,7 @@ from sparsroof.plot import (
 )
 from sparsroof.plot.complexity_time import time_at
 
-from ..conftest import DATA, ROOT
+from ..conftest import DATA, ROOT, sparsroof
 
 LAP, RND = DATA / "lap2d_64.mtx", DATA / "random_1000.mtx"
 
@@ -189,8 +188,7 @@ def test_measured_runs_on_the_complexity_time_plane(tmp_path: Path) -> None:
 
 def test_complexity_time_commands(tmp_path: Path) -> None:
     def run(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "sparsroof", *args], capture_output=True,
-                              text=True, cwd=ROOT)
+        return sparsroof(*args, cwd=ROOT)
 
     out = run("analyze", str(LAP), "--hw", "v100-sxm2", "--kernel", "spmm", "--d", "1,16",
               "-O", "json", "--plot", str(tmp_path / "a.svg"), "--plot-kind",

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +15,7 @@ import pytest
 
 from sparsroof.plot import layer_roofline_figure, read_whatif_layers
 
-from ..conftest import ROOT
+from ..conftest import ROOT, sparsroof
 from .test_plot import by_gid
 
 BW = 2039e9
@@ -30,8 +29,7 @@ layers:
 
 
 def cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "sparsroof", *args], capture_output=True,
-                          text=True, cwd=cwd)
+    return sparsroof(*args, cwd=cwd)
 
 
 @pytest.fixture(scope="module")

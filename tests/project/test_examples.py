@@ -20,6 +20,14 @@ table's rule or footnotes), after this normalisation of both sides and nothing m
 - a figure timed on the host that runs the example (:data:`HOST_TIMED`: how long a
   reordering takes, and the products that pay for it) becomes a stand-in.
 Every other number, name and word must be the one the document shows.
+
+A block runs a line at a time, as bash would run it, and each ``sparsroof`` command runs in
+this interpreter (:func:`tests.conftest.sparsroof`) with the environment and folder the
+script gives it: its arguments as bash expands them, its stdout to the file a ``>`` names
+or into what the block prints, or into the rest of a ``|`` pipeline, which bash runs. Any
+other line (``printf``, ``python -m sparsroof``) runs in bash, and a block that a line at a
+time would not run as bash runs it (jobs in the background, variables, ``cd``) runs whole
+in bash, each command its own process.
 """
 
 from __future__ import annotations
@@ -27,6 +35,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -35,7 +44,7 @@ from pathlib import Path
 import click
 import pytest
 
-from ..conftest import ROOT
+from ..conftest import ROOT, sparsroof
 
 #: (pattern, why) for lines the test does not run
 LEFT_OUT = (
@@ -58,6 +67,8 @@ HOST_TIMED = (
 )
 #: blocks with these run for seconds to minutes: marked slow
 SLOW = re.compile(r"hw probe(?! .*--quick)|sparsroof bench |sparsroof batch |sparsroof whatif ")
+#: blocks with these measure this host for seconds each: the full run's (ALL_EXAMPLES)
+MEASURES_HOST = re.compile(r"hw probe(?! .*--quick)|sparsroof bench ")
 
 
 def _logical_lines(text: str) -> list[str]:
@@ -139,14 +150,38 @@ def help_blocks() -> list[tuple[str, str]]:
     return found
 
 
+#: SPARSROOF_EXAMPLES=all runs every block (CI does); without it, the blocks that
+#: :func:`in_full_run_only` names are skipped
+ALL_EXAMPLES = os.environ.get("SPARSROOF_EXAMPLES") == "all"
+
+
+def in_full_run_only(script: str, shown: str | None, seen: set[str]) -> str | None:
+    """Why a block runs only in the full run (SPARSROOF_EXAMPLES=all), or None where the
+    default run runs it too: every block that shows its output does, and every other block
+    that runs a command no earlier block ran and neither probes this host in full nor times
+    it (:data:`MEASURES_HOST`, 10-30 s a probe)."""
+    if shown is not None:
+        return None
+    if MEASURES_HOST.search(script):
+        return "probes this host in full or times it"
+    if all(" ".join(line.split("#", 1)[0].split()) in seen for line in script.splitlines()):
+        return "each of its commands an earlier block runs"
+    return None
+
+
 def _params() -> list[object]:
     params: list[object] = []
     helps = [(where, block, None) for where, block in help_blocks()]
+    seen: set[str] = set()
     for where, block, shown in doc_blocks_shown() + helps:
         script = _runnable(_logical_lines(block))
         if not script:  # every line is left out, each for its reason (LEFT_OUT)
             continue
         marks = [pytest.mark.slow] if SLOW.search(script) else []
+        why = in_full_run_only(script, shown, seen)
+        if why is not None and not ALL_EXAMPLES:
+            marks.append(pytest.mark.skip(reason=f"SPARSROOF_EXAMPLES=all runs it: {why}"))
+        seen.update(" ".join(line.split("#", 1)[0].split()) for line in script.splitlines())
         params.append(pytest.param(script, shown, id=where, marks=marks))
     return params
 
@@ -158,8 +193,7 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     base = tmp_path_factory.mktemp("examples")
     for folder in ("data", "examples", "hwspecs"):
         shutil.copytree(ROOT / folder, base / folder)
-    probe = subprocess.run([sys.executable, "-m", "sparsroof", "hw", "probe", "--quick", "-o",
-                            "myhost.yaml"], cwd=base, capture_output=True, text=True)
+    probe = sparsroof("hw", "probe", "--quick", "-o", "myhost.yaml", cwd=base)
     assert probe.returncode == 0, probe.stderr
     # the examples apply it to the spec 'hw probe' writes of this host, probed again by some
     # of them: a made-up cache roof would sit above or below this host's own as its load
@@ -173,9 +207,8 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
                                           "dense,,3.2e-6\nblocks.0.mlp.fc1,2:4,,2.1e-6\n")
     # measured times a reader brings to compare: a CSV, a bench run here, Ginkgo's JSON
     (base / "measured.csv").write_text("matrix,time_s\ndata/lap2d_64.mtx,2.5e-5\n")
-    bench = subprocess.run([sys.executable, "-m", "sparsroof", "bench", "data/lap2d_64.mtx",
-                            "--hw", "myhost.yaml", "--repeat", "3", "-O", "json"], cwd=base,
-                           capture_output=True, text=True)
+    bench = sparsroof("bench", "data/lap2d_64.mtx", "--hw", "myhost.yaml", "--repeat", "3",
+                      "-O", "json", cwd=base)
     assert bench.returncode in (0, 3), bench.stderr
     (base / "bench.json").write_text(bench.stdout)
     # GPU runs a reader brings (bench --backend cusparse needs a GPU): the format fixture,
@@ -200,6 +233,126 @@ def test_every_source_has_examples() -> None:
     assert {"sparsroof analyze --help", "sparsroof check --help", "sparsroof hw --help"} <= helps
 
 
+#: a line that a block must run whole in bash for: a job in the background, a variable, a
+#: change of folder, a compound command
+_WHOLE_IN_BASH = re.compile(r"(?<![&|>])&(?![&>])|\$|`|^\s*(?:cd|export|wait|for|while|if|"
+                            r"function)\b|^\s*\w+=")
+#: what a shell gives special meaning to in a word, beyond quotes
+_SHELL = re.compile(r"[;&()<>|`$\\{}!~]")
+
+
+def _words(text: str) -> list[str] | None:
+    """The words of a plain command line as bash splits them, quotes removed, comments
+    dropped; None where the line is not just words (a quote inside a word, an escape, an
+    expansion or operator outside single quotes)."""
+    words = []
+    for token in shlex.split(text, comments=True, posix=False):
+        quote = token[0]
+        if quote in "'\"":
+            inner = token[1:-1]
+            if len(token) < 2 or token[-1] != quote or quote in inner \
+                    or (quote == '"' and re.search(r"[`$\\!]", inner)):
+                return None
+            words.append(inner)
+        elif "'" in token or '"' in token or _SHELL.search(token):
+            return None
+        else:
+            words.append(token)
+    return words
+
+
+def _command(line: str) -> tuple[str, str | None, str | None] | None:
+    """(the sparsroof command's own text, the file its stdout goes to, the rest of its
+    pipeline) where ``line`` is ``sparsroof ARGS [> FILE]`` or ``sparsroof ARGS | REST``;
+    None otherwise."""
+    if re.search(r"\d>|>&|&>", line):
+        return None
+    lexer = shlex.shlex(line, posix=False, punctuation_chars="|>")
+    lexer.whitespace_split = True
+    lexer.commenters = "#"
+    tokens = list(lexer)
+    if not tokens or tokens[0] != "sparsroof":
+        return None
+    operators = [i for i, token in enumerate(tokens) if set(token) <= set("|>")]
+    if not operators:
+        return line, None, None
+    at = operators[0]
+    start = _offset(line, at, tokens)
+    if tokens[at] == "|":  # bash runs the rest of the pipeline
+        return line[:start], None, line[start + 1:]
+    if tokens[at] == ">" and len(tokens) == at + 2 and _words(tokens[-1]) == [tokens[-1]]:
+        return line[:start], tokens[-1], None
+    return None
+
+
+def _offset(line: str, index: int, tokens: list[str]) -> int:
+    """Where the ``index``-th of the line's ``tokens`` (a | or >) starts in ``line``."""
+    at = 0
+    for token in tokens[:index]:
+        at = line.index(token, at) + len(token)
+    return line.index(tokens[index], at)
+
+
+def _argv(text: str, here: Path, env: dict[str, str]) -> list[str] | None:
+    """The arguments of a sparsroof command line, as bash expands them (its globs by bash)."""
+    words = _words(text)
+    if words is None:
+        return None
+    if any(c in text for c in "*?["):
+        expanded = subprocess.run(["bash", "-c", "printf '%s\\0' " + text.split(None, 1)[1]],
+                                  cwd=here, env=env, capture_output=True, text=True, check=True)
+        return expanded.stdout.split("\0")[:-1]
+    return words[1:]
+
+
+def run_block(script: str, here: Path, env: dict[str, str]) -> tuple[int, str, str]:
+    """Run a block as ``bash -euo pipefail`` would: (its status, stdout, stderr); every
+    sparsroof command it can in this interpreter (module docstring)."""
+
+    def bash(text: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["bash", "-euo", "pipefail", "-c", text], cwd=here, env=env,
+                              input=stdin, capture_output=True, text=True, timeout=540)
+
+    # bench exits 3 when a run beats its bound; the quick probe measures each level's roof
+    # in a few calls, and on a busy host a later run can still outrun one: the example ran
+    lines = script.splitlines()
+    if any(_WHOLE_IN_BASH.search(line.split("#", 1)[0]) for line in lines):
+        whole = bash(re.sub(r"^(sparsroof bench .*)$", r"\1 || test $? -eq 3", script,
+                            flags=re.M))
+        return whole.returncode, whole.stdout, whole.stderr
+    stdout, stderr = [], []
+    for line in lines:
+        command = _command(line)
+        argv = _argv(command[0], here, env) if command is not None else None
+        if command is None or argv is None:
+            if line.startswith("sparsroof bench "):
+                line = f"{line} || test $? -eq 3"
+            ran = bash(line)
+            stdout.append(ran.stdout)
+            stderr.append(ran.stderr)
+            if ran.returncode:
+                return ran.returncode, "".join(stdout), "".join(stderr)
+            continue
+        _, to_file, rest = command
+        ran = sparsroof(*argv, cwd=here, env=env)
+        stderr.append(ran.stderr)
+        code = ran.returncode
+        if argv[0] == "bench" and code == 3:
+            code = 0
+        if to_file is not None:
+            (here / to_file).write_text(ran.stdout)
+        elif rest is not None:
+            tail = bash(rest, stdin=ran.stdout)
+            stdout.append(tail.stdout)
+            stderr.append(tail.stderr)
+            code = code or tail.returncode
+        else:
+            stdout.append(ran.stdout)
+        if code:
+            return code, "".join(stdout), "".join(stderr)
+    return 0, "".join(stdout), "".join(stderr)
+
+
 @pytest.mark.parametrize("script,shown", _params())
 def test_example_runs(script: str, shown: str | None, workdir: Path, tmp_path: Path) -> None:
     if "jq " in script and shutil.which("jq") is None:
@@ -210,15 +363,11 @@ def test_example_runs(script: str, shown: str | None, workdir: Path, tmp_path: P
         (here / "myhost.yaml").unlink()  # the block makes its own, as a reader's first probe
     env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
                COLUMNS="100")
-    # bench exits 3 when a run beats its bound; the quick probe measures each level's roof
-    # in a few calls, and on a busy host a later run can still outrun one: the example ran
-    script = re.sub(r"^(sparsroof bench .*)$", r"\1 || test $? -eq 3", script, flags=re.M)
-    result = subprocess.run(["bash", "-euo", "pipefail", "-c", script], cwd=here,
-                            capture_output=True, text=True, env=env, timeout=540)
-    assert result.returncode == 0, f"{script}\n---\n{result.stderr[-2000:]}"
-    assert "Traceback" not in result.stderr
+    returncode, stdout, stderr = run_block(script, here, env)
+    assert returncode == 0, f"{script}\n---\n{stderr[-2000:]}"
+    assert "Traceback" not in stderr
     if shown is not None:
-        printed = normalised(result.stdout, here)
+        printed = normalised(stdout, here)
         missing = missing_from(normalised(shown), printed)
         assert missing is None, (f"the document shows\n  {missing}\nwhich the example does "
                                  f"not print; it printed:\n" + "\n".join(printed))
@@ -238,3 +387,38 @@ def test_shown_output_is_compared_line_by_line() -> None:
     # SoL and other modelled times are not host-timed: a changed one is a difference
     assert missing_from(["97.5 us"], normalised("98 us")) == "97.5 us"
     assert normalised("/tmp/x/w/data/a.mtx: error", Path("/tmp/x/w")) == ["./data/a.mtx: error"]
+
+
+def test_block_runs_as_bash_runs_it(tmp_path: Path) -> None:
+    """A block run a line at a time, its commands in this interpreter, does what bash does
+    with it: the output in order, > and | as the shell's, the first failure ends it."""
+    env = dict(os.environ, COLUMNS="100")
+    code, out, _ = run_block("sparsroof --version > v.txt\nprintf 'x\\n'\n"
+                             "sparsroof --version | tr a-z A-Z\nsparsroof --version", tmp_path, env)
+    version = (tmp_path / "v.txt").read_text()
+    assert code == 0 and version.startswith("sparsroof")
+    assert out == "x\n" + version.upper() + version
+    code, out, err = run_block("printf 'a\\n'\nsparsroof nosuch\nprintf 'b\\n'", tmp_path, env)
+    assert (code, out) == (2, "a\n") and "no command 'nosuch'" in err
+    code, _, _ = run_block("sparsroof --version | false", tmp_path, env)
+    assert code == 1
+    (tmp_path / "b c.mtx").write_text("")
+    assert _command("sparsroof a 'b c.mtx' > o.json  # c") == ("sparsroof a 'b c.mtx' ",
+                                                                 "o.json", None)
+    assert _argv("sparsroof spy *.mtx 'x*' \"y z\"", tmp_path, env) == \
+        ["spy", "b c.mtx", "x*", "y z"]
+    for line in ("sparsroof a 2> e", "sparsroof a $X", "sparsroof a >> f", "sparsroof a || b",
+                 "python -m sparsroof a"):
+        command = _command(line)
+        assert command is None or _words(command[0]) is None, line
+    assert _WHOLE_IN_BASH.search("sparsroof a & sparsroof b")
+
+
+def test_the_default_run_leaves_out_only_probes_timings_and_repeats() -> None:
+    seen = {"sparsroof hw list"}
+    assert in_full_run_only("sparsroof hw probe -o h.yaml --force", None, seen)
+    assert in_full_run_only("sparsroof bench data/a.mtx --hw h.yaml", None, seen)
+    assert in_full_run_only("sparsroof hw list   # again", None, seen)
+    assert in_full_run_only("sparsroof hw probe --quick -o h.yaml", None, seen) is None
+    assert in_full_run_only("sparsroof hw list\nsparsroof hw show a100", None, seen) is None
+    assert in_full_run_only("sparsroof hw probe -o h.yaml", "OK", seen) is None  # shown

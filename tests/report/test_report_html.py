@@ -14,7 +14,6 @@ import re
 import shutil
 import sqlite3
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +22,7 @@ import pytest
 from sparsroof.report.html import page_data, page_html, script_json
 from sparsroof.report.html_data import page_of_document, read_page
 
-from ..conftest import DATA, ROOT
+from ..conftest import DATA, ROOT, sparsroof
 from ..headless import Chromium, Page, find_chromium
 
 #: a matrix name (a file name: no slash) that runs script if put into the page as markup
@@ -33,8 +32,7 @@ EVIL_SCRIPT = "</script><img src=x onerror=window.__pwned=2>"
 
 
 def cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "sparsroof", *args], capture_output=True,
-                          text=True, cwd=cwd, timeout=300)
+    return sparsroof(*args, cwd=cwd)
 
 
 @pytest.fixture(scope="module")

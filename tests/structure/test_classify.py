@@ -1,8 +1,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections import Counter
 from collections.abc import Callable, Iterator
 
@@ -15,7 +13,7 @@ from sparsroof.matrix.mtx import load
 from sparsroof.structure.classify import CLASSES, classify
 from sparsroof.structure.features import measure
 
-from ..conftest import ROOT, corpus_file, make_matrix
+from ..conftest import ROOT, corpus_file, make_matrix, sparsroof
 
 
 def _cases() -> Iterator[tuple[str, str, Callable[[], gen.Generated]]]:
@@ -95,9 +93,8 @@ def test_empty_matrix_is_mixed_with_no_confidence() -> None:
 def test_classify_cli_json(tmp_path) -> None:  # type: ignore[no-untyped-def]
     path = tmp_path / "band.mtx"
     gen.write(gen.banded(500, 2), path)
-    out = subprocess.run([sys.executable, "-m", "sparsroof", "classify", str(path),
-                          str(tmp_path / "missing.mtx"), "--output", "json"],
-                         capture_output=True, text=True, cwd=ROOT)
+    out = sparsroof("classify", str(path), str(tmp_path / "missing.mtx"), "--output", "json",
+                    cwd=ROOT)
     assert out.returncode == 1 and "missing.mtx: no such file" in out.stderr
     doc = json.loads(out.stdout)
     assert doc["schema_version"] == 1 and doc["kind"] == "classify"

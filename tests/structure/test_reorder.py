@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import io
 import json
-import subprocess
-import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -26,7 +24,7 @@ from sparsroof.report.reorder import to_reorder_table
 from sparsroof.structure.features import measure
 from sparsroof.structure.reorder import ordering, permute, reorder
 
-from ..conftest import ROOT, make_matrix
+from ..conftest import ROOT, make_matrix, sparsroof
 
 
 def _tridiagonal(n: int, order: list[int]) -> Matrix:
@@ -152,8 +150,7 @@ def grids(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     ``sparsroof generate``, and the same matrix with rows and columns shuffled alike."""
     folder = tmp_path_factory.mktemp("grid")
     grid = folder / "grid.mtx"
-    out = subprocess.run([sys.executable, "-m", "sparsroof", "generate", "stencil2d", "--n",
-                          str(GRID), "-o", str(grid)], capture_output=True, text=True, cwd=ROOT)
+    out = sparsroof("generate", "stencil2d", "--n", str(GRID), "-o", str(grid), cwd=ROOT)
     assert out.returncode == 0, out.stderr
     (values, (row, col)), shape = fmm.read_coo(str(grid))
     new = np.random.default_rng(0).permutation(shape[0])  # old k goes to new[k]
@@ -163,8 +160,7 @@ def grids(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 
 
 def _analyze_json(*args: str) -> dict:
-    out = subprocess.run([sys.executable, "-m", "sparsroof", "analyze", *args, "-O", "json"],
-                         capture_output=True, text=True, cwd=ROOT)
+    out = sparsroof("analyze", *args, "-O", "json", cwd=ROOT)
     assert out.returncode == 0, out.stderr
     (matrix,) = json.loads(out.stdout)["matrices"]
     return matrix
@@ -243,10 +239,9 @@ def test_batch_stores_each_ordering_on_every_spec(tmp_path: Path) -> None:
     folder = tmp_path / "in"
     folder.mkdir()
     (folder / "lap.mtx").write_bytes((ROOT / "data" / "lap2d_64.mtx").read_bytes())
-    out = subprocess.run([sys.executable, "-m", "sparsroof", "batch", str(folder), "--hw",
-                          "c2050", "--hw", "a100", "--reorder", "rcm", "-j", "1", "--store",
-                          str(tmp_path / "s.db"), "--export", str(tmp_path / "rows.json")],
-                         capture_output=True, text=True, cwd=ROOT)
+    out = sparsroof("batch", str(folder), "--hw", "c2050", "--hw", "a100", "--reorder", "rcm", "-j",
+                    "1", "--store", str(tmp_path / "s.db"), "--export", str(tmp_path / "rows.json"),
+                    cwd=ROOT)
     assert out.returncode == 0, out.stderr
     rows = json.loads((tmp_path / "rows.json").read_text())
     rows = rows["rows"] if isinstance(rows, dict) else rows
@@ -268,9 +263,7 @@ def test_formats_sees_the_reordered_matrix(tmp_path: Path) -> None:
 
     def formats(*extra: str) -> dict:
         # on a CPU spec, with no launch floor to tie the formats, the fewest bytes win
-        out = subprocess.run([sys.executable, "-m", "sparsroof", "formats", str(path), "--hw",
-                              "epyc-7763", "-O", "json", *extra], capture_output=True,
-                             text=True, cwd=ROOT)
+        out = sparsroof("formats", str(path), "--hw", "epyc-7763", "-O", "json", *extra, cwd=ROOT)
         assert out.returncode == 0, out.stderr
         return json.loads(out.stdout)
 

@@ -4,13 +4,13 @@ spec once crashed the YAML parser natively, so the commands run in a child proce
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from sparsroof.userfile import MAX_NESTING, check_shape, read_text
+
+from ..conftest import sparsroof
 
 DEEP = "[" * 100_000 + "]" * 100_000
 
@@ -28,8 +28,7 @@ def test_hostile_user_files_are_one_line_errors(tmp_path: Path, args: list[str],
     path = tmp_path / name
     path.write_text(text)
     extra = ["-o", str(tmp_path / "x.png")] if args[0] == "plot" else []
-    out = subprocess.run([sys.executable, "-m", "sparsroof", *args, str(path), *extra],
-                         capture_output=True, text=True, timeout=120)
+    out = sparsroof(*args, str(path), *extra)
     assert out.returncode == code, out.stderr[-500:]
     (line,) = out.stderr.strip().splitlines()
     assert line.startswith(f"sparsroof: error: {path}: ") and problem in line
@@ -60,8 +59,7 @@ def test_every_json_input_is_read_one_way(tmp_path: Path, args: list[str], text:
     f = tmp_path / "in.json"
     f.write_text(text)
     argv = [a.format(f=f, d=tmp_path) for a in args]
-    out = subprocess.run([sys.executable, "-m", "sparsroof", *argv], capture_output=True,
-                         text=True, cwd=Path(__file__).resolve().parents[2])
+    out = sparsroof(*argv, cwd=Path(__file__).resolve().parents[2])
     assert out.returncode in (1, 2) and "Traceback" not in out.stderr
     assert needle in out.stderr and str(f) in out.stderr, out.stderr
     assert out.stderr.count("\n") == 1

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,6 +16,7 @@ from sparsroof.plot.mlp import mlp_points, mlp_ridgeline
 from sparsroof.plot.ridge import balance, ridgeline_figure
 from sparsroof.whatif.mlp import MlpLayer, allreduce_bytes, mlp_rank_bound, mlp_study, parse_mlp
 
+from ..conftest import sparsroof
 from ..plot.test_plot import by_gid
 
 CLX = {"peak_flops": 4.2e12, "bandwidth": 105e9, "network": 12e9}
@@ -119,8 +119,7 @@ def test_figure_marks_each_rank_count_where_the_model_puts_it(tmp_path: Path) ->
 
 
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "sparsroof", *args], capture_output=True,
-                          text=True, cwd=cwd)
+    return sparsroof(*args, cwd=cwd)
 
 
 def test_cli_json_table_and_saved_figure(tmp_path: Path) -> None:

@@ -16,6 +16,8 @@ from sparsroof.whatif.patterns import parse_pattern
 from sparsroof.whatif.placement import Options
 from sparsroof.whatif.study import evaluate_layer, evaluate_model, read_accuracy, study
 
+from ..conftest import sparsroof
+
 BW = 2039e9
 SMALL = Layer("fc", m=64, k=128, n=16)  # memory bound in every form
 BIG = Layer("big", m=4096, k=4096, n=4096)  # compute bound in every form
@@ -151,12 +153,9 @@ def test_accuracy_file_errors(tmp_path) -> None:
 
 
 def _cli(*args: str):
-    import subprocess
-    import sys
 
     from ..conftest import ROOT
-    return subprocess.run([sys.executable, "-m", "sparsroof", "whatif", *args],
-                          capture_output=True, text=True, cwd=ROOT)
+    return sparsroof("whatif", *args, cwd=ROOT)
 
 
 def test_cli_json_points_and_model_sum(tmp_path) -> None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -22,7 +21,7 @@ from sparsroof.whatif.layertimes import measured_layers, model_totals, read_laye
 from sparsroof.whatif.manifest import Layer, Manifest
 from sparsroof.whatif.placement import Options
 
-from ..conftest import ROOT
+from ..conftest import ROOT, sparsroof
 
 BW = 2039e9
 DENSE_SOL = 22528 / BW
@@ -106,8 +105,7 @@ def test_bad_rows_are_one_line_each_and_the_rest_is_judged(tmp_path: Path) -> No
 def _cli(tmp_path: Path, *args: str, hw: str = "") -> subprocess.CompletedProcess[str]:
     (tmp_path / "toy.yaml").write_text(MANIFEST)
     spec = hw or str(_hbm_only(tmp_path))
-    return subprocess.run([sys.executable, "-m", "sparsroof", "whatif", "toy.yaml", "--hw",
-                           spec, *args], capture_output=True, text=True, cwd=tmp_path)
+    return sparsroof("whatif", "toy.yaml", "--hw", spec, *args, cwd=tmp_path)
 
 
 def test_cli_exits_1_on_a_layer_faster_than_its_sol(tmp_path: Path) -> None:
