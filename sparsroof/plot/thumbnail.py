@@ -43,7 +43,9 @@ def spy_png(matrix: Matrix, pixels: int = PIXELS) -> bytes:
     ax.set_axis_off()
     shown = np.ma.masked_equal(d.counts, 0)
     ax.imshow(shown, cmap="viridis", norm=LogNorm(vmin=1, vmax=max(int(d.counts.max()), 2)),
-              extent=(0, matrix.cols, matrix.rows, 0), interpolation="nearest", aspect="equal")
+              # an empty side spans one unit: an extent of zero width draws nothing and warns
+              extent=(0, max(matrix.cols, 1), max(matrix.rows, 1), 0), interpolation="nearest",
+              aspect="equal")
     longest = max(matrix.rows, matrix.cols, 1)
     ax.set_xlim((matrix.cols - longest) / 2, (matrix.cols + longest) / 2)
     ax.set_ylim((matrix.rows + longest) / 2, (matrix.rows - longest) / 2)
