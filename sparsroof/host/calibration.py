@@ -32,8 +32,10 @@ cache measured below main memory on a busy host would give larger working sets f
 bounds): such a level is raised to the slower level's roof and the calibration is flagged
 (:attr:`Calibration.repaired`), and a file whose roofs fall is refused on loading. When
 more than :data:`NOISY_SHARE` of the runs differ between passes by more than
-:data:`NOISE_TOLERANCE`, other work disturbed the host and the calibration is marked
-noisy (:attr:`Calibration.noisy`).
+:data:`NOISE_TOLERANCE`, something disturbed the host (other work, or on a virtual
+machine its neighbours: a quiet 2-core host saw two thirds of its runs differ by more than
+20 % from one pass to the next) and the calibration is marked noisy
+(:attr:`Calibration.noisy`).
 
 The result is saved as JSON with ``schema_version`` and read back by :func:`load`.
 """

@@ -47,6 +47,7 @@ def calibration_flags(cal: Calibration) -> list[str]:
     lines = [f"FLAGGED: roof raised: {note} (a busy host; bounds from this roof are those "
              "of the slower level)" for note in cal.repaired]
     if cal.noisy:
-        lines.append("FLAGGED: noisy: other work disturbed this host between passes; "
-                     "calibrate again when it is quiet, or with more --rounds")
+        lines.append("FLAGGED: noisy: the same runs took different times from one pass to "
+                     "the next (other work, or a virtual machine's neighbours); calibrate "
+                     "again when the host is quiet, or with more --rounds")
     return lines
