@@ -19,8 +19,9 @@ after a line's numbers; an array file with no rows makes it divide by zero. So:
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import numpy as np
 
@@ -164,25 +165,46 @@ def count_lines(lines: bytes) -> int:
 def parse_body(source: str | IO[bytes], header: MMHeader, label: str
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """Coordinates and values from ``source`` (a path the caller has checked, or a
-    :class:`CheckedBody`); the parser's own errors become :class:`MatrixFileError`."""
-    import fast_matrix_market as fmm
+    :class:`CheckedBody`); the parser's own errors become :class:`MatrixFileError`.
 
+    The parser is fast_matrix_market; where that package is missing, scipy's ``mmread``
+    reads the body (from scipy 1.12 on, the same parser, bundled in scipy), so a matrix
+    still loads, a little slower (scipy builds its sparse matrix first)."""
     # the parser picks 64-bit indices itself; its long_type means long double values
     itype = np.int64 if max(header.rows, header.cols) > 2**31 - 1 else np.int32
+    read_array, read_coo = _parser()
     try:
         if header.format == "array":
-            dense = fmm.read_array(source)
+            dense = read_array(source)
             shape = dense.shape
             row, col = (a.ravel() for a in np.indices(dense.shape, dtype=itype))
             values = dense.ravel(order="C")
         else:
-            (values, (row, col)), shape = fmm.read_coo(source)
+            (values, (row, col)), shape = read_coo(source)
     except (ValueError, RuntimeError, OverflowError) as err:
         raise MatrixFileError(label, fmm_problem(err)) from None
     if tuple(shape) != (header.rows, header.cols):  # pragma: no cover - parser disagrees
         raise MatrixFileError(label, f"the parser read a {shape} matrix, the size line "
                                      f"says {header.rows} x {header.cols}")
     return row, col, None if header.field == "pattern" else values
+
+
+def _parser() -> tuple[Callable[[Any], np.ndarray], Callable[[Any], Any]]:
+    """(read_array, read_coo) of fast_matrix_market, or the same two through scipy.io."""
+    try:
+        import fast_matrix_market as fmm
+    except ImportError:
+        from scipy.io import mmread
+
+        def read_array(source: Any) -> np.ndarray:
+            return np.asarray(mmread(source))
+
+        def read_coo(source: Any) -> Any:
+            m = mmread(source)
+            return (m.data, (m.row, m.col)), m.shape
+
+        return read_array, read_coo
+    return fmm.read_array, fmm.read_coo
 
 
 def fmm_problem(err: Exception) -> str:

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import gzip
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +14,7 @@ from hypothesis import strategies as st
 from sparsroof.errors import MatrixFileError
 from sparsroof.matrix.mtx import load, peek
 
-from ..conftest import CORPUS, write_mtx
+from ..conftest import CORPUS, DATA, corpus_file, write_mtx
 
 # Files of the corpus that must fail, with a word the message has to contain.
 MALFORMED = {
@@ -172,3 +173,29 @@ def test_load_of_written_matrix_round_trips(tmp_path: Path, case) -> None:  # ty
     expected = (dense != 0).astype(complex) if field == "pattern" else dense
     assert np.allclose(back, expected)
     assert m.stored_entries == np.count_nonzero(dense)
+
+
+@pytest.mark.parametrize("name", ["lap2d_64.mtx", "494_bus.mtx", "Erdos971.mtx", "a1.mtx"])
+def test_without_fast_matrix_market_scipy_reads_the_same(name: str,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the fast_matrix_market package is missing, scipy's mmread reads the body: the
+    same entries in the same order (symmetric files as stored), the same one-line error for
+    a bad file, and the same bound."""
+    from sparsroof import analyze
+
+    path = DATA / name if (DATA / name).exists() else corpus_file(name)
+
+    def read() -> object:
+        try:
+            m = load(path)
+        except MatrixFileError as err:
+            return str(err)
+        return (m.shape, m.row.tolist(), m.col.tolist(),
+                None if m.values is None else m.values.tolist())
+
+    with_fmm = read()
+    monkeypatch.setitem(sys.modules, "fast_matrix_market", None)
+    assert read() == with_fmm
+    if name == "lap2d_64.mtx":
+        bound = analyze(path, hw="a100", cache=False).results[0].bound
+        assert (bound.bound, bound.sol_s) == ("launch", pytest.approx(1.3e-6))
