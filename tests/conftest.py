@@ -110,6 +110,16 @@ def sparsroof(*args: str | os.PathLike[str], cwd: Path | str | None = None,
     return subprocess.CompletedProcess(["sparsroof", *argv], code, stdout, stderr)
 
 
+def require_native(module: object, name: str) -> None:
+    """Skip where no C compiler built ``name`` (``module`` is None: the package runs its numba
+    and numpy routes, as a user without a compiler has it); CI sets SPARSROOF_REQUIRE_NATIVE,
+    where a missing build is a failure, not a skip."""
+    if module is None:
+        if os.environ.get("SPARSROOF_REQUIRE_NATIVE"):
+            pytest.fail(f"{name} was not built")
+        pytest.skip(f"{name} was not built")
+
+
 def corpus_file(name: str) -> Path:
     """A corpus file: the repository's copy, else the one beside the checkout; a test
     that needs a file neither has skips."""

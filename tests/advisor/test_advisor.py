@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-import os
 import re
 
 import numpy as np
@@ -22,7 +21,7 @@ from sparsroof.advisor.partition import (
 from sparsroof.matrix.mtx import Matrix
 from sparsroof.model import storage as formats
 
-from ..conftest import ROOT, loaded_by_command, make_matrix, sparsroof
+from ..conftest import ROOT, loaded_by_command, make_matrix, require_native, sparsroof
 
 _ROUTES = ["numpy", *(["native"] if native() is not None else [])]
 
@@ -338,12 +337,7 @@ def test_whole_ell_strips_change_the_partition_by_hand() -> None:
 
 
 def _skip_without_native() -> None:
-    """Skip where no C compiler built the advisor's passes; CI sets
-    SPARSROOF_REQUIRE_NATIVE, where a missing build is a failure, not a skip."""
-    if native() is None:
-        if os.environ.get("SPARSROOF_REQUIRE_NATIVE"):
-            pytest.fail("sparsroof.advisor._native was not built")
-        pytest.skip("sparsroof.advisor._native was not built")
+    require_native(native(), "sparsroof.advisor._native")
 
 
 def test_native_route_is_built_and_used() -> None:

@@ -11,6 +11,8 @@ from sparsroof.matrix.mtx import Header, Matrix
 from sparsroof.plot.spy import density
 from sparsroof.structure.counts import native
 
+from ..conftest import require_native
+
 _COMPILED = ["numba", "compiled", *(["native"] if native() is not None else [])]
 
 
@@ -49,8 +51,8 @@ def test_routes_agree_on_64_bit_indices() -> None:
     assert d.counts.shape == (1, 512) and d.counts[0].tolist()[-1] == 2
 
 
-@pytest.mark.skipif(native() is None, reason="the C extension is not built")
 def test_native_route_rejects_an_index_outside_the_matrix() -> None:
+    require_native(native(), "sparsroof.structure._native")
     m = _matrix(4, 4, np.array([0, 4], np.int32), np.array([0, 0], np.int32))
     with pytest.raises(ValueError, match="outside"):
         density(m, 2, route="native")

@@ -26,7 +26,7 @@ from sparsroof.structure.codec import decode_structure, encode_structure
 from sparsroof.structure.counts import native
 from sparsroof.structure.features import measure
 
-from ..conftest import DATA, loaded_by_command
+from ..conftest import DATA, loaded_by_command, require_native
 
 LAP = DATA / "lap2d_64.mtx"
 
@@ -264,9 +264,9 @@ def test_structures_survive_the_round_trip(corpus: Path) -> None:
                 assert _same(getattr(s, f.name), getattr(back, f.name)), (path, f.name)
 
 
-@pytest.mark.skipif(native() is None, reason="the C extension is not built")
 def test_hash64_is_xxh64() -> None:
     k = native()
+    require_native(k, "sparsroof.structure._native")
     assert k is not None
     # the reference vectors of XXH64 with seed 0
     assert k.hash64(b"") == 0xEF46DB3751D8E999

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -11,6 +9,8 @@ from hypothesis import strategies as st
 
 from sparsroof.matrix.generate import stencil_2d
 from sparsroof.structure.counts import counts, native
+
+from ..conftest import require_native
 
 _COMPILED = ["numba", *(["native"] if native() is not None else [])]
 _FIELDS = ("scalars", "panel_total", "panel_max", "blocks", "nm_hist", "diag", "row_lengths",
@@ -30,12 +30,7 @@ def _both(row: np.ndarray, col: np.ndarray, rows: int, cols: int) -> None:
 
 
 def _skip_without_native() -> None:
-    """Skip where no C compiler built the passes; CI sets SPARSROOF_REQUIRE_NATIVE, where a
-    missing build is a failure, not a skip."""
-    if native() is None:
-        if os.environ.get("SPARSROOF_REQUIRE_NATIVE"):
-            pytest.fail("sparsroof.structure._native was not built")
-        pytest.skip("sparsroof.structure._native was not built")
+    require_native(native(), "sparsroof.structure._native")
 
 
 def test_native_route_is_built() -> None:

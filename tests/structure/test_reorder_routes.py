@@ -11,7 +11,12 @@ from sparsroof.matrix.mtx import Header, Matrix
 from sparsroof.structure.counts import SMALL, native
 from sparsroof.structure.reorder import RCM_ROUTES, ordering
 
-pytestmark = pytest.mark.skipif(native() is None, reason="the C extension is not built")
+from ..conftest import require_native
+
+
+@pytest.fixture(autouse=True)
+def _needs_the_c_build() -> None:
+    require_native(native(), "sparsroof.structure._native")
 
 
 def _matrix(n: int, row: np.ndarray, col: np.ndarray) -> Matrix:
