@@ -13,6 +13,7 @@ from setuptools import Extension, setup
 _NO_CONTRACT = [] if sys.platform == "win32" else ["-ffp-contract=off"]
 
 setup(ext_modules=[
+    Extension("sparsroof.matrix._native", ["sparsroof/matrix/_native.c"], optional=True),
     Extension("sparsroof.structure._native", ["sparsroof/structure/_native.c"], optional=True),
     Extension("sparsroof.advisor._native", ["sparsroof/advisor/_native.c"], optional=True,
               extra_compile_args=_NO_CONTRACT),

@@ -36,7 +36,7 @@ def command(matrix: str, out: str | None, bins: int, block: int | None, band: st
       sparsroof spy data/lap2d_64.mtx -o lap.png --band auto
       sparsroof spy data/random_1000.mtx -o random.svg --grid 16
     """
-    m = load(matrix)
+    m = load(matrix, values=False)  # a density image reads no values
     path = out or f"{m.name}-spy.png"
     figure_format(path)
     fig = spy_figure(m, bins=bins, block=block, band=_band(band, m),

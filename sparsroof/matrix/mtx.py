@@ -36,6 +36,7 @@ from .mmbody import (
     read_body,
 )
 from .mmheader import MAX_HEADER, MAX_LINE, MMHeader, read_mm_header, size_numbers
+from .scan import ValueSummary, read_structure, sample_step
 
 if TYPE_CHECKING:
     from scipy.sparse import sparray, spmatrix
@@ -52,7 +53,9 @@ _ARCHIVES = (".tar.gz", ".tgz", ".tar", ".zip")
 class Matrix:
     """A sparse matrix as coordinate arrays, expanded to its full pattern.
 
-    ``values`` is None for pattern files (every stored entry counts as a nonzero).
+    ``values`` is None for pattern files (every stored entry counts as a nonzero) and
+    for a file loaded without them (``load(path, values=False)``), whose ``summary``
+    then holds what the value features read: the count of nonzero values and a sample.
     """
 
     name: str
@@ -63,6 +66,7 @@ class Matrix:
     col: np.ndarray
     values: np.ndarray | None
     header: Header
+    summary: ValueSummary | None = None
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -74,9 +78,26 @@ class Matrix:
 
     @cached_property
     def numeric_nonzeros(self) -> int:
+        if self.summary is not None:
+            return self.summary.nonzeros
         if self.values is None:
             return self.stored_entries
         return int(np.count_nonzero(self.values))
+
+    def value_sample(self) -> np.ndarray | None:
+        """Every :func:`~.scan.sample_step`-th stored value in file order (at most
+        :data:`~.scan.VALUE_SAMPLE` of them), or None for a pattern.
+
+        >>> h = Header("v", "coordinate", "real", "general", 1, 3, 3)
+        >>> Matrix("v", "", 1, 3, np.zeros(3, int), np.arange(3), np.array([1.0, 0, 2]),
+        ...        h).value_sample().tolist()
+        [1.0, 0.0, 2.0]
+        """
+        if self.summary is not None:
+            return self.summary.sample
+        if self.values is None:
+            return None
+        return self.values[:: sample_step(self.values.size)]
 
     @property
     def density(self) -> float:
@@ -276,12 +297,16 @@ def _load_smtx(path: Path, header: Header) -> tuple[np.ndarray, np.ndarray, None
     return row, columns.astype(itype), None
 
 
-def load(path: str | Path, *, max_memory: float | None = None) -> Matrix:
+def load(path: str | Path, *, max_memory: float | None = None, values: bool = True
+         ) -> Matrix:
     """Read a matrix file into a :class:`Matrix`, expanding symmetric storage.
 
     Declared sizes are checked against the memory this process may use (or
     ``max_memory`` bytes) before anything is allocated. Raises
-    :class:`MatrixFileError` naming the file and the problem.
+    :class:`MatrixFileError` naming the file and the problem. With ``values`` False, a
+    plain coordinate file is read without an array of its values (see
+    :mod:`sparsroof.matrix.scan`): the structure and value features measure the same,
+    faster and in less memory; any other file loads with its values.
 
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "tiny.mtx"
@@ -296,13 +321,18 @@ def load(path: str | Path, *, max_memory: float | None = None) -> Matrix:
     if path.name.endswith(".smtx"):
         header = peek(path)
         check_header(header, max_memory)
-        row, col, values = _load_smtx(path, header)
+        row, col, stored = _load_smtx(path, header)
     else:
         mm = _mm_header(path)
         header = _header_of(str(path), mm)
         check_header(header, max_memory)
-        row, col, values = _load_mm(path, mm)
-    return Matrix(name_of(path), str(path), header.rows, header.cols, row, col, values, header)
+        found = None if values or path.name.endswith(".gz") else read_structure(str(path), mm)
+        if found is not None:
+            row, col, summary = found
+            return Matrix(name_of(path), str(path), header.rows, header.cols, row, col, None,
+                          header, summary)
+        row, col, stored = _load_mm(path, mm)
+    return Matrix(name_of(path), str(path), header.rows, header.cols, row, col, stored, header)
 
 
 #: what the Python API takes as a matrix: a path to a file, a scipy sparse matrix or

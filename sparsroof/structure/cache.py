@@ -261,8 +261,10 @@ def measured(matrix: MatrixLike, pattern: bool = True, *, cache: bool = True,
     writes the cache. Only a regular file is fingerprinted (a pipe is read once, by the
     loader, which refuses it); ``max_memory`` goes to :func:`sparsroof.matrix.mtx.load`.
     """
+    # a matrix not kept is read without its values where the file allows
+    values = need_matrix
     if isinstance(matrix, (str, os.PathLike)) and (not cache or not Path(matrix).is_file()):
-        m = _reader().load(os.fspath(matrix), max_memory=max_memory)
+        m = _reader().load(os.fspath(matrix), max_memory=max_memory, values=values)
         return Measured(m.name, m.path, m.header, measure(m, pattern=pattern), m)
     if not isinstance(matrix, (str, os.PathLike)):
         m = _reader().as_matrix(matrix)
@@ -277,7 +279,7 @@ def measured(matrix: MatrixLike, pattern: bool = True, *, cache: bool = True,
         if hit is not None:
             kept = _reader().load(path, max_memory=max_memory) if need_matrix else None
             return Measured(name_of(Path(path)), path, replace(hit[0], path=path), hit[1], kept)
-    m = _reader().load(path, max_memory=max_memory)
+    m = _reader().load(path, max_memory=max_memory, values=values)
     s = measure(m, pattern=pattern)
     if key is not None and fingerprint(path, root) == found:
         _put(root, key, m.header, s)

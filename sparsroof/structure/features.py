@@ -52,7 +52,6 @@ BLOCK_SIZES = (2, 4, 8, 16, 32)
 NM_PATTERNS = ((1, 2), (2, 4), (1, 4), (2, 8), (4, 8), (1, 8), (2, 16), (4, 16), (8, 16))
 HUB_FRACTIONS = {"0.1%": 0.001, "1%": 0.01}
 _LIST_LIMIT = 256
-_VALUE_SAMPLE = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -262,9 +261,20 @@ def value_shares(values: np.ndarray | None) -> tuple[float | None, float | None]
     """
     import numpy as np
 
+    from ..matrix.scan import sample_step
+
     if values is None or values.size == 0:
         return None, None
-    sample = np.abs(values[:: max(1, values.size // _VALUE_SAMPLE)])
+    return sample_shares(values[:: sample_step(values.size)])
+
+
+def sample_shares(sample: np.ndarray | None) -> tuple[float | None, float | None]:
+    """:func:`value_shares` of a sample already taken (``Matrix.value_sample()``)."""
+    import numpy as np
+
+    if sample is None or sample.size == 0:
+        return None, None
+    sample = np.abs(sample)
     distinct = np.unique(sample).size / sample.size
     nonzero = sample[sample != 0]
     whole = float(np.count_nonzero(nonzero == np.round(nonzero))) / nonzero.size \
@@ -324,7 +334,7 @@ def measure(matrix: Matrix, pattern: bool = True) -> Structure:
                    else np.bincount(matrix.col, minlength=cols))
     row_counts = np.bincount(row_lengths) if rows else np.zeros(1, np.int64)
     col_counts = np.bincount(col_lengths) if cols else np.zeros(1, np.int64)
-    distinct, whole = value_shares(matrix.values)
+    distinct, whole = sample_shares(matrix.value_sample())
     extra: dict[str, Any] = {"value_distinct_share": distinct, "value_integer_share": whole}
     if c is not None:  # measured only for a matrix with entries
         extra.update(_pattern_fields(matrix, c))

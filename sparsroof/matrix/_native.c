@@ -1,0 +1,394 @@
+/* The structure-only read of a plain Matrix Market coordinate body, ahead of time.
+ *
+ * An analysis needs the coordinates of every entry, how many stored values are zero and
+ * a strided sample of the values (sparsroof.structure.features): not every value as a
+ * double. This pass reads a byte range of the file through one small buffer, checks each
+ * line against a strict grammar and writes the 0-based coordinates into the caller's
+ * arrays at the line's place in the file; a value is converted (strtod or strtoll) only
+ * where it is sampled or where its digits alone cannot tell whether it is zero.
+ *
+ * The grammar is narrower than the format: a line is `row col[ value]` (pattern files
+ * have no value), numbers separated by spaces or tabs, optional spaces or tabs around
+ * them; indices are 1 to 18 decimal digits within the size line; a real value is
+ * [-][digits][.digits][(e|E)[+|-]digits] with a digit before the exponent, an integer
+ * value [-]digits. Anything else (a comment, a blank line, CR, a NUL byte, inf or nan, a
+ * leading '+', a value out of double range, a count that differs from the size line)
+ * makes the pass give up and the caller read the file with the full parser, which reads
+ * or refuses it with its message: this pass decides nothing a file may be refused for.
+ *
+ * The pass releases the GIL: two threads read two halves of a file side by side, the
+ * second starting at the entry the count of the first half's lines (count_lines) gives.
+ */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* bumped whenever the pass changes: the Python side refuses a stale build */
+#define SCAN_VERSION 1
+
+#define BLOCK (1 << 18)
+/* longest value token converted by strtod/strtoll */
+#define TOKEN 128
+
+#ifdef _WIN32
+#define SEEK(f, o) _fseeki64((f), (o), SEEK_SET)
+#else
+#define SEEK(f, o) fseeko((f), (off_t)(o), SEEK_SET)
+#endif
+
+enum { PATTERN = 0, REAL = 1, INTEGER = 2 };
+
+/* outcomes besides a line count */
+#define GIVE_UP (-1)
+#define IO_ERROR (-2)
+
+#define DIGIT(c) ((unsigned char)((c) - '0') < 10)
+#define BLANK(c) ((c) == ' ' || (c) == '\t')
+
+typedef struct {
+    int kind;
+    int64_t rows, cols;
+    void *row, *col; /* int32 or int64 each, `wide` says which */
+    int wide;
+    Py_ssize_t capacity; /* entries the arrays hold */
+    Py_ssize_t next;     /* where the next entry goes */
+    Py_ssize_t step;     /* every step-th entry (by place in the file) is sampled */
+    void *sample;        /* double or int64 (integer files) */
+    Py_ssize_t samples;
+    Py_ssize_t zeros;
+} Scan;
+
+/* Eight bytes at p, as one word (the buffer holds 8 bytes of padding past its data). */
+static inline uint64_t load8(const char *p) {
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+/* Whether all eight bytes of v are decimal digits (any byte order). */
+static inline int eight_digits(uint64_t v) {
+    return ((v & 0xF0F0F0F0F0F0F0F0ULL) |
+            (((v + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL) >> 4)) ==
+           0x3333333333333333ULL;
+}
+
+/* One index of 1..limit: its 0-based value, or -1 (the pointer is left after it). */
+static inline int64_t index_of(const char **at, int64_t limit) {
+    const char *p = *at;
+    uint64_t v = 0;
+    int n = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && \
+    (defined(__GNUC__) || defined(__clang__))
+    /* the first non-digit byte of the next eight: x holds each byte's digit value, and
+     * a byte above 9 sets its top bit in x + 0x76 (or in x); carries run only upward from
+     * such a byte, so the lowest flagged byte is exact */
+    uint64_t x = load8(p) ^ 0x3030303030303030ULL;
+    uint64_t flags = ((x + 0x7676767676767676ULL) | x) & 0x8080808080808080ULL;
+    n = flags ? __builtin_ctzll(flags) >> 3 : 8;
+    if (n > 0 && n < 8) {
+        /* the n digits, as the low bytes of an 8-digit number with leading zeros (the
+         * first digit is the lowest byte) */
+        uint64_t d = x << (8 * (8 - n));
+        d = (d * 10) + (d >> 8);
+        d = (((d & 0x000000FF000000FFULL) * (100 + (1000000ULL << 32))) +
+             (((d >> 16) & 0x000000FF000000FFULL) * (1 + (10000ULL << 32)))) >> 32;
+        v = (uint32_t)d;
+        p += n;
+        *at = p;
+        if (v < 1 || v > (uint64_t)limit) return -1;
+        return (int64_t)v - 1;
+    }
+    n = 0;
+#endif
+    while (DIGIT(*p)) {
+        v = v * 10 + (uint64_t)(*p - '0');
+        p++;
+        if (++n > 18) return -1;
+    }
+    *at = p;
+    if (n == 0 || v < 1 || v > (uint64_t)limit) return -1;
+    return (int64_t)v - 1;
+}
+
+/* The value token at *at: sets *zero; converts it into the sample when `keep`.
+ * Returns 0, or -1 to give up. */
+static inline int value_of(Scan *s, const char **at, int keep, int *zero) {
+    const char *p = *at, *start = p;
+    int nonzero = 0, digits = 0, big = 0;
+    if (*p == '-') p++;
+    uint64_t w;
+    while (eight_digits(w = load8(p))) {
+        nonzero |= w != 0x3030303030303030ULL;
+        digits += 8;
+        p += 8;
+    }
+    while (DIGIT(*p)) {
+        nonzero |= *p != '0';
+        digits++;
+        p++;
+    }
+    if (s->kind == REAL) {
+        if (*p == '.') {
+            p++;
+            while (eight_digits(w = load8(p))) {
+                nonzero |= w != 0x3030303030303030ULL;
+                digits += 8;
+                p += 8;
+            }
+            while (DIGIT(*p)) {
+                nonzero |= *p != '0';
+                digits++;
+                p++;
+            }
+        }
+        if (*p == 'e' || *p == 'E') {
+            p++;
+            if (*p == '-' || *p == '+') p++;
+            int e = 0, n = 0;
+            while (DIGIT(*p)) {
+                e = e * 10 + (*p - '0');
+                p++;
+                if (++n > 4) return -1;
+            }
+            if (n == 0) return -1;
+            big = e > 250;
+        }
+        big |= digits > 40;
+    } else if (digits > 18) {
+        return -1;
+    }
+    if (digits == 0) return -1;
+    if (!BLANK(*p) && *p != '\n') return -1;
+    *at = p;
+    if (!(keep || (nonzero && big))) {
+        *zero = !nonzero;
+        return 0;
+    }
+    size_t len = (size_t)(p - start);
+    if (len >= TOKEN) return -1;
+    char token[TOKEN], *end;
+    memcpy(token, start, len);
+    token[len] = 0;
+    errno = 0;
+    if (s->kind == REAL) {
+        double v = strtod(token, &end);
+        if (errno == ERANGE || end != token + len) return -1;
+        *zero = v == 0;
+        if (keep) ((double *)s->sample)[s->samples++] = v;
+    } else {
+        long long v = strtoll(token, &end, 10);
+        if (errno == ERANGE || end != token + len) return -1;
+        *zero = v == 0;
+        if (keep) ((int64_t *)s->sample)[s->samples++] = (int64_t)v;
+    }
+    return 0;
+}
+
+/* The whole lines of buf[0, n) (the last byte is a newline): 0, or -1 to give up.
+ * The loop keeps its state in locals: extensions build with -fno-strict-aliasing, so a
+ * store through an index array would otherwise reload every field of `s`. */
+static int scan_lines(Scan *s, const char *buf, size_t n) {
+    const char *p = buf, *stop = buf + n;
+    const int kind = s->kind, wide = s->wide;
+    const int64_t rows = s->rows, cols = s->cols;
+    int32_t *row32 = s->row, *col32 = s->col;
+    int64_t *row64 = s->row, *col64 = s->col;
+    Py_ssize_t next = s->next, zeros = s->zeros, capacity = s->capacity;
+    /* entries until the next sampled one */
+    Py_ssize_t until = (s->step - next % s->step) % s->step;
+    int status = 0;
+    while (p < stop) {
+        while (BLANK(*p)) p++;
+        int64_t r = index_of(&p, rows);
+        if (r < 0 || !BLANK(*p)) goto give_up;
+        while (BLANK(*p)) p++;
+        int64_t c = index_of(&p, cols);
+        if (c < 0 || next >= capacity) goto give_up;
+        if (kind != PATTERN) {
+            if (!BLANK(*p)) goto give_up;
+            while (BLANK(*p)) p++;
+            int zero = 0;
+            if (value_of(s, &p, until == 0, &zero)) goto give_up;
+            until = until ? until - 1 : s->step - 1;
+            zeros += zero;
+        }
+        while (BLANK(*p)) p++;
+        if (*p != '\n') goto give_up;
+        p++;
+        if (wide) {
+            row64[next] = r;
+            col64[next] = c;
+        } else {
+            row32[next] = (int32_t)r;
+            col32[next] = (int32_t)c;
+        }
+        next++;
+    }
+    goto done;
+give_up:
+    status = -1;
+done:
+    s->next = next;
+    s->zeros = zeros;
+    return status;
+}
+
+/* Reads bytes [start, end) of the file in whole lines: the range's line count, GIVE_UP or
+ * IO_ERROR. The range must end just after a newline. */
+static Py_ssize_t scan_range(Scan *s, const char *path, int64_t start, int64_t end) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return IO_ERROR;
+    char *buf = calloc(BLOCK + 16, 1); /* a newline guard and padding for load8 */
+    Py_ssize_t first = s->next, result = GIVE_UP;
+    if (!buf || SEEK(f, start) != 0) {
+        result = IO_ERROR;
+        goto done;
+    }
+    size_t held = 0;
+    int64_t left = end - start;
+    while (left > 0) {
+        size_t want = BLOCK - held;
+        if ((int64_t)want > left) want = (size_t)left;
+        size_t got = fread(buf + held, 1, want, f);
+        if (got == 0) goto done; /* the file shrank */
+        left -= (int64_t)got;
+        held += got;
+        size_t whole = held;
+        while (whole > 0 && buf[whole - 1] != '\n') whole--;
+        if (whole == 0) goto done; /* a line longer than the buffer, or no newline */
+        buf[held] = '\n';          /* a guard: no token runs past the held bytes */
+        if (scan_lines(s, buf, whole)) goto done;
+        memmove(buf, buf + whole, held - whole);
+        held -= whole;
+    }
+    if (held == 0) result = s->next - first;
+done:
+    if (ferror(f)) result = IO_ERROR;
+    fclose(f);
+    free(buf);
+    return result;
+}
+
+typedef struct {
+    Py_buffer view;
+    int held;
+} Buf;
+
+static void release(Buf *b, int n) {
+    for (int k = 0; k < n; k++)
+        if (b[k].held) PyBuffer_Release(&b[k].view);
+}
+
+static int get(PyObject *obj, Buf *b, Py_ssize_t size, const char *what) {
+    if (PyObject_GetBuffer(obj, &b->view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE)
+        < 0)
+        return -1;
+    b->held = 1;
+    if ((size && b->view.itemsize != size) ||
+        (!size && b->view.itemsize != 4 && b->view.itemsize != 8)) {
+        PyErr_Format(PyExc_TypeError, "%s: unexpected item size %zd", what, b->view.itemsize);
+        return -1;
+    }
+    return 0;
+}
+
+/* scan(path, start, end, kind, rows, cols, row, col, first, step, sample)
+ *   -> (lines, zeros, samples); lines is -1 to give up, -2 on a read error */
+static PyObject *scan(PyObject *self, PyObject *args) {
+    PyObject *path_obj, *o[3];
+    long long start, end, rows, cols;
+    Py_ssize_t first, step;
+    int kind;
+    Buf b[3] = {{{0}}};
+    if (!PyArg_ParseTuple(args, "O&LLiLLOOnnO", PyUnicode_FSConverter, &path_obj, &start,
+                          &end, &kind, &rows, &cols, &o[0], &o[1], &first, &step, &o[2]))
+        return NULL;
+    if (get(o[0], &b[0], 0, "row") || get(o[1], &b[1], b[0].view.itemsize, "col") ||
+        get(o[2], &b[2], 8, "sample")) {
+        release(b, 3);
+        Py_DECREF(path_obj);
+        return NULL;
+    }
+    Py_ssize_t n = b[0].view.len / b[0].view.itemsize;
+    if (b[1].view.len != b[0].view.len || step < 1 || first < 0 || first > n ||
+        kind < PATTERN || kind > INTEGER || start < 0 || end < start ||
+        b[2].view.len / 8 < (n + step - 1) / step) {
+        release(b, 3);
+        Py_DECREF(path_obj);
+        PyErr_SetString(PyExc_ValueError, "scan: inconsistent arguments");
+        return NULL;
+    }
+    Scan s = {kind, rows, cols, b[0].view.buf, b[1].view.buf, b[0].view.itemsize == 8, n,
+              first, step, b[2].view.buf, (first + step - 1) / step, 0};
+    Py_ssize_t lines;
+    const char *path = PyBytes_AS_STRING(path_obj);
+    Py_BEGIN_ALLOW_THREADS
+    lines = scan_range(&s, path, start, end);
+    Py_END_ALLOW_THREADS
+    release(b, 3);
+    Py_DECREF(path_obj);
+    return Py_BuildValue("(nnn)", lines, s.zeros, s.samples - (first + step - 1) / step);
+}
+
+/* count_lines(path, start, end) -> newlines in bytes [start, end), or -2 on a read error */
+static PyObject *count_lines(PyObject *self, PyObject *args) {
+    PyObject *path_obj;
+    long long start, end;
+    if (!PyArg_ParseTuple(args, "O&LL", PyUnicode_FSConverter, &path_obj, &start, &end))
+        return NULL;
+    Py_ssize_t lines = 0;
+    const char *path = PyBytes_AS_STRING(path_obj);
+    Py_BEGIN_ALLOW_THREADS
+    FILE *f = fopen(path, "rb");
+    char *buf = f ? malloc(BLOCK) : NULL;
+    if (!buf || SEEK(f, start) != 0) {
+        lines = IO_ERROR;
+    } else {
+        int64_t left = end - start;
+        while (left > 0) {
+            size_t want = left < BLOCK ? (size_t)left : BLOCK;
+            size_t got = fread(buf, 1, want, f);
+            if (got == 0) break;
+            left -= (int64_t)got;
+            const char *p = buf, *stop = buf + got;
+            while ((p = memchr(p, '\n', (size_t)(stop - p))) != NULL) {
+                lines++;
+                p++;
+            }
+        }
+        if (left > 0 || ferror(f)) lines = IO_ERROR;
+    }
+    free(buf);
+    if (f) fclose(f);
+    Py_END_ALLOW_THREADS
+    Py_DECREF(path_obj);
+    return PyLong_FromSsize_t(lines);
+}
+
+static PyMethodDef methods[] = {
+    {"scan", scan, METH_VARARGS,
+     "scan(path, start, end, kind, rows, cols, row, col, first, step, sample) -> "
+     "(lines, zeros, samples)"},
+    {"count_lines", count_lines, METH_VARARGS,
+     "count_lines(path, start, end) -> newlines in the byte range"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_native", "The structure-only read of a coordinate body.", -1,
+    methods,
+};
+
+PyMODINIT_FUNC PyInit__native(void) {
+    PyObject *m = PyModule_Create(&module);
+    if (m && PyModule_AddIntConstant(m, "KERNEL_VERSION", SCAN_VERSION) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

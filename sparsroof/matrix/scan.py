@@ -1,0 +1,159 @@
+"""The structure-only read of a plain coordinate file: what an analysis needs, read at
+the speed of the bytes.
+
+A structure analysis needs every entry's coordinates, how many stored values are zero
+(the numeric nonzeros) and a strided sample of at most :data:`VALUE_SAMPLE` values (the
+value features), not every value as a double. :func:`read_structure` reads exactly that
+through the C pass of ``_native.c``: two threads read the two halves of the body side by
+side, each line checked against a strict grammar, no array of values made and the file
+read once (the parser's own read is preceded by a scan of the whole file for NUL bytes).
+
+The pass reads only the plain lines every writer of the format produces. On anything
+else it gives up and returns None, and the caller reads the file with the full parser,
+which reads it or refuses it with its message: a file that reads here reads there to the
+same coordinates, zero count and sample (a test compares the two on every file of
+``data/``, the corpus and mutated lines).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from dataclasses import dataclass
+from functools import lru_cache
+from types import ModuleType
+
+import numpy as np
+
+from ..arrays import compiled
+from .limits import INDEX32_MAX
+from .mmheader import MMHeader
+
+__all__ = ["VALUE_SAMPLE", "ValueSummary", "read_structure", "sample_step"]
+
+#: most values a strided sample of a matrix's values holds
+VALUE_SAMPLE = 1 << 16
+_VERSION = 1
+_KINDS = {"pattern": 0, "real": 1, "integer": 2}
+#: below this many bytes of body one thread reads it all
+_SPLIT = 4 << 20
+#: the share of the body the calling thread reads: the other first counts its lines
+_FIRST_SHARE = 0.52
+
+
+@dataclass(frozen=True, eq=False)
+class ValueSummary:
+    """What the value features read of a matrix's values: how many are not zero and
+    every :func:`sample_step`-th value in file order."""
+
+    nonzeros: int
+    sample: np.ndarray
+
+
+def sample_step(entries: int) -> int:
+    """The stride of the value sample: every value up to :data:`VALUE_SAMPLE`, then
+    every n-th.
+
+    >>> sample_step(10), sample_step(200_000)
+    (1, 3)
+    """
+    return max(1, entries // VALUE_SAMPLE)
+
+
+@lru_cache(maxsize=1)
+def native() -> ModuleType | None:
+    """The C pass, or None where it is not built (or stale, or ``SPARSROOF_NO_NATIVE``)."""
+    return compiled(f"{__package__}._native", _VERSION)
+
+
+def read_structure(path: str, mm: MMHeader
+                   ) -> tuple[np.ndarray, np.ndarray, ValueSummary | None] | None:
+    """(row, col, value summary) of the plain coordinate file ``path``, whose header
+    :func:`~.mmheader.read_mm_header` read as ``mm``; the summary is None for a pattern
+    file. None where the C pass is missing or the file holds anything but plain lines."""
+    k = native()
+    if k is None or mm.format != "coordinate" or mm.field not in _KINDS or not mm.canonical:
+        return None
+    if mm.symmetry != "general" and mm.field != "pattern":
+        return None  # the sample would reach into the mirrored half: read in full
+    n = mm.entries
+    itype = np.int64 if max(mm.rows, mm.cols) > INDEX32_MAX else np.int32
+    row, col = np.empty(n, itype), np.empty(n, itype)
+    step = sample_step(n)
+    sample = np.empty(-(-n // step), np.int64 if mm.field == "integer" else np.float64)
+    kind = _KINDS[mm.field]
+    try:
+        end = os.path.getsize(path)
+    except OSError:
+        return None
+    start = mm.head_bytes
+    if not _plain_head(path, start):
+        return None
+    middle = _split(path, start, end)
+
+    def part(lo: int, hi: int, first: int) -> tuple[int, int, int]:
+        return k.scan(path, lo, hi, kind, mm.rows, mm.cols, row, col, first, step, sample)
+
+    if middle is None:
+        lines, zeros, _ = part(start, end, 0)
+        if lines != n:
+            return None
+    else:
+        second: list[tuple[int, int, int]] = []
+
+        def later() -> None:
+            before = k.count_lines(path, start, middle)
+            if 0 <= before <= n:
+                second.append((before, *part(middle, end, before)))
+
+        helper = threading.Thread(target=later, name="sparsroof-scan", daemon=True)
+        helper.start()
+        lines, zeros, _ = part(start, middle, 0)
+        helper.join()
+        if not second:
+            return None
+        before, more, more_zeros, _ = second[0]
+        if lines != before or more < 0 or lines + more != n:
+            return None
+        zeros += more_zeros
+    if mm.field == "pattern":
+        return (row, col, None) if mm.symmetry == "general" else (*_mirrored(row, col), None)
+    return row, col, ValueSummary(n - zeros, sample)
+
+
+def _mirrored(row: np.ndarray, col: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The full pattern of a symmetric file's triangle, as the full parser expands it:
+    the file's entries, then each off-diagonal entry mirrored, in file order."""
+    off = np.flatnonzero(row != col)
+    return np.concatenate((row, col[off])), np.concatenate((col, row[off]))
+
+
+def _plain_head(path: str, size: int) -> bool:
+    """Whether the first ``size`` bytes of ``path`` are a header every reader reads alike:
+    the banner and comment lines, each starting with ``%``, then a size line of three
+    numbers; no CR and no NUL byte."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(size)
+    except OSError:
+        return False
+    lines = head.split(b"\n")
+    return (len(head) == size and b"\r" not in head and b"\0" not in head
+            and lines[-1] == b"" and all(line.startswith(b"%") for line in lines[:-2])
+            and re.fullmatch(rb"[0-9]+[ \t]+[0-9]+[ \t]+[0-9]+", lines[-2]) is not None)
+
+
+def _split(path: str, start: int, end: int) -> int | None:
+    """The byte just after the first newline past the calling thread's share of the
+    body, or None for a body read by one thread."""
+    if end - start < _SPLIT:
+        return None
+    at = start + int((end - start) * _FIRST_SHARE)
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(at)
+            found = handle.read(1 << 16).find(b"\n")
+    except OSError:
+        return None
+    return at + found + 1 if found >= 0 and at + found + 1 < end else None

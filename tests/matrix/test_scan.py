@@ -1,0 +1,158 @@
+"""The structure-only read (``load(path, values=False)``) against the full parser: a file
+it reads gives the same coordinates, numeric nonzeros and value sample; a file it does not
+read goes to the full parser, which reads it or refuses it with the same message."""
+
+from __future__ import annotations
+
+import random
+import tempfile
+from dataclasses import asdict
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sparsroof.errors import SparsroofError
+from sparsroof.matrix import scan
+from sparsroof.matrix.mtx import Matrix, _mm_header, load
+from sparsroof.structure.features import measure
+
+from ..conftest import CORPUS, ROOT, require_native
+from ..mutate import GENERATED, MUTATIONS, corpus_seeds, write_case
+
+MAX_MEMORY = 256 << 20
+_BANNER = "%%MatrixMarket matrix coordinate {} general\n"
+
+
+@pytest.fixture(autouse=True)
+def _built() -> None:
+    require_native(scan.native(), "sparsroof.matrix._native")
+
+
+@pytest.fixture(params=["one thread", "two threads"])
+def split(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Small files are read by one thread; 'two threads' splits every body in two."""
+    if request.param == "two threads":
+        monkeypatch.setattr(scan, "_SPLIT", 16)
+    return request.param
+
+
+def _outcome(path: Path, values: bool) -> Matrix | str:
+    try:
+        return load(path, max_memory=MAX_MEMORY, values=values)
+    except SparsroofError as err:
+        return str(err)
+
+
+def assert_same(path: Path) -> bool:
+    """Both loads of ``path`` agree; True where the structure-only read took it."""
+    full, fast = _outcome(path, True), _outcome(path, False)
+    if isinstance(full, str) or isinstance(fast, str):
+        assert fast == full
+        return False
+    assert np.array_equal(fast.row, full.row) and fast.row.dtype == full.row.dtype
+    assert np.array_equal(fast.col, full.col) and fast.col.dtype == full.col.dtype
+    assert fast.numeric_nonzeros == full.numeric_nonzeros
+    a, b = fast.value_sample(), full.value_sample()
+    assert (a is None) == (b is None)
+    if a is not None:
+        assert a.dtype == b.dtype and np.array_equal(a, b, equal_nan=True)
+    return fast.summary is not None or (fast.values is None and full.values is None)
+
+
+def _plain_files() -> list[Path]:
+    return sorted([*ROOT.glob("data/*.mtx"), *CORPUS.glob("*.mtx")])
+
+
+def test_every_data_and_corpus_file_reads_the_same(split: str) -> None:
+    taken = [p.name for p in _plain_files() if assert_same(p)]
+    # the fast read is not a test that passes by always giving up
+    assert {"lap2d_64.mtx", "random_1000.mtx", "bayer10.mtx", "karate.mtx",
+            "west0479.mtx"} <= set(taken)
+    assert len(taken) >= 20
+
+
+def test_a_large_file_in_two_halves_measures_the_same(tmp_path: Path) -> None:
+    rng = np.random.default_rng(3)
+    n = 400_000  # above the split size and the sample's stride 1
+    rows, cols = rng.integers(1, 5001, n), rng.integers(1, 3001, n)
+    values = rng.standard_normal(n).round(3)
+    values[::7] = 0
+    body = "".join(f"{r} {c} {v!r}\n" for r, c, v in zip(rows.tolist(), cols.tolist(),
+                                                          values.tolist(), strict=True))
+    path = tmp_path / "big.mtx"
+    path.write_text(_BANNER.format("real") + f"5000 3000 {n}\n" + body)
+    assert path.stat().st_size > scan._SPLIT
+    assert assert_same(path)
+    assert asdict(measure(load(path, values=False))) == asdict(measure(load(path)))
+
+
+LINES = {
+    # read by the structure-only pass
+    "plain": "1 1 1.5\n", "tabs": "1\t1\t1.5\n", "trailing blanks": "1 1 1.5 \t\n",
+    "exponent": "1 1 -2.5E-03\n", "integer-looking": "1 1 7\n", "zero": "1 1 -0.000e+00\n",
+    "tiny": "1 1 1e-300\n", "long mantissa": "1 1 0." + "0" * 45 + "1\n",
+    "leading blanks": "   1  1   1.5\n", "bare point": "1 1 -.5\n", "trailing point": "1 1 5.\n",
+    # given up on: the full parser decides
+    "plus": "1 1 +1.5\n", "point alone": "1 1 .\n", "point exponent": "1 1 .e5\n",
+    "inf": "1 1 inf\n", "nan": "1 1 nan\n", "overflow": "1 1 1e400\n",
+    "underflow": "1 1 1e-400\n", "subnormal": "1 1 4.9e-324\n", "fortran": "1 1 1.5d0\n",
+    "crlf": "1 1 1.5\r\n", "blank line": "\n1 1 1.5\n", "comment": "% note\n1 1 1.5\n",
+    "no value": "1 1\n", "extra token": "1 1 1.5 2\n", "index zero": "0 1 1.5\n",
+    "index too big": "3 1 1.5\n", "huge index": "1" * 20 + " 1 1.5\n",
+    "no newline": "1 1 1.5", "nul": "1 1 1.5\0\n", "two entries": "1 1 1\n2 2 2\n",
+}
+
+
+@pytest.mark.parametrize("line", sorted(LINES))
+def test_a_line_is_read_the_same_or_given_up(line: str, split: str, tmp_path: Path) -> None:
+    path = tmp_path / "one.mtx"
+    path.write_bytes((_BANNER.format("real") + "2 2 1\n2 2 4\n" + LINES[line]).encode())
+    # the size line says 1 entry; one line more makes it 2
+    text = path.read_bytes().replace(b"2 2 1\n2 2 4\n", b"2 2 2\n2 2 4\n")
+    path.write_bytes(text)
+    assert_same(path)
+
+
+@pytest.mark.parametrize("field,line", [("integer", "1 2 -7\n"), ("integer", "1 2 1.5\n"),
+                                        ("integer", "1 2 " + "9" * 19 + "\n"),
+                                        ("pattern", "1 2\n"), ("pattern", "1 2 3\n")])
+def test_integer_and_pattern_lines(field: str, line: str, split: str, tmp_path: Path) -> None:
+    path = tmp_path / "one.mtx"
+    path.write_text(_BANNER.format(field) + "2 2 2\n" + line
+                    + ("2 1\n" if field == "pattern" else "2 1 0\n"))
+    assert_same(path)
+
+
+_FUZZ = settings(max_examples=150, deadline=None, database=None,
+                 suppress_health_check=[HealthCheck.too_slow,
+                                        HealthCheck.function_scoped_fixture])
+_SEEDS = {**{k: v for k, v in GENERATED.items() if k.endswith(".mtx")}, **corpus_seeds()}
+_steps = st.lists(st.tuples(st.sampled_from(MUTATIONS), st.integers(0, 2**32 - 1)),
+                  min_size=1, max_size=3)
+
+
+@_FUZZ
+@given(name=st.sampled_from(sorted(_SEEDS)), steps=_steps)
+def test_mutated_files_read_the_same(name: str, steps: list, split: str) -> None:
+    data = _SEEDS[name]
+    for mutation, seed in steps:
+        data = mutation(random.Random(seed), data)
+    with tempfile.TemporaryDirectory() as folder:
+        assert_same(write_case(Path(folder) / name, data, random.Random(len(steps))))
+
+
+HEADS = {
+    "comments": "% one\n%\n% three\n2 2 1\n", "blank line": "\n2 2 1\n",
+    "blank-looking CR line": "\r\n2 2 1\n", "CR comment": "% note\r\n2 2 1\n",
+    "spaced size line": "  2  2  1  \n", "tabbed size line": "2\t2\t1\n",
+}
+
+
+@pytest.mark.parametrize("head", sorted(HEADS))
+def test_a_header_is_read_the_same_or_given_up(head: str, tmp_path: Path) -> None:
+    path = tmp_path / "head.mtx"
+    path.write_text(_BANNER.format("real") + HEADS[head] + "2 1 3.5\n", newline="")
+    assert_same(path)
