@@ -64,7 +64,7 @@ def command(matrix: str, hw: str, calibration_file: str | None, max_block: int |
     spec = load_spec(hw)
     spec, cal = load_calibrated(spec, calibration_file)
     warn_flagged(cal, calibration_file)
-    found = measured(matrix, cache=cache, need_matrix=True)
+    found = measured(matrix, cache=cache, need_matrix=True, need_values=run)
     m, s = found.matrix, found.structure
     assert m is not None
     if ordering:

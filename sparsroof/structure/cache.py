@@ -252,7 +252,8 @@ def _reader() -> ModuleType:
 
 
 def measured(matrix: MatrixLike, pattern: bool = True, *, cache: bool = True,
-             need_matrix: bool = False, max_memory: float | None = None) -> Measured:
+             need_matrix: bool = False, need_values: bool = False,
+             max_memory: float | None = None) -> Measured:
     """The structure of ``matrix`` (a path, scipy matrix, array or :class:`Matrix`).
 
     A file's structure comes from the cache where it holds one for this content, code and
@@ -260,9 +261,10 @@ def measured(matrix: MatrixLike, pattern: bool = True, *, cache: bool = True,
     is loaded and measured and the structure stored. ``cache`` False neither reads nor
     writes the cache. Only a regular file is fingerprinted (a pipe is read once, by the
     loader, which refuses it); ``max_memory`` goes to :func:`sparsroof.matrix.mtx.load`.
+    A file is read without its values (``load(values=False)``: the structure measures
+    the same) unless ``need_values`` asks for them, to run kernels on the matrix.
     """
-    # a matrix not kept is read without its values where the file allows
-    values = need_matrix
+    values = need_values
     if isinstance(matrix, (str, os.PathLike)) and (not cache or not Path(matrix).is_file()):
         m = _reader().load(os.fspath(matrix), max_memory=max_memory, values=values)
         return Measured(m.name, m.path, m.header, measure(m, pattern=pattern), m)
@@ -277,7 +279,8 @@ def measured(matrix: MatrixLike, pattern: bool = True, *, cache: bool = True,
         key = {"code": _code(), "content": found[0], "size": found[1], "pattern": pattern}
         hit = _get(root, key)
         if hit is not None:
-            kept = _reader().load(path, max_memory=max_memory) if need_matrix else None
+            kept = (_reader().load(path, max_memory=max_memory, values=values)
+                    if need_matrix or need_values else None)
             return Measured(name_of(Path(path)), path, replace(hit[0], path=path), hit[1], kept)
     m = _reader().load(path, max_memory=max_memory, values=values)
     s = measure(m, pattern=pattern)
