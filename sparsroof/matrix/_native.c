@@ -29,7 +29,7 @@
 #include <string.h>
 
 /* bumped whenever the pass changes: the Python side refuses a stale build */
-#define SCAN_VERSION 1
+#define SCAN_VERSION 2
 
 #define BLOCK (1 << 18)
 /* longest value token converted by strtod/strtoll */
@@ -61,6 +61,7 @@ typedef struct {
     void *sample;        /* double or int64 (integer files) */
     Py_ssize_t samples;
     Py_ssize_t zeros;
+    Py_ssize_t diagonal_zeros; /* zeros on the main diagonal */
 } Scan;
 
 /* Eight bytes at p, as one word (the buffer holds 8 bytes of padding past its data). */
@@ -199,6 +200,7 @@ static int scan_lines(Scan *s, const char *buf, size_t n) {
     int32_t *row32 = s->row, *col32 = s->col;
     int64_t *row64 = s->row, *col64 = s->col;
     Py_ssize_t next = s->next, zeros = s->zeros, capacity = s->capacity;
+    Py_ssize_t diagonal_zeros = s->diagonal_zeros;
     /* entries until the next sampled one */
     Py_ssize_t until = (s->step - next % s->step) % s->step;
     int status = 0;
@@ -216,6 +218,7 @@ static int scan_lines(Scan *s, const char *buf, size_t n) {
             if (value_of(s, &p, until == 0, &zero)) goto give_up;
             until = until ? until - 1 : s->step - 1;
             zeros += zero;
+            diagonal_zeros += zero & (r == c);
         }
         while (BLANK(*p)) p++;
         if (*p != '\n') goto give_up;
@@ -235,6 +238,7 @@ give_up:
 done:
     s->next = next;
     s->zeros = zeros;
+    s->diagonal_zeros = diagonal_zeros;
     return status;
 }
 
@@ -298,7 +302,8 @@ static int get(PyObject *obj, Buf *b, Py_ssize_t size, const char *what) {
 }
 
 /* scan(path, start, end, kind, rows, cols, row, col, first, step, sample)
- *   -> (lines, zeros, samples); lines is -1 to give up, -2 on a read error */
+ *   -> (lines, zeros, diagonal zeros, samples); lines is -1 to give up, -2 on a read
+ * error */
 static PyObject *scan(PyObject *self, PyObject *args) {
     PyObject *path_obj, *o[3];
     long long start, end, rows, cols;
@@ -324,7 +329,7 @@ static PyObject *scan(PyObject *self, PyObject *args) {
         return NULL;
     }
     Scan s = {kind, rows, cols, b[0].view.buf, b[1].view.buf, b[0].view.itemsize == 8, n,
-              first, step, b[2].view.buf, (first + step - 1) / step, 0};
+              first, step, b[2].view.buf, (first + step - 1) / step, 0, 0};
     Py_ssize_t lines;
     const char *path = PyBytes_AS_STRING(path_obj);
     Py_BEGIN_ALLOW_THREADS
@@ -332,7 +337,8 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     Py_END_ALLOW_THREADS
     release(b, 3);
     Py_DECREF(path_obj);
-    return Py_BuildValue("(nnn)", lines, s.zeros, s.samples - (first + step - 1) / step);
+    return Py_BuildValue("(nnnn)", lines, s.zeros, s.diagonal_zeros,
+                         s.samples - (first + step - 1) / step);
 }
 
 /* count_lines(path, start, end) -> newlines in bytes [start, end), or -2 on a read error */
@@ -370,10 +376,101 @@ static PyObject *count_lines(PyObject *self, PyObject *args) {
     return PyLong_FromSsize_t(lines);
 }
 
+/* The value of every wanted line of bytes [start, end): wanted holds 0-based line
+ * numbers, rising; out gets their values. Returns how many were read (fewer, or -1,
+ * where the file no longer holds the lines the scan read: the caller gives up). */
+static Py_ssize_t pick_range(Scan *s, const char *path, int64_t start, int64_t end,
+                             const int64_t *wanted, Py_ssize_t count) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return -1;
+    char *buf = calloc(BLOCK + 16, 1);
+    Py_ssize_t done = 0;
+    int64_t line = 0;
+    if (!buf || SEEK(f, start) != 0) goto out;
+    size_t held = 0;
+    int64_t left = end - start;
+    while (left > 0 && done < count) {
+        size_t want = BLOCK - held;
+        if ((int64_t)want > left) want = (size_t)left;
+        size_t got = fread(buf + held, 1, want, f);
+        if (got == 0) break;
+        left -= (int64_t)got;
+        held += got;
+        size_t whole = held;
+        while (whole > 0 && buf[whole - 1] != '\n') whole--;
+        if (whole == 0) break;
+        buf[held] = '\n';
+        const char *p = buf, *stop = buf + whole;
+        while (p < stop && done < count) {
+            if (line == wanted[done]) {
+                const char *q = p;
+                while (BLANK(*q)) q++;
+                for (int k = 0; k < 2; k++) { /* the two indices */
+                    while (DIGIT(*q)) q++;
+                    while (BLANK(*q)) q++;
+                }
+                int zero;
+                if (value_of(s, &q, 1, &zero)) goto out;
+                done++;
+            }
+            const char *nl = memchr(p, '\n', (size_t)(stop - p));
+            p = nl + 1;
+            line++;
+        }
+        memmove(buf, buf + whole, held - whole);
+        held -= whole;
+    }
+out:
+    fclose(f);
+    free(buf);
+    return done;
+}
+
+static PyObject *pick(PyObject *self, PyObject *args) {
+    PyObject *path_obj, *o[2];
+    long long start, end;
+    int kind;
+    Buf b[2] = {{{0}}};
+    if (!PyArg_ParseTuple(args, "O&LLiOO", PyUnicode_FSConverter, &path_obj, &start, &end,
+                          &kind, &o[0], &o[1]))
+        return NULL;
+    if (get(o[0], &b[0], 8, "wanted") || get(o[1], &b[1], 8, "out")) {
+        release(b, 2);
+        Py_DECREF(path_obj);
+        return NULL;
+    }
+    Py_ssize_t count = b[0].view.len / 8;
+    if (b[1].view.len / 8 < count || (kind != REAL && kind != INTEGER)) {
+        release(b, 2);
+        Py_DECREF(path_obj);
+        PyErr_SetString(PyExc_ValueError, "pick: inconsistent arguments");
+        return NULL;
+    }
+    const int64_t *wanted = b[0].view.buf;
+    for (Py_ssize_t i = 1; i < count; i++)
+        if (wanted[i] <= wanted[i - 1]) {
+            release(b, 2);
+            Py_DECREF(path_obj);
+            PyErr_SetString(PyExc_ValueError, "pick: the wanted lines must rise");
+            return NULL;
+        }
+    Scan s = {kind, 0, 0, NULL, NULL, 0, 0, 0, 1, b[1].view.buf, 0, 0, 0};
+    Py_ssize_t done;
+    const char *path = PyBytes_AS_STRING(path_obj);
+    Py_BEGIN_ALLOW_THREADS
+    done = pick_range(&s, path, start, end, wanted, count);
+    Py_END_ALLOW_THREADS
+    release(b, 2);
+    Py_DECREF(path_obj);
+    return PyLong_FromSsize_t(done);
+}
+
 static PyMethodDef methods[] = {
     {"scan", scan, METH_VARARGS,
      "scan(path, start, end, kind, rows, cols, row, col, first, step, sample) -> "
-     "(lines, zeros, samples)"},
+     "(lines, zeros, diagonal zeros, samples)"},
+    {"pick", pick, METH_VARARGS,
+     "pick(path, start, end, kind, wanted, out) -> values read (the values of lines wanted)"},
     {"count_lines", count_lines, METH_VARARGS,
      "count_lines(path, start, end) -> newlines in the byte range"},
     {NULL, NULL, 0, NULL},

@@ -34,7 +34,7 @@ __all__ = ["VALUE_SAMPLE", "ValueSummary", "read_structure", "sample_step"]
 
 #: most values a strided sample of a matrix's values holds
 VALUE_SAMPLE = 1 << 16
-_VERSION = 1
+_VERSION = 2
 _KINDS = {"pattern": 0, "real": 1, "integer": 2}
 #: below this many bytes of body one thread reads it all
 _SPLIT = 4 << 20
@@ -75,13 +75,14 @@ def read_structure(path: str, mm: MMHeader
     k = native()
     if k is None or mm.format != "coordinate" or mm.field not in _KINDS or not mm.canonical:
         return None
-    if mm.symmetry != "general" and mm.field != "pattern":
-        return None  # the sample would reach into the mirrored half: read in full
     n = mm.entries
     itype = np.int64 if max(mm.rows, mm.cols) > INDEX32_MAX else np.int32
     row, col = np.empty(n, itype), np.empty(n, itype)
-    step = sample_step(n)
-    sample = np.empty(-(-n // step), np.int64 if mm.field == "integer" else np.float64)
+    mirrored = mm.symmetry != "general"
+    # a symmetric file's sample reaches into the mirrored entries: it is read afterwards
+    step = n + 1 if mirrored else sample_step(n)
+    vtype = np.int64 if mm.field == "integer" else np.float64
+    sample = np.empty(-(-n // step), vtype)
     kind = _KINDS[mm.field]
     try:
         end = os.path.getsize(path)
@@ -92,15 +93,15 @@ def read_structure(path: str, mm: MMHeader
         return None
     middle = _split(path, start, end)
 
-    def part(lo: int, hi: int, first: int) -> tuple[int, int, int]:
+    def part(lo: int, hi: int, first: int) -> tuple[int, int, int, int]:
         return k.scan(path, lo, hi, kind, mm.rows, mm.cols, row, col, first, step, sample)
 
     if middle is None:
-        lines, zeros, _ = part(start, end, 0)
+        lines, zeros, diagonal, _ = part(start, end, 0)
         if lines != n:
             return None
     else:
-        second: list[tuple[int, int, int]] = []
+        second: list[tuple[int, int, int, int, int]] = []
 
         def later() -> None:
             before = k.count_lines(path, start, middle)
@@ -109,24 +110,45 @@ def read_structure(path: str, mm: MMHeader
 
         helper = threading.Thread(target=later, name="sparsroof-scan", daemon=True)
         helper.start()
-        lines, zeros, _ = part(start, middle, 0)
+        lines, zeros, diagonal, _ = part(start, middle, 0)
         helper.join()
         if not second:
             return None
-        before, more, more_zeros, _ = second[0]
+        before, more, more_zeros, more_diagonal, _ = second[0]
         if lines != before or more < 0 or lines + more != n:
             return None
-        zeros += more_zeros
-    if mm.field == "pattern":
-        return (row, col, None) if mm.symmetry == "general" else (*_mirrored(row, col), None)
-    return row, col, ValueSummary(n - zeros, sample)
-
-
-def _mirrored(row: np.ndarray, col: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The full pattern of a symmetric file's triangle, as the full parser expands it:
-    the file's entries, then each off-diagonal entry mirrored, in file order."""
+        zeros, diagonal = zeros + more_zeros, diagonal + more_diagonal
+    if not mirrored:
+        return row, col, None if mm.field == "pattern" else ValueSummary(n - zeros, sample)
     off = np.flatnonzero(row != col)
-    return np.concatenate((row, col[off])), np.concatenate((col, row[off]))
+    full_row, full_col = np.concatenate((row, col[off])), np.concatenate((col, row[off]))
+    if mm.field == "pattern":
+        return full_row, full_col, None
+    taken = _mirrored_sample(k, path, start, end, kind, vtype, off, n,
+                             -1 if mm.symmetry == "skew-symmetric" else 1)
+    if taken is None:
+        return None
+    # a mirrored entry is zero where its file entry is (an off-diagonal one)
+    nonzeros = (n - zeros) + (off.size - (zeros - diagonal))
+    return full_row, full_col, ValueSummary(nonzeros, taken)
+
+
+def _mirrored_sample(k: ModuleType, path: str, start: int, end: int, kind: int,
+                     vtype: type, off: np.ndarray, n: int, sign: int) -> np.ndarray | None:
+    """The value sample of a symmetric file expanded as the full parser expands it (the
+    file's values, then each off-diagonal one mirrored, negated where skew-symmetric):
+    the values of the lines it takes, read in a second pass over the body."""
+    total = n + off.size
+    at = np.arange(0, total, sample_step(total))
+    lines = np.concatenate((at[at < n], off[at[at >= n] - n]))
+    wanted = np.unique(lines)
+    values = np.empty(wanted.size, vtype)
+    if k.pick(path, start, end, kind, wanted, values) != wanted.size:
+        return None
+    taken = values[np.searchsorted(wanted, lines)]
+    if sign < 0:
+        taken[np.count_nonzero(at < n):] *= -1
+    return taken
 
 
 def _plain_head(path: str, size: int) -> bool:

@@ -74,17 +74,28 @@ def test_every_data_and_corpus_file_reads_the_same(split: str) -> None:
     assert len(taken) >= 20
 
 
-def test_a_large_file_in_two_halves_measures_the_same(tmp_path: Path) -> None:
+@pytest.mark.parametrize("field,symmetry", [("real", "general"), ("real", "symmetric"),
+                                            ("integer", "skew-symmetric"),
+                                            ("pattern", "symmetric")])
+def test_a_large_file_measures_the_same(field: str, symmetry: str, split: str,
+                                        tmp_path: Path) -> None:
     rng = np.random.default_rng(3)
-    n = 400_000  # above the split size and the sample's stride 1
-    rows, cols = rng.integers(1, 5001, n), rng.integers(1, 3001, n)
-    values = rng.standard_normal(n).round(3)
+    n = 300_000  # the value sample takes every 4th to 9th value
+    rows, cols = rng.integers(1, 5001, n), rng.integers(1, 5001, n)
+    if symmetry != "general":  # one triangle; a skew-symmetric one has no diagonal
+        rows, cols = np.maximum(rows, cols), np.minimum(rows, cols)
+        rows[rows == cols] += symmetry == "skew-symmetric"
+        rows = np.minimum(rows, 5000)
+        keep = rows > cols if symmetry == "skew-symmetric" else rows >= cols
+        rows, cols = rows[keep], cols[keep]
+    values = (rng.integers(-3, 4, rows.size) if field == "integer"
+              else rng.standard_normal(rows.size).round(3))
     values[::7] = 0
-    body = "".join(f"{r} {c} {v!r}\n" for r, c, v in zip(rows.tolist(), cols.tolist(),
-                                                          values.tolist(), strict=True))
+    words = [rows.tolist(), cols.tolist()] + ([] if field == "pattern" else [values.tolist()])
+    body = "".join(" ".join(map(repr, line)) + "\n" for line in zip(*words, strict=True))
     path = tmp_path / "big.mtx"
-    path.write_text(_BANNER.format("real") + f"5000 3000 {n}\n" + body)
-    assert path.stat().st_size > scan._SPLIT
+    path.write_text(f"%%MatrixMarket matrix coordinate {field} {symmetry}\n"
+                    f"5000 5000 {rows.size}\n" + body)
     assert assert_same(path)
     assert asdict(measure(load(path, values=False))) == asdict(measure(load(path)))
 
