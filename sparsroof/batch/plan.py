@@ -245,7 +245,7 @@ def _verdict(verdict: Any) -> tuple[str | None, dict[str, Any] | None]:
 def analyse_task(task: Task) -> MatrixResult:
     """Load the matrix, analyse it on every spec of ``task`` and flatten the rows."""
     start = time.perf_counter()
-    matrix = load_source(task.source, max_memory=task.max_memory)
+    matrix = load_source(task.source, max_memory=task.max_memory, values=False)
     first = analyze(matrix, task.specs[0], task.config)
     del matrix
     analyses = [first] + [

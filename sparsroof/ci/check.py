@@ -226,7 +226,7 @@ class _Matrices:
     def get(self, check: Check, path: str) -> Matrix:
         self.uses[path] -= 1
         try:
-            matrix = self.kept.pop(path) if path in self.kept else load(path)
+            matrix = self.kept.pop(path) if path in self.kept else load(path, values=False)
         except MatrixFileError as err:
             raise BudgetError(self.budget.path, str(err), check.name, "matrices") from None
         if self.uses[path] > 0:

@@ -164,7 +164,7 @@ class _Cache:
         """The matrix's summary and structure, with the pattern features where a format
         (DIA, BSR, N:M) needs them."""
         def make() -> tuple[MatrixInfo, Structure]:
-            m = load(path)
+            m = load(path, values=False)
             s = measure(m, pattern=pattern)
             return (MatrixInfo(m.name, m.path, m.rows, m.cols, s.stored_entries,
                                s.numeric_nonzeros, s.density, m.header.field,

@@ -275,11 +275,12 @@ def _read_member(source: Source, stream: IO[bytes], max_memory: float | None) ->
     return Matrix(source.name, source.label, header.rows, header.cols, row, col, values, header)
 
 
-def load_source(source: Source, *, max_memory: float | None = None) -> Matrix:
+def load_source(source: Source, *, max_memory: float | None = None, values: bool = True
+                ) -> Matrix:
     """Load ``source`` into a :class:`Matrix` (archive members straight from the stream),
     refusing it when its declared size needs more than the memory this process may use
-    (or ``max_memory`` bytes)."""
+    (or ``max_memory`` bytes); ``values`` as for :func:`~.mtx.load`."""
     if not source.member:
-        return load(source.path, max_memory=max_memory)
+        return load(source.path, max_memory=max_memory, values=values)
     with _member(source) as stream:
         return _read_member(source, stream, max_memory)

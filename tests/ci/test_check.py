@@ -445,7 +445,7 @@ def test_matrix_named_by_two_checks_is_loaded_once(tmp_path: Path,
 
     calls: list[str] = []
     real = budget_check.load
-    monkeypatch.setattr(budget_check, "load", lambda p: calls.append(p) or real(p))
+    monkeypatch.setattr(budget_check, "load", lambda p, **k: calls.append(p) or real(p, **k))
     text = one("max_sol_latency: 1 ms")
     path = budget_dir(tmp_path, text + text.split("checks:\n")[1].replace("tiny", "again"))
     report = run_checks(load_budget(path))
