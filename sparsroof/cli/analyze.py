@@ -10,6 +10,7 @@ from ..analysis import Analysis, Config, analyze_measured, measure_for
 from ..errors import MatrixFileError, OptionError
 from ..hardware.library import load_spec
 from ..plot import KINDS, plot_analyses
+from ..plot.style import import_ahead
 from ..report.analysis import not_computed, to_csv, to_json, to_ranks_table, to_table
 from ..report.reorder import to_reorder_table
 from .common import (
@@ -104,6 +105,8 @@ def command(matrices: tuple[str, ...], hw: tuple[str, ...], kernel: str, widths:
     limit = memory_limit(max_memory)
     specs = [load_spec(name) for name in hw]
     _check_plot(plot_path, plot_kind, ranks, len(specs))
+    if plot_path:
+        import_ahead()
     if calibration_file and len(specs) > 1:
         raise OptionError("--calibration describes one host: give --hw one spec")
     config = Config.from_options(

@@ -10,6 +10,7 @@ from ..errors import OptionError
 from ..matrix.mtx import Matrix, load
 from ..plot import figure_format, save, spy_figure
 from ..plot.spy import bandwidth
+from ..plot.style import import_ahead
 from .plot import DPI_OPTION, SIZE_OPTION, checked_figure, echo_written, size_of
 
 __all__ = ["command"]
@@ -36,6 +37,7 @@ def command(matrix: str, out: str | None, bins: int, block: int | None, band: st
       sparsroof spy data/lap2d_64.mtx -o lap.png --band auto
       sparsroof spy data/random_1000.mtx -o random.svg --grid 16
     """
+    import_ahead()
     m = load(matrix, values=False)  # a density image reads no values
     path = out or f"{m.name}-spy.png"
     figure_format(path)
