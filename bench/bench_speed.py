@@ -37,13 +37,21 @@ ROOT = OUT.parent.parent
 PY = sys.executable
 SPARSROOF = [PY, "-m", "sparsroof"]
 
-#: input name -> arguments of ``sparsroof generate`` (about 10M entries each)
+#: input name -> arguments of ``sparsroof generate`` (about 10M entries each, unless the
+#: name says another size: 10 entries per row at every size)
 INPUTS = {
     "random": ["random", "--rows", "1000000", "--cols", "1000000", "--nnz", "10000000",
                "--seed", "1"],
     "lap2d": ["stencil2d", "--n", "1415"],
     "powerlaw": ["powerlaw", "--n", "1000000", "--mean-degree", "10", "--seed", "1"],
+    **{f"random {n}M": ["random", "--rows", str(n * 100_000), "--cols", str(n * 100_000),
+                        "--nnz", str(n * 1_000_000), "--seed", "1"] for n in (1, 3, 30)},
 }
+#: input name -> (input, the key its entries are sorted by): the random input's entries
+#: in row order (as generated), in column order (the order of the SuiteSparse
+#: collection's files) and shuffled
+SORTED = {"random by row": ("random", "row"), "random by column": ("random", "col"),
+          "random shuffled": ("random", "shuffle")}
 
 
 def _generate(args: list[str], path: Path) -> None:
@@ -52,12 +60,29 @@ def _generate(args: list[str], path: Path) -> None:
 
 
 def matrix(name: str) -> str:
-    """The 10M-entry input ``name``, generated on first use."""
-    path = OUT / f"{name}_10m.mtx"
+    """The input ``name``, generated on first use."""
+    stem = name.replace(" ", "_") if name[-1] == "M" else f"{name.replace(' ', '_')}_10m"
+    path = OUT / f"{stem}.mtx"
     if not path.exists():
         OUT.mkdir(exist_ok=True)
-        _generate(INPUTS[name], path)
+        if name in SORTED:
+            source, key = SORTED[name]
+            _sort(matrix(source), key, path)
+        else:
+            _generate(INPUTS[name], path)
     return str(path)
+
+
+def _sort(source: str, key: str, path: Path) -> None:
+    """``source`` with its entries sorted by ``key`` (row or col, then the other index),
+    or shuffled (``key`` shuffle)."""
+    code = ("import sys, numpy as np, fast_matrix_market as f\n"
+            "(v, (i, j)), shape = f.read_coo(sys.argv[1])\n"
+            "k = sys.argv[2]\n"
+            "o = (np.random.default_rng(1).permutation(i.size) if k == 'shuffle' else\n"
+            "     np.lexsort((j, i) if k == 'row' else (i, j)))\n"
+            "f.write_coo(sys.argv[3], (v[o], (i[o], j[o])), shape=shape)\n")
+    subprocess.run([PY, "-c", code, source, key, str(path)], check=True, cwd=ROOT)
 
 
 def batch_folder() -> str:
@@ -216,6 +241,9 @@ def run_cpu(cmd: list[str]) -> tuple[float, float]:
 ROWS = [
     Row("analyze random 10M / bare load", _analyze("random"), lambda: bare_load(matrix("random")),
         "<= 1.3x"),
+    *(Row(f"analyze {name} / bare load", _analyze(name), lambda name=name: bare_load(matrix(name)),
+          "<= 1.3x") for name in ("random by column", "random shuffled", "random 1M",
+                                  "random 3M", "random 30M")),
     Row("analyze 2-D Laplacian 10M / bare load", _analyze("lap2d"),
         lambda: bare_load(matrix("lap2d")), "<= 1.3x"),
     Row("analyze power-law 10M / bare load", _analyze("powerlaw"),

@@ -11,6 +11,7 @@ that cost less than that start-up. The tests hold the routes to the same numbers
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from types import ModuleType
@@ -39,6 +40,8 @@ COUNT_ROUTES = ("compiled", "native", "numba", "numpy")
 _NATIVE_VERSION = 4
 #: below this many entries the native sweeps run one after the other, not on two threads
 _THREADED = 1 << 16
+#: entries from which the counting sort runs on two threads
+_THREADED_GROUPING = 1 << 20
 #: share of the entries whose group sweep runs on the second thread (the group sweep costs
 #: about twice the panel sweep, which runs with the symmetry sample and the rest of the
 #: group sweep on the calling thread)
@@ -90,16 +93,69 @@ def index_pair(row: np.ndarray, col: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return np.ascontiguousarray(row, dtype), np.ascontiguousarray(col, dtype)
 
 
+def _on_two_threads(call: Callable[..., Any], here: tuple[Any, ...],
+                    there: tuple[Any, ...]) -> tuple[Any, Any]:
+    """``call(*here)`` on this thread and ``call(*there)`` on another, side by side (the
+    C passes release the GIL): both results, or the first one's exception."""
+    found: list[Any] = []
+
+    def other() -> None:
+        try:
+            found.append((call(*there), None))
+        except Exception as err:  # raised again on the calling thread
+            found.append((None, err))
+
+    helper = threading.Thread(target=other, name="sparsroof-pass", daemon=True)
+    helper.start()
+    try:
+        mine = call(*here)
+    finally:
+        helper.join()
+    theirs, err = found[0]
+    if err is not None:
+        raise err
+    return mine, theirs
+
+
+def group_by_row(k: Any, row: np.ndarray, col: np.ndarray, rows: int, cols: int
+                 ) -> tuple[np.ndarray, np.ndarray, bool, bool]:
+    """(row pointers, the columns grouped by row in file order, whether the entries came
+    in row order, whether also in column order within each row): the stable counting
+    sort of the native passes, the caller's arrays untouched. Above
+    :data:`_THREADED_GROUPING` entries each half of the entries is counted and then
+    scattered on its own core: the second half's entries of a row go after the first
+    half's, as one pass would put them."""
+    if row.size < _THREADED_GROUPING:
+        indptr = np.zeros(rows + 1, np.int64)
+        in_order, sorted_rows = k.count_rows(row, col, cols, indptr)
+        grouped = col
+        if not in_order:
+            grouped = np.empty_like(col)
+            k.scatter_rows(row, col, indptr, grouped)
+        return indptr, grouped, bool(in_order), bool(sorted_rows)
+    h = row.size // 2
+    first, second = np.zeros(rows + 1, np.int64), np.zeros(rows + 1, np.int64)
+    (order1, sorted1), (order2, sorted2) = _on_two_threads(
+        k.count_rows, (row[:h], col[:h], cols, first), (row[h:], col[h:], cols, second))
+    indptr = first + second
+    in_order = bool(order1 and order2 and row[h] >= row[h - 1])
+    sorted_rows = in_order and bool(sorted1 and sorted2) and not (
+        row[h] == row[h - 1] and col[h] < col[h - 1])
+    grouped = col
+    if not in_order:
+        grouped = np.empty_like(col)
+        later = indptr.copy()  # where the second half's entries of each row start
+        later[:-1] += np.diff(first)
+        _on_two_threads(k.scatter_rows, (row[:h], col[:h], indptr, grouped),
+                        (row[h:], col[h:], later, grouped))
+    return indptr, grouped, in_order, sorted_rows
+
+
 def _grouped(k: Any, row: np.ndarray, col: np.ndarray, rows: int,
              cols: int) -> tuple[np.ndarray, np.ndarray]:
     """Row pointers and the columns grouped by row, each row sorted (never reordering the
     caller's array)."""
-    indptr = np.zeros(rows + 1, np.int64)
-    in_order, sorted_rows = k.count_rows(row, col, cols, indptr)
-    colidx = col
-    if not in_order:
-        colidx = np.empty_like(col)
-        k.scatter_rows(row, col, indptr, colidx)
+    indptr, colidx, _, sorted_rows = group_by_row(k, row, col, rows, cols)
     if not sorted_rows:
         colidx = col.copy() if colidx is col else colidx
         k.sort_rows(indptr, colidx)

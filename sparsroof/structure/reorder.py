@@ -71,19 +71,14 @@ def _pattern_csr(row: np.ndarray, col: np.ndarray, shape: tuple[int, int]) -> ob
     import numpy as np
     import scipy.sparse as sp
 
-    from .counts import SMALL, index_pair, native
+    from .counts import SMALL, group_by_row, index_pair, native
 
     rows = shape[0]
     built = native() if row.size > SMALL else None
     if built is not None:  # the native counting sort: stable, as numba's below, without
         # loading numba (about a second)
         row, col = index_pair(row, col)
-        indptr = np.zeros(rows + 1, np.int64)
-        in_order, _ = built.count_rows(row, col, shape[1], indptr)
-        indices = col
-        if not in_order:
-            indices = np.empty_like(col)
-            built.scatter_rows(row, col, indptr, indices)
+        indptr, indices, _, _ = group_by_row(built, row, col, rows, shape[1])
     elif row.size > SMALL:
         from . import _jit
 

@@ -99,3 +99,43 @@ def test_native_sort_orders_rows_short_and_long(dtype) -> None:  # type: ignore[
     expected = np.concatenate([np.sort(colidx[s:e]) for s, e in bounds])
     native().sort_rows(indptr, colidx)
     np.testing.assert_array_equal(colidx, expected)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5)), min_size=2, max_size=40),
+       st.sampled_from(["file", "by row", "by column"]))
+def test_the_counting_sort_on_two_threads_is_the_one_pass_sort(entries, order) -> None:  # type: ignore[no-untyped-def]
+    # the halves meet anywhere: inside a row, between rows, out of order at the seam only
+    from sparsroof.structure import counts as c
+
+    k = native()
+    require_native(k, "sparsroof.structure._native")
+    row, col = (np.array(a, np.int32) for a in zip(*entries, strict=True))
+    if order != "file":
+        keys = (col, row) if order == "by row" else (row, col)
+        o = np.lexsort(keys)
+        row, col = row[o], col[o]
+    one = c.group_by_row(k, row, col, 6, 6)
+    c._THREADED_GROUPING, kept = 2, c._THREADED_GROUPING
+    try:
+        two = c.group_by_row(k, row, col, 6, 6)
+    finally:
+        c._THREADED_GROUPING = kept
+    assert np.array_equal(one[0], two[0]) and np.array_equal(one[1], two[1])
+    assert one[2:] == two[2:]
+    # and both are the stable sort by row
+    o = np.argsort(row, kind="stable")
+    assert np.array_equal(one[1], col[o]) and one[2] == bool(np.all(np.diff(row) >= 0))
+
+
+def test_an_index_outside_the_matrix_is_refused_from_either_thread(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from sparsroof.structure import counts as c
+
+    k = native()
+    require_native(k, "sparsroof.structure._native")
+    monkeypatch.setattr(c, "_THREADED_GROUPING", 2)
+    for bad in (0, 3):  # in the first half, then in the second
+        row = np.array([1, 0, 1, 0], np.int32)
+        row[bad] = 9
+        with pytest.raises(ValueError, match="outside"):
+            c.group_by_row(k, row, np.zeros(4, np.int32), 2, 2)
