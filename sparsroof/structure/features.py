@@ -275,11 +275,27 @@ def sample_shares(sample: np.ndarray | None) -> tuple[float | None, float | None
     if sample is None or sample.size == 0:
         return None, None
     sample = np.abs(sample)
-    distinct = np.unique(sample).size / sample.size
+    distinct = _distinct(sample) / sample.size
     nonzero = sample[sample != 0]
     whole = float(np.count_nonzero(nonzero == np.round(nonzero))) / nonzero.size \
         if nonzero.size else 0.0
     return float(distinct), whole
+
+
+def _distinct(values: np.ndarray) -> int:
+    """How many distinct values ``values`` holds, NaN counted once (``np.unique``'s
+    count, without the import of numpy.ma that ``np.unique`` makes, 15-20 ms).
+
+    >>> import numpy as np
+    >>> _distinct(np.array([2.0, np.nan, 1.0, 2.0, np.nan])), _distinct(np.array([3, 3]))
+    (3, 1)
+    """
+    import numpy as np
+
+    ordered = np.sort(values)  # NaN last
+    nan = int(np.count_nonzero(np.isnan(ordered))) if ordered.dtype.kind in "fc" else 0
+    kept = ordered[: ordered.size - nan]
+    return int(kept.size > 0) + int(np.count_nonzero(kept[1:] != kept[:-1])) + int(nan > 0)
 
 
 def _halfwidth(rows: int, cols: int) -> int:
