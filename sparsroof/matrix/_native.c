@@ -29,7 +29,7 @@
 #include <string.h>
 
 /* bumped whenever the pass changes: the Python side refuses a stale build */
-#define SCAN_VERSION 2
+#define SCAN_VERSION 3
 
 #define BLOCK (1 << 18)
 /* longest value token converted by strtod/strtoll */
@@ -62,6 +62,9 @@ typedef struct {
     Py_ssize_t samples;
     Py_ssize_t zeros;
     Py_ssize_t diagonal_zeros; /* zeros on the main diagonal */
+    int64_t *counts;           /* entries per row, or NULL */
+    int64_t last_row, last_col;
+    int ordered, sorted;       /* rows never fall; nor columns within a row */
 } Scan;
 
 /* Eight bytes at p, as one word (the buffer holds 8 bytes of padding past its data). */
@@ -242,6 +245,27 @@ done:
     return status;
 }
 
+/* The row counts and order flags of entries [from, to), just written (so still in the
+ * caches): a tight loop of its own, whose increments the processor overlaps, where
+ * inside the parsing loop each one waited for its cache miss. */
+static void count_block(Scan *s, Py_ssize_t from, Py_ssize_t to) {
+    int64_t *counts = s->counts, last_row = s->last_row, last_col = s->last_col;
+    int ordered = s->ordered, sorted = s->sorted;
+    for (Py_ssize_t e = from; e < to; e++) {
+        int64_t r = s->wide ? ((int64_t *)s->row)[e] : ((int32_t *)s->row)[e];
+        int64_t c = s->wide ? ((int64_t *)s->col)[e] : ((int32_t *)s->col)[e];
+        counts[r]++;
+        ordered &= r >= last_row;
+        sorted &= !(r == last_row && c < last_col);
+        last_row = r;
+        last_col = c;
+    }
+    s->last_row = last_row;
+    s->last_col = last_col;
+    s->ordered = ordered;
+    s->sorted = sorted;
+}
+
 /* Reads bytes [start, end) of the file in whole lines: the range's line count, GIVE_UP or
  * IO_ERROR. The range must end just after a newline. */
 static Py_ssize_t scan_range(Scan *s, const char *path, int64_t start, int64_t end) {
@@ -266,7 +290,9 @@ static Py_ssize_t scan_range(Scan *s, const char *path, int64_t start, int64_t e
         while (whole > 0 && buf[whole - 1] != '\n') whole--;
         if (whole == 0) goto done; /* a line longer than the buffer, or no newline */
         buf[held] = '\n';          /* a guard: no token runs past the held bytes */
+        Py_ssize_t from = s->next;
         if (scan_lines(s, buf, whole)) goto done;
+        if (s->counts) count_block(s, from, s->next);
         memmove(buf, buf + whole, held - whole);
         held -= whole;
     }
@@ -301,44 +327,50 @@ static int get(PyObject *obj, Buf *b, Py_ssize_t size, const char *what) {
     return 0;
 }
 
-/* scan(path, start, end, kind, rows, cols, row, col, first, step, sample)
- *   -> (lines, zeros, diagonal zeros, samples); lines is -1 to give up, -2 on a read
- * error */
+/* scan(path, start, end, kind, rows, cols, row, col, first, step, sample, counts)
+ *   -> (lines, zeros, diagonal zeros, samples, in row order, and in column order within
+ * each row); lines is -1 to give up, -2 on a read error. counts (int64, one per row,
+ * zeros) gets the range's entries per row, and the order flags are measured, unless it
+ * is empty. */
 static PyObject *scan(PyObject *self, PyObject *args) {
-    PyObject *path_obj, *o[3];
+    PyObject *path_obj, *o[4];
     long long start, end, rows, cols;
     Py_ssize_t first, step;
     int kind;
-    Buf b[3] = {{{0}}};
-    if (!PyArg_ParseTuple(args, "O&LLiLLOOnnO", PyUnicode_FSConverter, &path_obj, &start,
-                          &end, &kind, &rows, &cols, &o[0], &o[1], &first, &step, &o[2]))
+    Buf b[4] = {{{0}}};
+    if (!PyArg_ParseTuple(args, "O&LLiLLOOnnOO", PyUnicode_FSConverter, &path_obj, &start,
+                          &end, &kind, &rows, &cols, &o[0], &o[1], &first, &step, &o[2],
+                          &o[3]))
         return NULL;
     if (get(o[0], &b[0], 0, "row") || get(o[1], &b[1], b[0].view.itemsize, "col") ||
-        get(o[2], &b[2], 8, "sample")) {
-        release(b, 3);
+        get(o[2], &b[2], 8, "sample") || get(o[3], &b[3], 8, "counts")) {
+        release(b, 4);
         Py_DECREF(path_obj);
         return NULL;
     }
     Py_ssize_t n = b[0].view.len / b[0].view.itemsize;
     if (b[1].view.len != b[0].view.len || step < 1 || first < 0 || first > n ||
         kind < PATTERN || kind > INTEGER || start < 0 || end < start ||
-        b[2].view.len / 8 < (n + step - 1) / step) {
-        release(b, 3);
+        b[2].view.len / 8 < (n + step - 1) / step ||
+        (b[3].view.len && b[3].view.len / 8 != rows)) {
+        release(b, 4);
         Py_DECREF(path_obj);
         PyErr_SetString(PyExc_ValueError, "scan: inconsistent arguments");
         return NULL;
     }
     Scan s = {kind, rows, cols, b[0].view.buf, b[1].view.buf, b[0].view.itemsize == 8, n,
-              first, step, b[2].view.buf, (first + step - 1) / step, 0, 0};
+              first, step, b[2].view.buf, (first + step - 1) / step, 0, 0,
+              b[3].view.len ? b[3].view.buf : NULL, -1, -1, 1, 1};
     Py_ssize_t lines;
     const char *path = PyBytes_AS_STRING(path_obj);
     Py_BEGIN_ALLOW_THREADS
     lines = scan_range(&s, path, start, end);
     Py_END_ALLOW_THREADS
-    release(b, 3);
+    release(b, 4);
     Py_DECREF(path_obj);
-    return Py_BuildValue("(nnnn)", lines, s.zeros, s.diagonal_zeros,
-                         s.samples - (first + step - 1) / step);
+    return Py_BuildValue("(nnnnOO)", lines, s.zeros, s.diagonal_zeros,
+                         s.samples - (first + step - 1) / step,
+                         s.ordered ? Py_True : Py_False, s.sorted ? Py_True : Py_False);
 }
 
 /* count_lines(path, start, end) -> newlines in bytes [start, end), or -2 on a read error */
@@ -454,7 +486,7 @@ static PyObject *pick(PyObject *self, PyObject *args) {
             PyErr_SetString(PyExc_ValueError, "pick: the wanted lines must rise");
             return NULL;
         }
-    Scan s = {kind, 0, 0, NULL, NULL, 0, 0, 0, 1, b[1].view.buf, 0, 0, 0};
+    Scan s = {kind, 0, 0, NULL, NULL, 0, 0, 0, 1, b[1].view.buf, 0, 0, 0, NULL, -1, -1, 1, 1};
     Py_ssize_t done;
     const char *path = PyBytes_AS_STRING(path_obj);
     Py_BEGIN_ALLOW_THREADS
@@ -467,8 +499,8 @@ static PyObject *pick(PyObject *self, PyObject *args) {
 
 static PyMethodDef methods[] = {
     {"scan", scan, METH_VARARGS,
-     "scan(path, start, end, kind, rows, cols, row, col, first, step, sample) -> "
-     "(lines, zeros, diagonal zeros, samples)"},
+     "scan(path, start, end, kind, rows, cols, row, col, first, step, sample, counts) -> "
+     "(lines, zeros, diagonal zeros, samples, in row order, sorted within rows)"},
     {"pick", pick, METH_VARARGS,
      "pick(path, start, end, kind, wanted, out) -> values read (the values of lines wanted)"},
     {"count_lines", count_lines, METH_VARARGS,

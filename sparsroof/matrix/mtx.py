@@ -36,7 +36,7 @@ from .mmbody import (
     read_body,
 )
 from .mmheader import MAX_HEADER, MAX_LINE, MMHeader, read_mm_header, size_numbers
-from .scan import ValueSummary, read_structure, sample_step
+from .scan import RowCounts, ValueSummary, read_structure, sample_step
 
 if TYPE_CHECKING:
     from scipy.sparse import sparray, spmatrix
@@ -67,6 +67,8 @@ class Matrix:
     values: np.ndarray | None
     header: Header
     summary: ValueSummary | None = None
+    #: entries per row as the reader counted them (for ``row`` only: see RowCounts)
+    row_counts: RowCounts | None = None
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -328,9 +330,8 @@ def load(path: str | Path, *, max_memory: float | None = None, values: bool = Tr
         check_header(header, max_memory)
         found = None if values or path.name.endswith(".gz") else read_structure(str(path), mm)
         if found is not None:
-            row, col, summary = found
-            return Matrix(name_of(path), str(path), header.rows, header.cols, row, col, None,
-                          header, summary)
+            return Matrix(name_of(path), str(path), header.rows, header.cols, found.row,
+                          found.col, None, header, found.summary, found.row_counts)
         row, col, stored = _load_mm(path, mm)
     return Matrix(name_of(path), str(path), header.rows, header.cols, row, col, stored, header)
 

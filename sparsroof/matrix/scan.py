@@ -30,11 +30,11 @@ from ..arrays import compiled
 from .limits import INDEX32_MAX
 from .mmheader import MMHeader
 
-__all__ = ["VALUE_SAMPLE", "ValueSummary", "read_structure", "sample_step"]
+__all__ = ["VALUE_SAMPLE", "Read", "RowCounts", "ValueSummary", "read_structure", "sample_step"]
 
 #: most values a strided sample of a matrix's values holds
 VALUE_SAMPLE = 1 << 16
-_VERSION = 2
+_VERSION = 3
 _KINDS = {"pattern": 0, "real": 1, "integer": 2}
 #: below this many bytes of body one thread reads it all
 _SPLIT = 4 << 20
@@ -67,11 +67,37 @@ def native() -> ModuleType | None:
     return compiled(f"{__package__}._native", _VERSION)
 
 
-def read_structure(path: str, mm: MMHeader
-                   ) -> tuple[np.ndarray, np.ndarray, ValueSummary | None] | None:
-    """(row, col, value summary) of the plain coordinate file ``path``, whose header
-    :func:`~.mmheader.read_mm_header` read as ``mm``; the summary is None for a pattern
-    file. None where the C pass is missing or the file holds anything but plain lines."""
+@dataclass(frozen=True, eq=False)
+class RowCounts:
+    """The entries per row of the coordinate array ``row``, counted as the file was read
+    (in two parts where two threads read it: entries before ``split`` and from it), and
+    whether each part came in row order, and in column order within each row. The
+    structure passes take their row pointers from it instead of a pass of their own, for
+    this very array only (``counted.row is row``)."""
+
+    row: np.ndarray
+    split: int
+    first: np.ndarray
+    second: np.ndarray | None
+    in_order: tuple[bool, bool]
+    sorted: tuple[bool, bool]
+
+
+@dataclass(frozen=True, eq=False)
+class Read:
+    """What :func:`read_structure` read: the coordinates (a symmetric file's expanded),
+    the value summary (None for a pattern) and the row counts (None where not counted)."""
+
+    row: np.ndarray
+    col: np.ndarray
+    summary: ValueSummary | None
+    row_counts: RowCounts | None
+
+
+def read_structure(path: str, mm: MMHeader) -> Read | None:
+    """What an analysis needs of the plain coordinate file ``path``, whose header
+    :func:`~.mmheader.read_mm_header` read as ``mm``; None where the C pass is missing or
+    the file holds anything but plain lines."""
     k = native()
     if k is None or mm.format != "coordinate" or mm.field not in _KINDS or not mm.canonical:
         return None
@@ -92,45 +118,59 @@ def read_structure(path: str, mm: MMHeader
     if not _plain_head(path, start):
         return None
     middle = _split(path, start, end)
+    # the rows are counted as they are read (a symmetric file's expanded entries are
+    # not the ones read; a hypersparse file's counts would outweigh its entries)
+    counted = not mirrored and mm.rows <= 4 * n + 1024
 
-    def part(lo: int, hi: int, first: int) -> tuple[int, int, int, int]:
-        return k.scan(path, lo, hi, kind, mm.rows, mm.cols, row, col, first, step, sample)
+    def tally() -> np.ndarray:
+        return np.zeros(mm.rows if counted else 0, np.int64)
 
+    def part(lo: int, hi: int, first: int, counts: np.ndarray
+             ) -> tuple[int, int, int, int, bool, bool]:
+        return k.scan(path, lo, hi, kind, mm.rows, mm.cols, row, col, first, step, sample,
+                      counts)
+
+    first_counts, second_counts = tally(), None
     if middle is None:
-        lines, zeros, diagonal, _ = part(start, end, 0)
+        lines, zeros, diagonal, _, order1, sorted1 = part(start, end, 0, first_counts)
         if lines != n:
             return None
+        split, order2, sorted2 = n, True, True
     else:
-        second: list[tuple[int, int, int, int, int]] = []
+        second_counts = tally()
+        second: list[tuple[int, int, int, int, int, bool, bool]] = []
 
         def later() -> None:
             before = k.count_lines(path, start, middle)
             if 0 <= before <= n:
-                second.append((before, *part(middle, end, before)))
+                second.append((before, *part(middle, end, before, second_counts)))
 
         helper = threading.Thread(target=later, name="sparsroof-scan", daemon=True)
         helper.start()
-        lines, zeros, diagonal, _ = part(start, middle, 0)
+        lines, zeros, diagonal, _, order1, sorted1 = part(start, middle, 0, first_counts)
         helper.join()
         if not second:
             return None
-        before, more, more_zeros, more_diagonal, _ = second[0]
-        if lines != before or more < 0 or lines + more != n:
+        split, more, more_zeros, more_diagonal, _, order2, sorted2 = second[0]
+        if lines != split or more < 0 or lines + more != n:
             return None
         zeros, diagonal = zeros + more_zeros, diagonal + more_diagonal
     if not mirrored:
-        return row, col, None if mm.field == "pattern" else ValueSummary(n - zeros, sample)
+        counts = RowCounts(row, split, first_counts, second_counts, (order1, order2),
+                           (sorted1, sorted2)) if counted else None
+        summary = None if mm.field == "pattern" else ValueSummary(n - zeros, sample)
+        return Read(row, col, summary, counts)
     off = np.flatnonzero(row != col)
     full_row, full_col = np.concatenate((row, col[off])), np.concatenate((col, row[off]))
     if mm.field == "pattern":
-        return full_row, full_col, None
+        return Read(full_row, full_col, None, None)
     taken = _mirrored_sample(k, path, start, end, kind, vtype, off, n,
                              -1 if mm.symmetry == "skew-symmetric" else 1)
     if taken is None:
         return None
     # a mirrored entry is zero where its file entry is (an off-diagonal one)
     nonzeros = (n - zeros) + (off.size - (zeros - diagonal))
-    return full_row, full_col, ValueSummary(nonzeros, taken)
+    return Read(full_row, full_col, ValueSummary(nonzeros, taken), None)
 
 
 def _mirrored_sample(k: ModuleType, path: str, start: int, end: int, kind: int,

@@ -15,11 +15,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..arrays import check_route, compiled
+
+if TYPE_CHECKING:
+    from ..matrix.scan import RowCounts
 
 __all__ = ["Counts", "SMALL", "SYMMETRY_SAMPLE", "GROUP_SHIFTS", "MAX_COUNT", "COUNT_ROUTES",
            "counts", "index_pair", "native"]
@@ -117,14 +120,18 @@ def _on_two_threads(call: Callable[..., Any], here: tuple[Any, ...],
     return mine, theirs
 
 
-def group_by_row(k: Any, row: np.ndarray, col: np.ndarray, rows: int, cols: int
+def group_by_row(k: Any, row: np.ndarray, col: np.ndarray, rows: int, cols: int,
+                 row_counts: RowCounts | None = None
                  ) -> tuple[np.ndarray, np.ndarray, bool, bool]:
     """(row pointers, the columns grouped by row in file order, whether the entries came
     in row order, whether also in column order within each row): the stable counting
     sort of the native passes, the caller's arrays untouched. Above
     :data:`_THREADED_GROUPING` entries each half of the entries is counted and then
     scattered on its own core: the second half's entries of a row go after the first
-    half's, as one pass would put them."""
+    half's, as one pass would put them. ``row_counts`` (the reader's count of this very
+    ``row`` array) replaces the counting."""
+    if row_counts is not None and row_counts.row is row:
+        return _group_counted(k, row, col, rows, row_counts)
     if row.size < _THREADED_GROUPING:
         indptr = np.zeros(rows + 1, np.int64)
         in_order, sorted_rows = k.count_rows(row, col, cols, indptr)
@@ -151,11 +158,34 @@ def group_by_row(k: Any, row: np.ndarray, col: np.ndarray, rows: int, cols: int
     return indptr, grouped, in_order, sorted_rows
 
 
-def _grouped(k: Any, row: np.ndarray, col: np.ndarray, rows: int,
-             cols: int) -> tuple[np.ndarray, np.ndarray]:
+def _group_counted(k: Any, row: np.ndarray, col: np.ndarray, rows: int,
+                   counted: RowCounts) -> tuple[np.ndarray, np.ndarray, bool, bool]:
+    """:func:`group_by_row` from the reader's counts: its parts meet at ``split``."""
+    h, first, second = counted.split, counted.first, counted.second
+    indptr = np.zeros(rows + 1, np.int64)
+    np.cumsum(first if second is None else first + second, out=indptr[1:])
+    seam = 0 < h < row.size
+    in_order = all(counted.in_order) and not (seam and row[h] < row[h - 1])
+    sorted_rows = in_order and all(counted.sorted) and not (
+        seam and row[h] == row[h - 1] and col[h] < col[h - 1])
+    grouped = col
+    if not in_order:
+        grouped = np.empty_like(col)
+        if second is None or not seam:
+            k.scatter_rows(row, col, indptr, grouped)
+        else:
+            later = indptr.copy()  # where the second part's entries of each row start
+            later[:-1] += first
+            _on_two_threads(k.scatter_rows, (row[:h], col[:h], indptr, grouped),
+                            (row[h:], col[h:], later, grouped))
+    return indptr, grouped, bool(in_order), bool(sorted_rows)
+
+
+def _grouped(k: Any, row: np.ndarray, col: np.ndarray, rows: int, cols: int,
+             row_counts: RowCounts | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Row pointers and the columns grouped by row, each row sorted (never reordering the
     caller's array)."""
-    indptr, colidx, _, sorted_rows = group_by_row(k, row, col, rows, cols)
+    indptr, colidx, _, sorted_rows = group_by_row(k, row, col, rows, cols, row_counts)
     if not sorted_rows:
         colidx = col.copy() if colidx is col else colidx
         k.sort_rows(indptr, colidx)
@@ -163,9 +193,9 @@ def _grouped(k: Any, row: np.ndarray, col: np.ndarray, rows: int,
 
 
 def _native_counts(k: Any, row: np.ndarray, col: np.ndarray, rows: int, cols: int,
-                   halfwidth: int) -> Counts:
+                   halfwidth: int, row_counts: RowCounts | None = None) -> Counts:
     row, col = index_pair(row, col)
-    indptr, colidx = _grouped(k, row, col, rows, cols)
+    indptr, colidx = _grouped(k, row, col, rows, cols, row_counts)
     nlev = _levels(rows)
     scalars, tot, mx = np.zeros(7, np.int64), np.zeros(nlev, np.int64), np.zeros(nlev, np.int64)
     nblocks = np.zeros(len(GROUP_SHIFTS), np.int64)
@@ -329,10 +359,11 @@ def _numpy(row: np.ndarray, col: np.ndarray, rows: int, cols: int, halfwidth: in
 
 
 def counts(row: np.ndarray, col: np.ndarray, rows: int, cols: int, halfwidth: int,
-           route: str | None = None) -> Counts:
+           route: str | None = None, row_counts: RowCounts | None = None) -> Counts:
     """Counts of a pattern with at least one entry; ``route`` (one of
     :data:`COUNT_ROUTES`) forces a route: by default the native one, else numba above
-    :data:`SMALL` entries and numpy below."""
+    :data:`SMALL` entries and numpy below. ``row_counts``, the reader's count of ``row``
+    (``Matrix.row_counts``), spares the native route its own."""
     k = native()
     if route is not None:
         check_route(route, COUNT_ROUTES, "the structure counts")
@@ -346,4 +377,4 @@ def counts(row: np.ndarray, col: np.ndarray, rows: int, cols: int, halfwidth: in
         return _numba_counts(row, col, rows, cols, halfwidth)
     if k is None:
         raise RuntimeError("the native structure passes were not built with this package")
-    return _native_counts(k, row, col, rows, cols, halfwidth)
+    return _native_counts(k, row, col, rows, cols, halfwidth, row_counts)

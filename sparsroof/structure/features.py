@@ -342,8 +342,8 @@ def measure(matrix: Matrix, pattern: bool = True) -> Structure:
     from .counts import counts
 
     rows, cols, nnz = matrix.rows, matrix.cols, matrix.stored_entries
-    c = (counts(matrix.row, matrix.col, rows, cols, _halfwidth(rows, cols))
-         if pattern and nnz else None)
+    c = (counts(matrix.row, matrix.col, rows, cols, _halfwidth(rows, cols),
+                row_counts=matrix.row_counts) if pattern and nnz else None)
     row_lengths = (c.row_lengths if c is not None
                    else np.bincount(matrix.row, minlength=rows))
     col_lengths = (c.col_lengths if c is not None
