@@ -188,7 +188,11 @@ def _grouped(k: Any, row: np.ndarray, col: np.ndarray, rows: int, cols: int,
     indptr, colidx, _, sorted_rows = group_by_row(k, row, col, rows, cols, row_counts)
     if not sorted_rows:
         colidx = col.copy() if colidx is col else colidx
-        k.sort_rows(indptr, colidx)
+        if colidx.size < _THREADED_GROUPING:
+            k.sort_rows(indptr, colidx)
+        else:  # the rows of each half of the entries on their own core
+            m = int(np.searchsorted(indptr, indptr[-1] // 2))
+            _on_two_threads(k.sort_rows, (indptr[: m + 1], colidx), (indptr[m:], colidx))
     return indptr, colidx
 
 

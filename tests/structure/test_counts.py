@@ -61,6 +61,19 @@ def test_routes_agree_on_random_patterns(case) -> None:  # type: ignore[no-untyp
     _both(*case)
 
 
+@settings(max_examples=40, deadline=None)
+@given(_patterns())
+def test_routes_agree_where_grouping_and_sorting_run_on_two_threads(case) -> None:  # type: ignore[no-untyped-def]
+    from sparsroof.structure import counts as c
+
+    kept = c._THREADED_GROUPING
+    c._THREADED_GROUPING = 2
+    try:
+        _both(*case)
+    finally:
+        c._THREADED_GROUPING = kept
+
+
 @pytest.mark.parametrize("n", [5, 16, 33])
 def test_routes_agree_on_a_stencil(n: int) -> None:
     g = stencil_2d(n)
