@@ -61,12 +61,13 @@ class Reordered:
     seconds: float
 
 
-def _pattern_csr(row: np.ndarray, col: np.ndarray, shape: tuple[int, int]) -> object:
+def _pattern_csr(row: np.ndarray, col: np.ndarray, shape: tuple[int, int],
+                 row_counts: Any = None) -> object:
     """The pattern as a scipy CSR matrix with int32 indices (the RCM code takes those).
     Large patterns are grouped by row with the structure pass's counting sort, native
-    where it is built, else numba's (entries already in row order, as files usually come,
-    are not moved); small ones by a stable numpy sort, which costs less than loading
-    compiled code.
+    where it is built (from the reader's ``row_counts`` of ``row`` where given), else
+    numba's (entries already in row order, as files usually come, are not moved); small
+    ones by a stable numpy sort, which costs less than loading compiled code.
     """
     import numpy as np
     import scipy.sparse as sp
@@ -78,7 +79,7 @@ def _pattern_csr(row: np.ndarray, col: np.ndarray, shape: tuple[int, int]) -> ob
     if built is not None:  # the native counting sort: stable, as numba's below, without
         # loading numba (about a second)
         row, col = index_pair(row, col)
-        indptr, indices, _, _ = group_by_row(built, row, col, rows, shape[1])
+        indptr, indices, _, _ = group_by_row(built, row, col, rows, shape[1], row_counts)
     elif row.size > SMALL:
         from . import _jit
 
@@ -109,7 +110,8 @@ def _rcm(matrix: Matrix, route: str = "compiled") -> tuple[np.ndarray, np.ndarra
     if route == "native" and built is None:
         raise RuntimeError("the native structure passes were not built with this package")
     if m == k and route != "numpy" and built is not None:
-        order = _native_rcm(built, _pattern_csr(matrix.row, matrix.col, (m, m)))
+        order = _native_rcm(built, _pattern_csr(matrix.row, matrix.col, (m, m),
+                                                matrix.row_counts))
         return order, order
     from scipy.sparse.csgraph import reverse_cuthill_mckee
 
@@ -192,9 +194,19 @@ def permute(matrix: Matrix, row_order: np.ndarray, col_order: np.ndarray) -> Mat
     >>> p.row.tolist(), p.col.tolist()
     ([2], [0])
     """
+    from ..matrix.scan import RowCounts
+
     itype = matrix.row.dtype
-    return replace(matrix, row=_inverse(row_order, itype)[matrix.row],
-                   col=_inverse(col_order, matrix.col.dtype)[matrix.col])
+    row = _inverse(row_order, itype)[matrix.row]
+    counted = matrix.row_counts
+    if counted is not None and counted.row is matrix.row:
+        # row i of the permuted matrix is row row_order[i]: its count moves with it (the
+        # order flags are not known: False asks the passes to check)
+        counted = RowCounts(row, counted.split, counted.first[row_order],
+                            None if counted.second is None else counted.second[row_order],
+                            (False, False), (False, False))
+    return replace(matrix, row=row, col=_inverse(col_order, matrix.col.dtype)[matrix.col],
+                   row_counts=counted)
 
 
 def reorder(matrix: Matrix, name: str) -> Reordered:
