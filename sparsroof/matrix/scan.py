@@ -119,8 +119,8 @@ def read_structure(path: str, mm: MMHeader) -> Read | None:
         return None
     middle = _split(path, start, end)
     # the rows are counted as they are read (a symmetric file's expanded entries are
-    # not the ones read; a hypersparse file's counts would outweigh its entries)
-    counted = not mirrored and mm.rows <= 4 * n + 1024
+    # not the ones read; a hypersparse file's two counts would outweigh its entries)
+    counted = not mirrored and mm.rows <= n
 
     def tally() -> np.ndarray:
         return np.zeros(mm.rows if counted else 0, np.int64)

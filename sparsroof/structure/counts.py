@@ -128,11 +128,12 @@ def group_by_row(k: Any, row: np.ndarray, col: np.ndarray, rows: int, cols: int,
     sort of the native passes, the caller's arrays untouched. Above
     :data:`_THREADED_GROUPING` entries each half of the entries is counted and then
     scattered on its own core: the second half's entries of a row go after the first
-    half's, as one pass would put them. ``row_counts`` (the reader's count of this very
-    ``row`` array) replaces the counting."""
+    half's, as one pass would put them (not for a hypersparse pattern, whose second count
+    of every row would outweigh its entries). ``row_counts`` (the reader's count of this
+    very ``row`` array) replaces the counting."""
     if row_counts is not None and row_counts.row is row:
         return _group_counted(k, row, col, rows, row_counts)
-    if row.size < _THREADED_GROUPING:
+    if row.size < _THREADED_GROUPING or rows > row.size:  # hypersparse: one count
         indptr = np.zeros(rows + 1, np.int64)
         in_order, sorted_rows = k.count_rows(row, col, cols, indptr)
         grouped = col
