@@ -119,36 +119,37 @@ static inline int64_t index_of(const char **at, int64_t limit) {
     return (int64_t)v - 1;
 }
 
+/* The run of digits at *at, eight at a time while it lasts: its length; *nonzero is set
+ * where one of them is not 0 (the pointer is left after the run). */
+static inline int digit_run(const char **at, int *nonzero) {
+    const char *p = *at;
+    uint64_t w;
+    int digits = 0;
+    while (eight_digits(w = load8(p))) {
+        *nonzero |= w != 0x3030303030303030ULL;
+        digits += 8;
+        p += 8;
+    }
+    while (DIGIT(*p)) {
+        *nonzero |= *p != '0';
+        digits++;
+        p++;
+    }
+    *at = p;
+    return digits;
+}
+
 /* The value token at *at: sets *zero; converts it into the sample when `keep`.
  * Returns 0, or -1 to give up. */
 static inline int value_of(Scan *s, const char **at, int keep, int *zero) {
     const char *p = *at, *start = p;
     int nonzero = 0, digits = 0, big = 0;
     if (*p == '-') p++;
-    uint64_t w;
-    while (eight_digits(w = load8(p))) {
-        nonzero |= w != 0x3030303030303030ULL;
-        digits += 8;
-        p += 8;
-    }
-    while (DIGIT(*p)) {
-        nonzero |= *p != '0';
-        digits++;
-        p++;
-    }
+    digits += digit_run(&p, &nonzero);
     if (s->kind == REAL) {
         if (*p == '.') {
             p++;
-            while (eight_digits(w = load8(p))) {
-                nonzero |= w != 0x3030303030303030ULL;
-                digits += 8;
-                p += 8;
-            }
-            while (DIGIT(*p)) {
-                nonzero |= *p != '0';
-                digits++;
-                p++;
-            }
+            digits += digit_run(&p, &nonzero);
         }
         if (*p == 'e' || *p == 'E') {
             p++;

@@ -26,7 +26,7 @@ from types import ModuleType
 
 import numpy as np
 
-from ..arrays import compiled
+from ..arrays import compiled, distinct
 from .limits import INDEX32_MAX
 from .mmheader import MMHeader
 
@@ -109,68 +109,100 @@ def read_structure(path: str, mm: MMHeader) -> Read | None:
     step = n + 1 if mirrored else sample_step(n)
     vtype = np.int64 if mm.field == "integer" else np.float64
     sample = np.empty(-(-n // step), vtype)
-    kind = _KINDS[mm.field]
     try:
         end = os.path.getsize(path)
     except OSError:
         return None
-    start = mm.head_bytes
-    if not _plain_head(path, start):
+    if not _plain_head(path, mm.head_bytes):
         return None
-    middle = _split(path, start, end)
     # the rows are counted as they are read (a symmetric file's expanded entries are
     # not the ones read; a hypersparse file's two counts would outweigh its entries)
-    counted = not mirrored and mm.rows <= n
-
-    def tally() -> np.ndarray:
-        return np.zeros(mm.rows if counted else 0, np.int64)
-
-    def part(lo: int, hi: int, first: int, counts: np.ndarray
-             ) -> tuple[int, int, int, int, bool, bool]:
-        return k.scan(path, lo, hi, kind, mm.rows, mm.cols, row, col, first, step, sample,
-                      counts)
-
-    first_counts, second_counts = tally(), None
-    if middle is None:
-        lines, zeros, diagonal, _, order1, sorted1 = part(start, end, 0, first_counts)
-        if lines != n:
-            return None
-        split, order2, sorted2 = n, True, True
-    else:
-        second_counts = tally()
-        second: list[tuple[int, int, int, int, int, bool, bool]] = []
-
-        def later() -> None:
-            before = k.count_lines(path, start, middle)
-            if 0 <= before <= n:
-                second.append((before, *part(middle, end, before, second_counts)))
-
-        helper = threading.Thread(target=later, name="sparsroof-scan", daemon=True)
-        helper.start()
-        lines, zeros, diagonal, _, order1, sorted1 = part(start, middle, 0, first_counts)
-        helper.join()
-        if not second:
-            return None
-        split, more, more_zeros, more_diagonal, _, order2, sorted2 = second[0]
-        if lines != split or more < 0 or lines + more != n:
-            return None
-        zeros, diagonal = zeros + more_zeros, diagonal + more_diagonal
+    body = _Body(k, path, mm, mm.head_bytes, end, row, col, step, sample,
+                 not mirrored and mm.rows <= n)
+    scanned = body.scan()
+    if scanned is None:
+        return None
     if not mirrored:
-        counts = RowCounts(row, split, first_counts, second_counts, (order1, order2),
-                           (sorted1, sorted2)) if counted else None
-        summary = None if mm.field == "pattern" else ValueSummary(n - zeros, sample)
-        return Read(row, col, summary, counts)
+        summary = None if mm.field == "pattern" else ValueSummary(n - scanned.zeros, sample)
+        return Read(row, col, summary, scanned.row_counts)
     off = np.flatnonzero(row != col)
     full_row, full_col = np.concatenate((row, col[off])), np.concatenate((col, row[off]))
     if mm.field == "pattern":
         return Read(full_row, full_col, None, None)
-    taken = _mirrored_sample(k, path, start, end, kind, vtype, off, n,
+    taken = _mirrored_sample(k, path, mm.head_bytes, end, _KINDS[mm.field], vtype, off, n,
                              -1 if mm.symmetry == "skew-symmetric" else 1)
     if taken is None:
         return None
     # a mirrored entry is zero where its file entry is (an off-diagonal one)
-    nonzeros = (n - zeros) + (off.size - (zeros - diagonal))
+    nonzeros = (n - scanned.zeros) + (off.size - (scanned.zeros - scanned.diagonal))
     return Read(full_row, full_col, ValueSummary(nonzeros, taken), None)
+
+
+@dataclass(frozen=True)
+class _Scanned:
+    """What the C pass counted over the whole body."""
+
+    zeros: int
+    diagonal: int  # zeros on the main diagonal
+    row_counts: RowCounts | None
+
+
+@dataclass(frozen=True, eq=False)
+class _Body:
+    """One read of the body of ``path`` (bytes ``start`` to ``end``) into the caller's
+    arrays, by one thread or, past :data:`_SPLIT` bytes, two."""
+
+    k: ModuleType
+    path: str
+    mm: MMHeader
+    start: int
+    end: int
+    row: np.ndarray
+    col: np.ndarray
+    step: int
+    sample: np.ndarray
+    counted: bool
+
+    def _tally(self) -> np.ndarray:
+        return np.zeros(self.mm.rows if self.counted else 0, np.int64)
+
+    def _part(self, lo: int, hi: int, first: int, counts: np.ndarray
+              ) -> tuple[int, int, int, int, bool, bool]:
+        return self.k.scan(self.path, lo, hi, _KINDS[self.mm.field], self.mm.rows,
+                           self.mm.cols, self.row, self.col, first, self.step, self.sample,
+                           counts)
+
+    def scan(self) -> _Scanned | None:
+        """The counts of the whole body, or None where the pass gave up."""
+        n, counts = self.mm.entries, self._tally()
+        middle = _split(self.path, self.start, self.end)
+        if middle is None:
+            lines, zeros, diagonal, _, order, srt = self._part(self.start, self.end, 0, counts)
+            if lines != n:
+                return None
+            return _Scanned(zeros, diagonal, RowCounts(self.row, n, counts, None,
+                                                       (order, True), (srt, True))
+                            if self.counted else None)
+        more_counts = self._tally()
+        second: list[tuple[int, int, int, int, int, bool, bool]] = []
+
+        def later() -> None:
+            before = self.k.count_lines(self.path, self.start, middle)
+            if 0 <= before <= n:
+                second.append((before, *self._part(middle, self.end, before, more_counts)))
+
+        helper = threading.Thread(target=later, name="sparsroof-scan", daemon=True)
+        helper.start()
+        lines, zeros, diagonal, _, order, srt = self._part(self.start, middle, 0, counts)
+        helper.join()
+        if not second:
+            return None
+        split, more, more_zeros, more_diagonal, _, order2, srt2 = second[0]
+        if lines != split or more < 0 or lines + more != n:
+            return None
+        return _Scanned(zeros + more_zeros, diagonal + more_diagonal,
+                        RowCounts(self.row, split, counts, more_counts, (order, order2),
+                                  (srt, srt2)) if self.counted else None)
 
 
 def _mirrored_sample(k: ModuleType, path: str, start: int, end: int, kind: int,
@@ -181,8 +213,8 @@ def _mirrored_sample(k: ModuleType, path: str, start: int, end: int, kind: int,
     total = n + off.size
     at = np.arange(0, total, sample_step(total))
     lines = np.concatenate((at[at < n], off[at[at >= n] - n]))
-    wanted = np.unique(lines)
-    values = np.empty(wanted.size, vtype)
+    wanted = distinct(lines)
+    values: np.ndarray = np.empty(wanted.size, vtype)
     if k.pick(path, start, end, kind, wanted, values) != wanted.size:
         return None
     taken = values[np.searchsorted(wanted, lines)]

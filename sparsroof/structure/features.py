@@ -259,7 +259,6 @@ def value_shares(values: np.ndarray | None) -> tuple[float | None, float | None]
     >>> value_shares(np.array([1.0, 1.0, 2.0, 0.5]))
     (0.75, 0.75)
     """
-    import numpy as np
 
     from ..matrix.scan import sample_step
 

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from sparsroof.errors import SparsroofError
 from sparsroof.matrix import scan
-from sparsroof.matrix.mtx import Matrix, _mm_header, load
+from sparsroof.matrix.mtx import Matrix, load
 from sparsroof.structure.features import measure
 
 from ..conftest import CORPUS, ROOT, require_native
