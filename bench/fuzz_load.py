@@ -1,8 +1,10 @@
 """Mutation fuzzing of ``sparsroof.matrix.mtx.load``, each case in a child process.
 
 Mutated copies of generated files and of the shared corpus (where present) are loaded one
-by one in a forked child, so that a native crash (a signal) is counted instead of ending
-the run. Each child runs under an address-space limit and an alarm. Prints the counts of
+by one in a forked child, both ways (with the values, and without them as an analysis
+reads a file: the C structure-only read, then the full parser where it gives up), so
+that a native crash (a signal) is counted instead of ending the run. Each child runs
+under an address-space limit and an alarm. Prints the counts of
 results, clean errors (SparsroofError), uncaught exceptions, wrong results (a matrix with
 indices outside its shape), native crashes and hangs, and keeps every case of the last
 four kinds in bench/out/fuzz/ to replay.
@@ -42,12 +44,14 @@ def _child(path: Path, report: Path) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
     signal.alarm(ALARM)
     try:
-        m = load(path, max_memory=MAX_MEMORY)
-        bad = m.row.size and not (0 <= m.row.min() <= m.row.max() < m.rows
-                                  and 0 <= m.col.min() <= m.col.max() < m.cols)
-        if bad or m.row.shape != m.col.shape:
-            report.write_text(f"shape {m.shape}, rows {m.row[:5]}, cols {m.col[:5]}\n")
-            os._exit(3)
+        for values in (True, False):
+            m = load(path, max_memory=MAX_MEMORY, values=values)
+            bad = m.row.size and not (0 <= m.row.min() <= m.row.max() < m.rows
+                                      and 0 <= m.col.min() <= m.col.max() < m.cols)
+            if bad or m.row.shape != m.col.shape:
+                report.write_text(f"values={values}: shape {m.shape}, rows {m.row[:5]}, "
+                                  f"cols {m.col[:5]}\n")
+                os._exit(3)
         os._exit(0)
     except SparsroofError as err:
         os._exit(1 if "\n" not in str(err) else 2)
