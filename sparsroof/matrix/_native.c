@@ -9,12 +9,13 @@
  *
  * The grammar is narrower than the format: a line is `row col[ value]` (pattern files
  * have no value), numbers separated by spaces or tabs, optional spaces or tabs around
- * them; indices are 1 to 18 decimal digits within the size line; a real value is
+ * them; blank lines are skipped, as the full parser skips them; indices are 1 to 18
+ * decimal digits within the size line; a real value is
  * [-][digits][.digits][(e|E)[+|-]digits] with a digit before the exponent, an integer
- * value [-]digits. Anything else (a comment, a blank line, CR, a NUL byte, inf or nan, a
- * leading '+', a value out of double range, a count that differs from the size line)
- * makes the pass give up and the caller read the file with the full parser, which reads
- * or refuses it with its message: this pass decides nothing a file may be refused for.
+ * value [-]digits. Anything else (a comment, CR, a NUL byte, inf or nan, a leading '+',
+ * a value out of double range, a count that differs from the size line) makes the pass
+ * give up and the caller read the file with the full parser, which reads or refuses it
+ * with its message: this pass decides nothing a file may be refused for.
  *
  * The pass releases the GIL: two threads read two halves of a file side by side, the
  * second starting at the entry the count of the first half's lines (count_lines) gives.
@@ -29,7 +30,7 @@
 #include <string.h>
 
 /* bumped whenever the pass changes: the Python side refuses a stale build */
-#define SCAN_VERSION 3
+#define SCAN_VERSION 4
 
 #define BLOCK (1 << 18)
 /* longest value token converted by strtod/strtoll */
@@ -210,6 +211,10 @@ static int scan_lines(Scan *s, const char *buf, size_t n) {
     int status = 0;
     while (p < stop) {
         while (BLANK(*p)) p++;
+        if (*p == '\n') { /* a blank line, skipped as the full parser skips it */
+            p++;
+            continue;
+        }
         int64_t r = index_of(&p, rows);
         if (r < 0 || !BLANK(*p)) goto give_up;
         while (BLANK(*p)) p++;
@@ -374,13 +379,15 @@ static PyObject *scan(PyObject *self, PyObject *args) {
                          s.ordered ? Py_True : Py_False, s.sorted ? Py_True : Py_False);
 }
 
-/* count_lines(path, start, end) -> newlines in bytes [start, end), or -2 on a read error */
+/* count_lines(path, start, end) -> lines in bytes [start, end) that hold more than spaces
+ * and tabs (the entry lines), or -2 on a read error */
 static PyObject *count_lines(PyObject *self, PyObject *args) {
     PyObject *path_obj;
     long long start, end;
     if (!PyArg_ParseTuple(args, "O&LL", PyUnicode_FSConverter, &path_obj, &start, &end))
         return NULL;
     Py_ssize_t lines = 0;
+    int started = 0; /* the current line holds something besides spaces and tabs */
     const char *path = PyBytes_AS_STRING(path_obj);
     Py_BEGIN_ALLOW_THREADS
     FILE *f = fopen(path, "rb");
@@ -395,9 +402,21 @@ static PyObject *count_lines(PyObject *self, PyObject *args) {
             if (got == 0) break;
             left -= (int64_t)got;
             const char *p = buf, *stop = buf + got;
-            while ((p = memchr(p, '\n', (size_t)(stop - p))) != NULL) {
+            while (p < stop) {
+                if (!started) { /* the line's first byte other than a space or tab */
+                    while (p < stop && BLANK(*p)) p++;
+                    if (p == stop) break;
+                    if (*p == '\n') { /* a blank line holds no entry */
+                        p++;
+                        continue;
+                    }
+                    started = 1;
+                }
+                const char *nl = memchr(p, '\n', (size_t)(stop - p));
+                if (!nl) break; /* the line goes on in the next block */
                 lines++;
-                p++;
+                started = 0;
+                p = nl + 1;
             }
         }
         if (left > 0 || ferror(f)) lines = IO_ERROR;
@@ -435,9 +454,13 @@ static Py_ssize_t pick_range(Scan *s, const char *path, int64_t start, int64_t e
         buf[held] = '\n';
         const char *p = buf, *stop = buf + whole;
         while (p < stop && done < count) {
+            const char *q = p;
+            while (BLANK(*q)) q++;
+            if (*q == '\n') { /* a blank line holds no entry */
+                p = q + 1;
+                continue;
+            }
             if (line == wanted[done]) {
-                const char *q = p;
-                while (BLANK(*q)) q++;
                 for (int k = 0; k < 2; k++) { /* the two indices */
                     while (DIGIT(*q)) q++;
                     while (BLANK(*q)) q++;

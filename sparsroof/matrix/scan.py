@@ -34,7 +34,7 @@ __all__ = ["VALUE_SAMPLE", "Read", "RowCounts", "ValueSummary", "read_structure"
 
 #: most values a strided sample of a matrix's values holds
 VALUE_SAMPLE = 1 << 16
-_VERSION = 3
+_VERSION = 4
 _KINDS = {"pattern": 0, "real": 1, "integer": 2}
 #: below this many bytes of body one thread reads it all
 _SPLIT = 4 << 20
@@ -226,7 +226,7 @@ def _mirrored_sample(k: ModuleType, path: str, start: int, end: int, kind: int,
 def _plain_head(path: str, size: int) -> bool:
     """Whether the first ``size`` bytes of ``path`` are a header every reader reads alike:
     the banner and comment lines, each starting with ``%``, then a size line of three
-    numbers; no CR and no NUL byte."""
+    numbers (spaces and tabs around them); no CR and no NUL byte."""
     try:
         with open(path, "rb") as handle:
             head = handle.read(size)
@@ -235,7 +235,8 @@ def _plain_head(path: str, size: int) -> bool:
     lines = head.split(b"\n")
     return (len(head) == size and b"\r" not in head and b"\0" not in head
             and lines[-1] == b"" and all(line.startswith(b"%") for line in lines[:-2])
-            and re.fullmatch(rb"[0-9]+[ \t]+[0-9]+[ \t]+[0-9]+", lines[-2]) is not None)
+            and re.fullmatch(rb"[ \t]*[0-9]+[ \t]+[0-9]+[ \t]+[0-9]+[ \t]*", lines[-2])
+            is not None)
 
 
 def _split(path: str, start: int, end: int) -> int | None:

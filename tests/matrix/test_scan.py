@@ -109,11 +109,12 @@ LINES = {
     "exponent": "1 1 -2.5E-03\n", "integer-looking": "1 1 7\n", "zero": "1 1 -0.000e+00\n",
     "tiny": "1 1 1e-300\n", "long mantissa": "1 1 0." + "0" * 45 + "1\n",
     "leading blanks": "   1  1   1.5\n", "bare point": "1 1 -.5\n", "trailing point": "1 1 5.\n",
+    "blank line": "\n1 1 1.5\n", "blank lines at the end": "1 1 1.5\n\n \t\n",
     # given up on: the full parser decides
     "plus": "1 1 +1.5\n", "point alone": "1 1 .\n", "point exponent": "1 1 .e5\n",
     "inf": "1 1 inf\n", "nan": "1 1 nan\n", "overflow": "1 1 1e400\n",
     "underflow": "1 1 1e-400\n", "subnormal": "1 1 4.9e-324\n", "fortran": "1 1 1.5d0\n",
-    "crlf": "1 1 1.5\r\n", "blank line": "\n1 1 1.5\n", "comment": "% note\n1 1 1.5\n",
+    "crlf": "1 1 1.5\r\n", "comment": "% note\n1 1 1.5\n",
     "no value": "1 1\n", "extra token": "1 1 1.5 2\n", "index zero": "0 1 1.5\n",
     "index too big": "3 1 1.5\n", "huge index": "1" * 20 + " 1 1.5\n",
     "no newline": "1 1 1.5", "nul": "1 1 1.5\0\n", "two entries": "1 1 1\n2 2 2\n",
@@ -170,3 +171,17 @@ def test_a_header_is_read_the_same_or_given_up(head: str, tmp_path: Path) -> Non
     path = tmp_path / "head.mtx"
     path.write_text(_BANNER.format("real") + HEADS[head] + "2 1 3.5\n", newline="")
     assert_same(path)
+
+
+@pytest.mark.parametrize("symmetry", ["general", "symmetric"])
+def test_blank_lines_anywhere_are_skipped_by_either_thread(symmetry: str, split: str,
+                                                          tmp_path: Path) -> None:
+    # as the full parser skips them: between entries, at the seam, at the end, of blanks;
+    # a symmetric file's second pass, which takes the sampled values, skips them too
+    lines = [f"{k % 7 + 1} {k % 5 + 1} {k}.5" for k in range(60)]
+    for at in range(58, 0, -4):
+        lines.insert(at, ["", "   ", "\t"][at % 3])
+    path = tmp_path / "blank.mtx"
+    path.write_text(f"%%MatrixMarket matrix coordinate real {symmetry}\n7 7 60\n"
+                    + "\n".join(lines) + "\n\n")
+    assert assert_same(path)
