@@ -7,6 +7,10 @@ value features), not every value as a double. :func:`read_structure` reads exact
 through the C pass of ``_native.c``: two threads read the two halves of the body side by
 side, each line checked against a strict grammar, no array of values made and the file
 read once (the parser's own read is preceded by a scan of the whole file for NUL bytes).
+Each thread also counts the entries of every row (:class:`RowCounts`), which spares the
+structure passes a count of their own. A symmetric file is expanded as the full parser
+expands it, and its value sample, which reaches into the mirrored entries, is taken in a
+second pass that converts only the sampled lines.
 
 The pass reads only the plain lines every writer of the format produces. On anything
 else it gives up and returns None, and the caller reads the file with the full parser,
