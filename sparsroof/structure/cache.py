@@ -264,9 +264,8 @@ def measured(matrix: MatrixLike, pattern: bool = True, *, cache: bool = True,
     A file is read without its values (``load(values=False)``: the structure measures
     the same) unless ``need_values`` asks for them, to run kernels on the matrix.
     """
-    values = need_values
     if isinstance(matrix, (str, os.PathLike)) and (not cache or not Path(matrix).is_file()):
-        m = _reader().load(os.fspath(matrix), max_memory=max_memory, values=values)
+        m = _reader().load(os.fspath(matrix), max_memory=max_memory, values=need_values)
         return Measured(m.name, m.path, m.header, measure(m, pattern=pattern), m)
     if not isinstance(matrix, (str, os.PathLike)):
         m = _reader().as_matrix(matrix)
@@ -279,10 +278,10 @@ def measured(matrix: MatrixLike, pattern: bool = True, *, cache: bool = True,
         key = {"code": _code(), "content": found[0], "size": found[1], "pattern": pattern}
         hit = _get(root, key)
         if hit is not None:
-            kept = (_reader().load(path, max_memory=max_memory, values=values)
+            kept = (_reader().load(path, max_memory=max_memory, values=need_values)
                     if need_matrix or need_values else None)
             return Measured(name_of(Path(path)), path, replace(hit[0], path=path), hit[1], kept)
-    m = _reader().load(path, max_memory=max_memory, values=values)
+    m = _reader().load(path, max_memory=max_memory, values=need_values)
     s = measure(m, pattern=pattern)
     if key is not None and fingerprint(path, root) == found:
         _put(root, key, m.header, s)

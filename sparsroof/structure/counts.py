@@ -141,27 +141,23 @@ def group_by_row(k: Any, row: np.ndarray, col: np.ndarray, rows: int, cols: int,
             grouped = np.empty_like(col)
             k.scatter_rows(row, col, indptr, grouped)
         return indptr, grouped, bool(in_order), bool(sorted_rows)
+    from ..matrix.scan import RowCounts
+
     h = row.size // 2
     first, second = np.zeros(rows + 1, np.int64), np.zeros(rows + 1, np.int64)
     (order1, sorted1), (order2, sorted2) = _on_two_threads(
         k.count_rows, (row[:h], col[:h], cols, first), (row[h:], col[h:], cols, second))
-    indptr = first + second
-    in_order = bool(order1 and order2 and row[h] >= row[h - 1])
-    sorted_rows = in_order and bool(sorted1 and sorted2) and not (
-        row[h] == row[h - 1] and col[h] < col[h - 1])
-    grouped = col
-    if not in_order:
-        grouped = np.empty_like(col)
-        later = indptr.copy()  # where the second half's entries of each row start
-        later[:-1] += np.diff(first)
-        _on_two_threads(k.scatter_rows, (row[:h], col[:h], indptr, grouped),
-                        (row[h:], col[h:], later, grouped))
-    return indptr, grouped, in_order, sorted_rows
+    # count_rows leaves each half's row pointers: their steps are the half's counts
+    return _group_counted(k, row, col, rows, RowCounts(
+        row, h, np.diff(first), np.diff(second), (bool(order1), bool(order2)),
+        (bool(sorted1), bool(sorted2))))
 
 
 def _group_counted(k: Any, row: np.ndarray, col: np.ndarray, rows: int,
                    counted: RowCounts) -> tuple[np.ndarray, np.ndarray, bool, bool]:
-    """:func:`group_by_row` from the reader's counts: its parts meet at ``split``."""
+    """:func:`group_by_row` from counts of the entries' rows in one or two parts (the
+    reader's, or two threads'): the parts meet at ``split``, and each part's entries are
+    scattered on its own core."""
     h, first, second = counted.split, counted.first, counted.second
     indptr = np.zeros(rows + 1, np.int64)
     np.cumsum(first if second is None else first + second, out=indptr[1:])

@@ -259,7 +259,6 @@ def value_shares(values: np.ndarray | None) -> tuple[float | None, float | None]
     >>> value_shares(np.array([1.0, 1.0, 2.0, 0.5]))
     (0.75, 0.75)
     """
-
     from ..matrix.scan import sample_step
 
     if values is None or values.size == 0:
@@ -291,10 +290,12 @@ def _distinct(values: np.ndarray) -> int:
     """
     import numpy as np
 
-    ordered = np.sort(values)  # NaN last
-    nan = int(np.count_nonzero(np.isnan(ordered))) if ordered.dtype.kind in "fc" else 0
-    kept = ordered[: ordered.size - nan]
-    return int(kept.size > 0) + int(np.count_nonzero(kept[1:] != kept[:-1])) + int(nan > 0)
+    from ..arrays import distinct
+
+    if values.dtype.kind not in "fc":
+        return int(distinct(values).size)
+    nan = np.isnan(values)
+    return int(distinct(values[~nan]).size) + int(bool(nan.any()))
 
 
 def _halfwidth(rows: int, cols: int) -> int:
