@@ -103,13 +103,17 @@ def runs(out: Path, spec_name: str, probe: str | None, matrices: list[str]) -> i
 def _rows(doc: dict[str, Any]) -> list[list[str]]:
     rows = []
     for method in METHODS:
-        for band in ("launch", "cache", "dram", "compute"):
-            ratios = [r["measured_over_bound"] for r in doc.get("runs", [])
-                      if r["timing"].split(" ")[0] == method and r["band"] == band]
-            if not ratios:
+        for band in ("launch", "cache", "dram", "compute", "empty"):
+            runs = [r for r in doc.get("runs", [])
+                    if r["timing"].split(" ")[0] == method and r["band"] == band]
+            if not runs:
                 continue
-            beaten = sum(x < 1 for x in ratios)
-            rows.append([method, band, str(len(ratios)), str(beaten),
+            beaten = sum(r["violation"] for r in runs)
+            if band == "empty":  # nothing to compute: no kernel need run, no ratio
+                rows.append([method, band, str(len(runs)), str(beaten), "-", "-", "-"])
+                continue
+            ratios = [r["measured_over_bound"] for r in runs]
+            rows.append([method, band, str(len(runs)), str(beaten),
                          f"{min(ratios):.2f}", f"{statistics.median(ratios):.2f}",
                          f"{max(ratios):.2f}"])
     return rows

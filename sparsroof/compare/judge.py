@@ -43,8 +43,9 @@ class Judged:
     bound: Bound
 
     @property
-    def ratio(self) -> float:
-        """Measured time over the bound (1 = at the speed of light, < 1 = violation)."""
+    def ratio(self) -> float | None:
+        """Measured time over the bound (1 = at the speed of light, < 1 = violation); None
+        for a bound of zero."""
         return ratio(self.run.time_s, self.bound.sol_s)
 
     @property
@@ -62,7 +63,7 @@ class Judged:
 
     @property
     def band(self) -> str:
-        return band(self.bound)
+        return band(self.bound, self.flops_executed)
 
     def term(self) -> str:
         """The binding term in words: 'memory: 325 kB at L2 2.82 TB/s'."""
@@ -87,8 +88,8 @@ class Summary:
     violations: int
     errors: int
     pct_sol_quartiles: tuple[float, float, float] | None  # q1, median, q3
-    #: band -> (runs, median measured/bound)
-    bands: dict[str, tuple[int, float]]
+    #: band -> (runs, median measured/bound, None where every bound is zero)
+    bands: dict[str, tuple[int, float | None]]
 
     def to_dict(self) -> dict[str, Any]:
         q = self.pct_sol_quartiles
@@ -116,9 +117,10 @@ def summarise(judged: Sequence[Judged], errors: int = 0) -> Summary:
     """
     bands = {}
     for name in BANDS:
-        ratios = [j.ratio for j in judged if j.band == name]
-        if ratios:
-            bands[name] = (len(ratios), statistics.median(ratios))
+        runs = [j for j in judged if j.band == name]
+        ratios = [r for r in (j.ratio for j in runs) if r is not None]
+        if runs:
+            bands[name] = (len(runs), statistics.median(ratios) if ratios else None)
     return Summary(len(judged), sum(j.violation for j in judged), errors,
                    _quartiles([j.pct_sol for j in judged]), bands)
 

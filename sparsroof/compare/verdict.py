@@ -8,7 +8,9 @@ of the speed of light and the word for a run faster than its bound are the same 
 - **measured / bound**, the same figure inverted, for tightness tables;
 - a **violation**: a run faster than its bound, which is a promise no real run breaks; it
   is a bug in the traffic model or in the spec, never clipped;
-- the **band**: the term that binds (launch, cache, dram, compute).
+- the **band**: the term that binds (launch, cache, dram, compute), or ``empty`` for a
+  product with nothing to compute (no entries), whose bound is its output's bytes alone:
+  no kernel need run, so its measured / bound says nothing of a kernel.
 """
 
 from __future__ import annotations
@@ -19,8 +21,9 @@ from ..units import si
 __all__ = ["BANDS", "VIOLATION", "pct_sol", "ratio", "is_violation", "band", "status",
            "explain"]
 
-#: size bands, by the term that binds: launch floor, a cache roof, main memory, compute
-BANDS = ("launch", "cache", "dram", "compute")
+#: size bands, by the term that binds: launch floor, a cache roof, main memory, compute;
+#: and the products with nothing to compute
+BANDS = ("launch", "cache", "dram", "compute", "empty")
 #: the status word of a run faster than its bound
 VIOLATION = "VIOLATION"
 
@@ -34,13 +37,14 @@ def pct_sol(measured_s: float, sol_s: float) -> float:
     return 100.0 * sol_s / measured_s
 
 
-def ratio(measured_s: float, sol_s: float) -> float:
-    """Measured time over the bound (1 = at the speed of light, < 1 = a violation).
+def ratio(measured_s: float, sol_s: float) -> float | None:
+    """Measured time over the bound (1 = at the speed of light, < 1 = a violation); None
+    for a bound of zero (a product with nothing to do).
 
     >>> ratio(4e-6, 1e-6), ratio(1e-6, 0.0)
-    (4.0, inf)
+    (4.0, None)
     """
-    return measured_s / sol_s if sol_s > 0 else float("inf")
+    return measured_s / sol_s if sol_s > 0 else None
 
 
 def is_violation(measured_s: float, sol_s: float) -> bool:
@@ -52,8 +56,11 @@ def is_violation(measured_s: float, sol_s: float) -> bool:
     return measured_s < sol_s
 
 
-def band(b: Bound) -> str:
-    """The binding term, with memory split into a cache level and main memory."""
+def band(b: Bound, flops_executed: float) -> str:
+    """The binding term, with memory split into a cache level and main memory; ``empty``
+    for a product without arithmetic."""
+    if not flops_executed:
+        return "empty"
     if b.bound == "memory":
         return "cache" if b.in_cache else "dram"
     return b.bound

@@ -4,7 +4,10 @@ A kernel's measured time depends on the timer as much as on the kernel. Replayed
 back through a captured graph, a tiny kernel costs the least; launched back to back on one
 stream, a little more; with a host synchronisation after every call, the launch, the kernel
 and the round trip to the host all land in the timed region; with the caches flushed
-between calls (``cold``), no byte can come from a cache that an earlier call warmed. The
+between calls (``cold``), no byte can come from a cache that an earlier call warmed, and
+one call alone between two events is no faster than one of many replayed back to back, so
+its floor is the graph floor (a library's one-kernel call was measured between two events
+in less than the stream floor of the same GPU). The
 floors are the spec's (:attr:`HwSpec.launch_floors`), each the smallest time a source
 measured for that method; ``launch_overhead`` is the smallest of all, the floor of the
 default bound, which therefore holds however a run was timed.
@@ -31,7 +34,8 @@ TIMING_HELP = {
              "the smallest floor, so the bound holds however a run was timed)",
     "stream": "kernels launched back to back on one stream, one timer around many calls",
     "sync": "a host synchronisation after every --calls-per-sync calls in the timed region",
-    "cold": "caches flushed between calls: every byte from main memory, stream floor",
+    "cold": "caches flushed between calls, one call timed alone: every byte from main "
+            "memory, graph floor",
 }
 
 
@@ -91,7 +95,7 @@ def launch_floor(spec: HwSpec, timing: str = DEFAULT_TIMING, calls_per_sync: int
     if spec.launch_overhead is None:
         return 0.0, ""
     if timing in ("graph", "stream", "cold"):
-        seconds, _, note = _floor(spec, "stream" if timing == "cold" else timing)
+        seconds, _, note = _floor(spec, "graph" if timing == "cold" else timing)
         return seconds, note
     stream, _, stream_note = _floor(spec, "stream")
     sync = spec.launch_floors.get("sync")

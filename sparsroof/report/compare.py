@@ -72,7 +72,10 @@ def summary_lines(summary: Summary) -> list[str]:
     if q:
         lines.append(f"% of SoL: median {q[1]:.1f}, quartiles {q[0]:.1f} - {q[2]:.1f}")
     for band, (n, ratio) in summary.bands.items():
-        lines.append(f"  {band}-bound: {n:,} runs, median measured/bound {ratio:.2f}x")
+        if band == "empty":
+            lines.append(f"  nothing to compute (no entries): {n:,} runs, no kernel need run")
+        elif ratio is not None:
+            lines.append(f"  {band}-bound: {n:,} runs, median measured/bound {ratio:.2f}x")
     return lines
 
 

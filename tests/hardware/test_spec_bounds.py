@@ -22,8 +22,9 @@ GPUS_WITH_DATA = ("a100-40gb", "a100-80gb", "h100-sxm", "h200", "mi250x", "mi250
 def test_gpu_specs_have_a_minimum_launch_floor_and_an_l2_roof(name: str) -> None:
     spec = load_spec(name)
     assert spec.launch_overhead is not None and spec.launch_overhead.kind == "minimum"
-    # every published back-to-back kernel time found is at least 1.33 us
-    assert 1e-6 <= spec.launch_overhead.value <= 2.2e-6
+    # a floor, not an average, and no sub-microsecond guess: the smallest measured is an empty
+    # kernel replayed through a graph on an H100, 0.97 us (tests/data/gpu-h100)
+    assert 0.97e-6 <= spec.launch_overhead.value <= 2.2e-6
     l2 = spec.memory[0]
     assert l2.name == "L2" and l2.bandwidth is not None and l2.capacity is not None
     assert l2.bandwidth.kind == "measured" and l2.bandwidth.value > spec.dram.bandwidth.value

@@ -16,7 +16,7 @@ from sparsroof.compare import judge, read_runs
 from sparsroof.hardware.library import load_spec
 from sparsroof.model.timing import launch_floor
 
-from ..conftest import DATA, ROOT
+from ..conftest import CORPUS, DATA, ROOT
 
 FIXTURE = ROOT / "tests" / "data" / "gpu-bench-format-fixture.json"
 
@@ -77,14 +77,14 @@ checks:
 def test_check_finds_the_run_of_its_storage_and_method(tmp_path: Path,
                                                        capsys: pytest.CaptureFixture[str]
                                                        ) -> None:
-    # the csr graph run: 1.2 us bound / 4.2 us measured = 28.6 % >= 20 %
+    # the csr graph run: 0.97 us bound / 4.2 us measured = 23.1 % >= 20 %
     code = run_guarded(cli, ["check", str(_budget(tmp_path, "graph")), "--measured",
                              str(FIXTURE), "-O", "json"])
     doc = json.loads(capsys.readouterr().out)
     assert code == 0, doc
     (outcome,) = [o for o in doc["outcomes"] if o["key"] == "min_fraction_of_sol"]
     assert outcome["reference"] == pytest.approx(4.2e-6)
-    assert outcome["value"] == pytest.approx(1.2e-6 / 4.2e-6)
+    assert outcome["value"] == pytest.approx(0.97e-6 / 4.2e-6)
     # the sync run: 2.3 us (the stream floor: h100-sxm has no sync floor) / 19 us = 12 %:
     # the limit fails, as it should
     assert run_guarded(cli, ["check", str(_budget(tmp_path, "sync")), "--measured",
@@ -122,3 +122,54 @@ def test_a_probed_spec_written_elsewhere_is_found_beside_the_file(tmp_path: Path
     assert errors == [] and {r.hw for r in runs} == {str(tmp_path / "gpu.yaml")}
     judged, errors = judge(runs, "a100")
     assert errors == [] and {j.spec for j in judged} == {"gpu"}
+
+
+# Runs measured on a real H100 (tests/data/gpu-h100, README beside the data): cuSPARSE's CSR
+# and COO SpMV, fp64, of every readable corpus matrix, each timed four ways. A bound is a
+# promise for any correct kernel, so no run may be faster than its bound, on the bundled
+# spec and on the spec the same GPU's probe wrote.
+H100 = ROOT / "tests" / "data" / "gpu-h100"
+
+
+def _h100_runs_here(tmp_path: Path, spec: str) -> tuple[Path, int]:
+    """The measured runs whose matrices this checkout carries, with their paths here, to be
+    bounded on ``spec``."""
+    doc = json.loads((H100 / "runs.json").read_text())
+    here = {p.name: p for p in (*CORPUS.iterdir(), *DATA.iterdir())}
+    kept = [r | {"path": str(here[Path(r["path"]).name])} for r in doc["results"]
+            if Path(r["path"]).name in here]
+    path = tmp_path / "runs.json"
+    path.write_text(json.dumps(doc | {"results": kept, "spec": spec}))
+    return path, len(kept)
+
+
+def test_the_h100_runs_are_a_measurement_of_every_method() -> None:
+    doc = json.loads((H100 / "runs.json").read_text())
+    assert doc["device"]["name"] == "NVIDIA H100 80GB HBM3" and "fixture" not in doc
+    runs = doc["results"]
+    assert len(runs) == 392 and {r["timing"] for r in runs} == {"graph", "stream", "sync",
+                                                                 "cold"}
+    assert all(r["checked_error"] <= 1.0 for r in runs)  # each product was checked first
+    assert not any("capture failed" in r["note"] for r in runs)
+
+
+@pytest.mark.parametrize("spec", ["h100-sxm", "probe-2.yaml"])
+def test_no_h100_run_beats_its_bound(spec: str, tmp_path: Path,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    hw = spec if spec == "h100-sxm" else str(H100 / spec)
+    runs, count = _h100_runs_here(tmp_path, hw)
+    assert count == 352  # 44 of the 49 matrices are carried (the rest: generated or unlicensed)
+    assert run_guarded(cli, ["compare", str(runs), "-O", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["summary"]["count"] == count and doc["summary"]["violations"] == 0
+    assert {r["spec"] for r in doc["runs"]} == {"h100-sxm" if spec == "h100-sxm" else "gpu"}
+    bands = doc["summary"]["bands"]
+    # the matrices without entries (a 0 x 0 one and a 3 x 4 one): no kernel need run
+    assert bands["empty"]["runs"] == 16
+    assert all(r["launch_s"] == 0 for r in doc["runs"] if r["band"] == "empty")
+    # every other run is bounded; those replayed through a graph within 12x of their bound
+    # (these small matrices are all launch-bound: cuSPARSE took 2.9-9.8 us a call)
+    ratios = [r["measured_over_bound"] for r in doc["runs"] if r["band"] != "empty"]
+    graph = [r["measured_over_bound"] for r in doc["runs"]
+             if r["band"] != "empty" and r["timing"] == "graph"]
+    assert min(ratios) >= 1.0 and len(graph) == 84 and max(graph) < 12

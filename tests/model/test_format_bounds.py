@@ -85,7 +85,8 @@ def test_the_floor_of_each_timing_method() -> None:
     spec = _with_floors(graph=1.0e-6, stream=2.0e-6, sync=6.0e-6)
     assert launch_floor(spec, "graph") == (1.0e-6, "")  # type: ignore[arg-type]
     assert launch_floor(spec, "stream") == (2.0e-6, "")  # type: ignore[arg-type]
-    assert launch_floor(spec, "cold") == (2.0e-6, "")  # type: ignore[arg-type]
+    # one call timed alone is no faster than one of many in a graph
+    assert launch_floor(spec, "cold") == (1.0e-6, "")  # type: ignore[arg-type]
     assert launch_floor(spec, "sync") == (6.0e-6, "")  # type: ignore[arg-type]
     # 4 calls between two synchronisations: (6 + 3 x 2) / 4 us per call
     assert launch_floor(spec, "sync", 4)[0] == pytest.approx(3.0e-6)  # type: ignore[arg-type]

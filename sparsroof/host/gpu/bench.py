@@ -32,6 +32,9 @@ def check_product(a: Any, x: np.ndarray, got: np.ndarray, what: str) -> float:
     >>> a = sp.csr_matrix(np.array([[1.0, 2.0], [0.0, 3.0]]))
     >>> check_product(a, np.ones(2), np.array([3.0, 3.0]), "m csr")
     0.0
+    >>> big = sp.csr_matrix(np.array([[-1e308, -1e308], [0.0, 1.0]]))  # a row sums to -inf
+    >>> check_product(big, np.ones(2), np.array([-np.inf, 1.0]), "big csr")
+    0.0
     """
     want = a @ x
     got = np.asarray(got).reshape(want.shape)
@@ -42,7 +45,10 @@ def check_product(a: Any, x: np.ndarray, got: np.ndarray, what: str) -> float:
         lengths = lengths[:, None]
     eps = float(np.finfo(want.dtype).eps)
     allowed = 4.0 * eps * lengths * scale + np.finfo(want.dtype).tiny
-    share = np.abs(got.astype(np.float64) - want) / allowed
+    got = got.astype(np.float64)
+    same = (got == want) | (np.isnan(got) & np.isnan(want))  # equal infinities too
+    with np.errstate(invalid="ignore", over="ignore"):
+        share = np.where(same, 0.0, np.abs(got - want) / allowed)
     worst = float(share.max()) if share.size else 0.0
     if not np.isfinite(worst) or worst > 1.0:
         at = np.unravel_index(int(np.nanargmax(np.where(np.isfinite(share), share, np.inf))),

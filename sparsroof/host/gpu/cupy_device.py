@@ -11,6 +11,7 @@ probe's kernels are CUDA C compiled by CuPy at first use.
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -185,7 +186,7 @@ class CupyDevice:  # pragma: no cover - runs only where a GPU is
             y = cp.zeros(shape, dtype=a.dtype, order="F")
         self.stream.synchronize()
         try:
-            call, how = _prepared(cp, a, x, y), "cusparseSpMV/SpMM, descriptors made once"
+            call, how = _prepared(cp, a, x, y, self.stream)
         except (AttributeError, ImportError, TypeError) as err:
             call, how = _library_call(a, x, y), f"cupyx.cusparse (prepared call: {err})"
 
@@ -260,47 +261,80 @@ class CupyDevice:  # pragma: no cover - runs only where a GPU is
         self.cp.get_default_memory_pool().free_all_blocks()
 
 
-def _prepared(cp: Any, a: Any, x: Any, y: Any) -> Work:  # pragma: no cover - needs a GPU
-    """One cuSPARSE generic-API call with everything made beforehand (CuPy's internals:
-    the same calls ``cupyx.cusparse.spmv`` makes, hoisted out of the timed call)."""
+def _cusparse_library() -> Any:  # pragma: no cover - needs a GPU
+    """The cuSPARSE library CuPy loaded into this process, through ctypes.
+
+    CuPy's wrappers refuse to run while a stream is being captured, though cuSPARSE's
+    SpMV and SpMM with a work buffer made beforehand can be; called straight, with CuPy's
+    own handle and descriptors, the same entry points can be captured into a graph."""
+    import ctypes
+
+    maps = Path("/proc/self/maps")
+    paths = {line.split()[-1] for line in maps.read_text().splitlines()
+             if "libcusparse.so" in line} if maps.exists() else set()
+    if not paths:
+        raise OSError("the cuSPARSE library CuPy loaded was not found")
+    lib = ctypes.CDLL(min(paths))
+    p, i = ctypes.c_void_p, ctypes.c_int
+    lib.cusparseSetStream.argtypes = [p, p]
+    lib.cusparseSpMV.argtypes = [p, i, p, p, p, p, p, i, i, p]
+    lib.cusparseSpMM.argtypes = [p, i, i, p, p, p, p, p, i, i, p]
+    return lib
+
+
+def _prepared(cp: Any, a: Any, x: Any, y: Any, stream: Any
+              ) -> tuple[Work, str]:  # pragma: no cover - needs a GPU
+    """One cuSPARSE generic-API call with everything made beforehand (the calls
+    ``cupyx.cusparse.spmv`` makes, hoisted out of the timed call), made straight into the
+    library so that it can be captured into a graph."""
     import cupyx.cusparse as cxs
     from cupy._core import _dtype
     from cupy.cuda import device as cuda_device
     from cupy_backends.cuda.libs import cusparse as lib
 
+    try:
+        direct, how = _cusparse_library(), "cusparseSpMV/SpMM, descriptors made once"
+    except OSError as err:  # CuPy's wrappers run the same calls, though not in a graph
+        direct, how = None, f"cusparseSpMV/SpMM through CuPy, descriptors made once ({err})"
     transposed = a.format == "csc"  # a CSC matrix is the transpose of a CSR one
     stored = a.T if transposed else a
     op = lib.CUSPARSE_OPERATION_TRANSPOSE if transposed else \
         lib.CUSPARSE_OPERATION_NON_TRANSPOSE
     plain = lib.CUSPARSE_OPERATION_NON_TRANSPOSE
     desc_a = cxs.SpMatDescriptor.create(stored)
-    alpha = np.array(1, a.dtype).ctypes
-    beta = np.array(0, a.dtype).ctypes
+    alpha, beta = np.ones(1, a.dtype), np.zeros(1, a.dtype)
     dtype = _dtype.to_cuda_dtype(a.dtype)
     handle = cuda_device.get_cusparse_handle()
     if x.ndim == 1:
         desc_x, desc_y = cxs.DnVecDescriptor.create(x), cxs.DnVecDescriptor.create(y)
         alg = lib.CUSPARSE_MV_ALG_DEFAULT
-        size = lib.spMV_bufferSize(handle, op, alpha.data, desc_a.desc, desc_x.desc,
-                                   beta.data, desc_y.desc, dtype, alg)
-        buffer = cp.empty(max(1, size), cp.int8)
-
-        def spmv() -> None:
-            lib.spMV(cuda_device.get_cusparse_handle(), op, alpha.data, desc_a.desc,
-                     desc_x.desc, beta.data, desc_y.desc, dtype, alg, buffer.data.ptr)
-            _keep = (stored, x, y)  # noqa: F841 - the descriptors point into these
-        return spmv
-    desc_b, desc_c = cxs.DnMatDescriptor.create(x), cxs.DnMatDescriptor.create(y)
-    alg = lib.CUSPARSE_MM_ALG_DEFAULT
-    size = lib.spMM_bufferSize(handle, op, plain, alpha.data, desc_a.desc, desc_b.desc,
-                               beta.data, desc_c.desc, dtype, alg)
+        size = lib.spMV_bufferSize(handle, op, alpha.ctypes.data, desc_a.desc, desc_x.desc,
+                                   beta.ctypes.data, desc_y.desc, dtype, alg)
+        args: tuple[Any, ...] = (op, alpha.ctypes.data, desc_a.desc, desc_x.desc,
+                                 beta.ctypes.data, desc_y.desc, dtype, alg)
+        entry, dense = direct.cusparseSpMV if direct else lib.spMV, (desc_x, desc_y)
+    else:
+        desc_b, desc_c = cxs.DnMatDescriptor.create(x), cxs.DnMatDescriptor.create(y)
+        alg = lib.CUSPARSE_MM_ALG_DEFAULT
+        size = lib.spMM_bufferSize(handle, op, plain, alpha.ctypes.data, desc_a.desc,
+                                   desc_b.desc, beta.ctypes.data, desc_c.desc, dtype, alg)
+        args = (op, plain, alpha.ctypes.data, desc_a.desc, desc_b.desc, beta.ctypes.data,
+                desc_c.desc, dtype, alg)
+        entry, dense = direct.cusparseSpMM if direct else lib.spMM, (desc_b, desc_c)
     buffer = cp.empty(max(1, size), cp.int8)
+    # the descriptors (freed with their objects) and the arrays they point into
+    kept = (stored, x, y, alpha, beta, desc_a, dense, buffer)
 
-    def spmm() -> None:
-        lib.spMM(cuda_device.get_cusparse_handle(), op, plain, alpha.data, desc_a.desc,
-                 desc_b.desc, beta.data, desc_c.desc, dtype, alg, buffer.data.ptr)
-        _keep = (stored, x, y)  # noqa: F841 - the descriptors point into these
-    return spmm
+    def call() -> None:
+        if direct is None:
+            entry(handle, *args, buffer.data.ptr)
+            return
+        direct.cusparseSetStream(handle, stream.ptr)
+        status = entry(handle, *args, buffer.data.ptr)
+        if status != 0:
+            raise RuntimeError(f"cuSPARSE status {status}")
+        _keep = kept  # noqa: F841
+    return call, how
 
 
 def _library_call(a: Any, x: Any, y: Any) -> Work:  # pragma: no cover - needs a GPU
