@@ -1,7 +1,8 @@
 """The GPU check's Python steps (run by bench/gpu_check.sh on a machine with a CUDA GPU).
 
     python bench/gpu_check.py runs OUT SPEC [PROBE_SPEC] MATRIX...
-        cuSPARSE CSR and COO SpMV (fp64) of each matrix on the first GPU, each timed by
+        cuSPARSE CSR and COO SpMV (fp64; $GPU_CHECK_CASES, e.g. "spmv:1:fp64 spmm:8:fp32",
+        names other products) of each matrix on the first GPU, each timed by
         the four methods (graph, stream, sync, cold) from one prepared and checked
         product; writes OUT/runs-SPEC.json bounded on SPEC and, when PROBE_SPEC exists,
         OUT/runs-probe.json with the same runs bounded on it. A matrix that cannot be read
@@ -15,6 +16,7 @@
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import sys
 import time
@@ -45,7 +47,21 @@ def _document(results: list[Any], paths: dict[str, str], spec: str, spec_file: s
     return json.dumps(doc, indent=1) + "\n"
 
 
-def runs(out: Path, spec_name: str, probe: str | None, matrices: list[str]) -> int:
+def cases(text: str) -> list[tuple[str, int, str]]:
+    """The products to run, from ``$GPU_CHECK_CASES``: KERNEL:WIDTH:DTYPE, space-separated.
+
+    >>> cases("spmv:1:fp64 spmm:8:fp32")
+    [('spmv', 1, 'fp64'), ('spmm', 8, 'fp32')]
+    """
+    out = []
+    for case in text.split():
+        kernel, width, dtype = case.split(":")
+        out.append((kernel, int(width), dtype))
+    return out
+
+
+def runs(out: Path, spec_name: str, probe: str | None, matrices: list[str],
+         cases: list[tuple[str, int, str]] = [("spmv", 1, "fp64")]) -> int:  # noqa: B006
     from sparsroof.errors import SparsroofError
     from sparsroof.hardware.library import load_spec
     from sparsroof.host.bench import bench, bound_again
@@ -70,14 +86,23 @@ def runs(out: Path, spec_name: str, probe: str | None, matrices: list[str]) -> i
             if m.name in paths:
                 log(f"{path}: skipped, a matrix named {m.name} was run already")
                 continue
-            found = bench(m, s, spec, formats=FORMATS, backend="cusparse", device=device,
-                          methods=METHODS, warmup=3, repeat=7, min_time=0.01)
         except SparsroofError as err:
             failed += 1
             log(f"{path}: skipped: {err}")
             continue
-        finally:
-            device.release()
+        found = []
+        for kernel, width, dtype in cases:
+            try:
+                found += bench(m, s, spec, formats=FORMATS, backend="cusparse", device=device,
+                               kernel=kernel, width=width, dtype=dtype, methods=METHODS,
+                               warmup=3, repeat=7, min_time=0.01)
+            except SparsroofError as err:
+                failed += 1
+                log(f"{path}: {kernel} d={width} {dtype} skipped: {err}")
+            finally:
+                device.release()
+        if not found:
+            continue
         paths[m.name] = str(Path(path).resolve())
         on_spec += found
         if probed is not None:
@@ -162,7 +187,8 @@ def main(argv: list[str]) -> int:
     if len(argv) >= 3 and argv[0] == "runs":
         out, spec, rest = Path(argv[1]), argv[2], argv[3:]
         probe = rest[0] if rest and rest[0].endswith(".yaml") else None
-        return runs(out, spec, probe, rest[1:] if probe else rest)
+        return runs(out, spec, probe, rest[1:] if probe else rest,
+                    cases(os.environ.get("GPU_CHECK_CASES", "spmv:1:fp64")))
     if len(argv) >= 3 and argv[0] == "summary":
         return summary(argv[1], argv[2], argv[3:])
     print(__doc__, file=sys.stderr)

@@ -10,7 +10,9 @@
 #   5. summarise measured/bound per method and band, and the probe beside the spec.
 # Everything goes to one folder: $OUT where set, else bench/out/gpu (7 files: the log,
 # gpu.yaml, runs-SPEC.json, runs-probe.json, judged-SPEC.json, judged-probe.json and
-# roofline-SPEC.png). Python wheels found in .whl/ are installed first, from those files
+# roofline-SPEC.png). $GPU_CHECK_CASES names other products than SpMV in fp64 (see
+# gpu_check.py) and $GPU_CHECK_RUNS_S the runs stage's limit (160 s). Python wheels
+# found in .whl/ are installed first, from those files
 # only (a GPU machine may have no network). A failing stage is logged and the later ones
 # still run; the exit code is the number of failed stages.
 #
@@ -121,7 +123,7 @@ for f in "$ROOT"/tests/corpus/*.mtx "$ROOT"/tests/corpus/*.smtx "$ROOT"/../share
     MATRICES+=("$f")
 done
 log "matrices: ${#MATRICES[@]}"
-stage runs 160 "$PY" bench/gpu_check.py runs "$OUT" "$SPEC" "$OUT/gpu.yaml" "${MATRICES[@]}"
+stage runs "${GPU_CHECK_RUNS_S:-160}" "$PY" bench/gpu_check.py runs "$OUT" "$SPEC" "$OUT/gpu.yaml" "${MATRICES[@]}"
 
 # 4. every run judged against the bundled spec (with its roofline) and the probe's
 stage judge-"$SPEC" 50 judge "$OUT/runs-$SPEC.json" "$OUT/judged-$SPEC.json" \

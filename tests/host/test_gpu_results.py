@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -131,10 +132,10 @@ def test_a_probed_spec_written_elsewhere_is_found_beside_the_file(tmp_path: Path
 H100 = ROOT / "tests" / "data" / "gpu-h100"
 
 
-def _h100_runs_here(tmp_path: Path, spec: str) -> tuple[Path, int]:
-    """The measured runs whose matrices this checkout carries, with their paths here, to be
-    bounded on ``spec``."""
-    doc = json.loads((H100 / "runs.json").read_text())
+def _h100_runs_here(tmp_path: Path, name: str, spec: str) -> tuple[Path, int]:
+    """The measured runs of file ``name`` whose matrices this checkout carries, with their
+    paths here, to be bounded on ``spec``."""
+    doc = json.loads((H100 / name).read_text())
     here = {p.name: p for p in (*CORPUS.iterdir(), *DATA.iterdir())}
     kept = [r | {"path": str(here[Path(r["path"]).name])} for r in doc["results"]
             if Path(r["path"]).name in here]
@@ -143,29 +144,39 @@ def _h100_runs_here(tmp_path: Path, spec: str) -> tuple[Path, int]:
     return path, len(kept)
 
 
+def _judged(tmp_path: Path, name: str, spec: str, capsys: pytest.CaptureFixture[str]
+            ) -> dict[str, Any]:
+    hw = spec if spec == "h100-sxm" else str(H100 / spec)
+    runs, count = _h100_runs_here(tmp_path, name, hw)
+    assert run_guarded(cli, ["compare", str(runs), "-O", "json"]) == 0
+    doc: dict[str, Any] = json.loads(capsys.readouterr().out)
+    assert doc["summary"]["count"] == count
+    assert {r["spec"] for r in doc["runs"]} == {"h100-sxm" if spec == "h100-sxm" else "gpu"}
+    return doc
+
+
 def test_the_h100_runs_are_a_measurement_of_every_method() -> None:
-    doc = json.loads((H100 / "runs.json").read_text())
-    assert doc["device"]["name"] == "NVIDIA H100 80GB HBM3" and "fixture" not in doc
-    runs = doc["results"]
-    assert len(runs) == 392 and {r["timing"] for r in runs} == {"graph", "stream", "sync",
-                                                                 "cold"}
-    assert all(r["checked_error"] <= 1.0 for r in runs)  # each product was checked first
-    assert not any("capture failed" in r["note"] for r in runs)
+    for name, products in (("runs.json", {("spmv", 1, "fp64")}),
+                           ("runs-more.json", {("spmm", 8, "fp64"), ("spmv", 1, "fp32"),
+                                               ("spmm", 4, "fp32")})):
+        doc = json.loads((H100 / name).read_text())
+        assert doc["device"]["name"] == "NVIDIA H100 80GB HBM3" and "fixture" not in doc
+        runs = doc["results"]
+        assert len(runs) == 400 * len(products) - 8 * (name == "runs.json")
+        assert {(r["kernel"], r["width"], r["dtype"]) for r in runs} == products
+        assert {r["timing"] for r in runs} == {"graph", "stream", "sync", "cold"}
+        assert all(r["checked_error"] <= 1.0 for r in runs)  # each product was checked first
+        assert not any("capture failed" in r["note"] for r in runs)
 
 
 @pytest.mark.parametrize("spec", ["h100-sxm", "probe-2.yaml"])
-def test_no_h100_run_beats_its_bound(spec: str, tmp_path: Path,
-                                     capsys: pytest.CaptureFixture[str]) -> None:
-    hw = spec if spec == "h100-sxm" else str(H100 / spec)
-    runs, count = _h100_runs_here(tmp_path, hw)
-    assert count == 352  # 44 of the 49 matrices are carried (the rest: generated or unlicensed)
-    assert run_guarded(cli, ["compare", str(runs), "-O", "json"]) == 0
-    doc = json.loads(capsys.readouterr().out)
-    assert doc["summary"]["count"] == count and doc["summary"]["violations"] == 0
-    assert {r["spec"] for r in doc["runs"]} == {"h100-sxm" if spec == "h100-sxm" else "gpu"}
-    bands = doc["summary"]["bands"]
+def test_no_h100_spmv_run_beats_its_bound(spec: str, tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    doc = _judged(tmp_path, "runs.json", spec, capsys)
+    # 44 of the 49 matrices are carried (the rest: generated or unlicensed)
+    assert doc["summary"]["count"] == 352 and doc["summary"]["violations"] == 0
     # the matrices without entries (a 0 x 0 one and a 3 x 4 one): no kernel need run
-    assert bands["empty"]["runs"] == 16
+    assert doc["summary"]["bands"]["empty"]["runs"] == 16
     assert all(r["launch_s"] == 0 for r in doc["runs"] if r["band"] == "empty")
     # every other run is bounded; those replayed through a graph within 12x of their bound
     # (these small matrices are all launch-bound: cuSPARSE took 2.9-9.8 us a call)
@@ -173,3 +184,12 @@ def test_no_h100_run_beats_its_bound(spec: str, tmp_path: Path,
     graph = [r["measured_over_bound"] for r in doc["runs"]
              if r["band"] != "empty" and r["timing"] == "graph"]
     assert min(ratios) >= 1.0 and len(graph) == 84 and max(graph) < 12
+
+
+@pytest.mark.parametrize("spec", ["h100-sxm", "probe-3.yaml"])
+def test_no_h100_spmm_or_fp32_run_beats_its_bound(spec: str, tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    doc = _judged(tmp_path, "runs-more.json", spec, capsys)
+    assert doc["summary"]["count"] == 3 * 4 * 2 * 45 and doc["summary"]["violations"] == 0
+    ratios = [r["measured_over_bound"] for r in doc["runs"] if r["band"] != "empty"]
+    assert min(ratios) >= 1.0
