@@ -87,14 +87,14 @@ def command(matrix: str, hw: str, kernel: str, widths: tuple[str, ...], dtype: s
 
     spec, cal = load_calibrated(spec, calibration_file)
     warn_flagged(cal, calibration_file)
-    elsewhere = other_device(spec, backend)
-    if elsewhere:
-        click.echo(f"sparsroof: note: {elsewhere}", err=True)
     device = None
     if backend == "cusparse":
         from ..host.gpu.cuda import open_device
 
         device = open_device()
+    elsewhere = other_device(spec, backend, device.info.name if device else None)
+    if elsewhere:
+        click.echo(f"sparsroof: note: {elsewhere}", err=True)
     m = load(matrix)
     s = measure(m)
     results = [r for width in d for r in bench(

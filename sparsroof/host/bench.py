@@ -19,6 +19,7 @@ for the method it was timed by (a graph that could not be captured is a stream r
 from __future__ import annotations
 
 import dataclasses
+import re
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -312,24 +313,43 @@ def _plain(text: str) -> str:
     return " ".join(text.lower().replace("(r)", "").replace("(tm)", "").split())
 
 
-def other_device(spec: HwSpec, backend: str = "scipy") -> str:
+def _gpu_models(name: str) -> set[str]:
+    """The model names in a GPU's name: 'NVIDIA H100 80GB HBM3' -> {'h100'}.
+
+    >>> sorted(_gpu_models("NVIDIA GH200 Grace Hopper Superchip, H100 GPU with 96 GB HBM3"))
+    ['gh200', 'h100']
+    >>> _gpu_models("AMD Instinct MI250X, one GCD"), _gpu_models("Fake GPU")
+    ({'mi250x'}, set())
+    """
+    return set(re.findall(r"\b[a-z]{1,2}\d{2,4}[a-z]?\b", name.lower()))
+
+
+def other_device(spec: HwSpec, backend: str = "scipy", gpu: str | None = None) -> str:
     """One line when ``spec`` describes another device than the one ``backend`` runs on
     here ('' when it is this one, as far as can be told): a GPU spec for CPU runs, a CPU
-    spec for GPU runs, or a CPU spec naming another processor than this host's.
+    spec for GPU runs, a CPU spec naming another processor than this host's, or a GPU spec
+    naming another model than ``gpu`` (the name of the GPU the runs are on).
 
     >>> from sparsroof.hardware.library import load_spec
     >>> other_device(load_spec("c2050")).startswith("c2050 is a spec of another device")
     True
+    >>> other_device(load_spec("h100-sxm"), "cusparse", "NVIDIA H100 80GB HBM3")
+    ''
+    >>> other_device(load_spec("a100-80gb"), "cusparse", "NVIDIA H100 80GB HBM3").split(":")[0]
+    'a100-80gb is a spec of another device (NVIDIA A100 80GB SXM4) than the one the runs are \
+on (NVIDIA H100 80GB HBM3)'
     """
     if backend == "cusparse":
-        here = "this host's GPU"
-        same = spec.kind == "gpu"
+        here = gpu or "this host's GPU"
+        mine, theirs = _gpu_models(gpu or ""), _gpu_models(spec.device)
+        same = spec.kind == "gpu" and (not mine or not theirs or bool(mine & theirs))
     else:
         from .probe import host_info
 
         here = host_info().model
-        mine, theirs = _plain(here), _plain(spec.device)
-        same = spec.kind == "cpu" and bool(theirs) and (mine in theirs or theirs in mine)
+        mine_cpu, theirs_cpu = _plain(here), _plain(spec.device)
+        same = spec.kind == "cpu" and bool(theirs_cpu) and (mine_cpu in theirs_cpu or
+                                                            theirs_cpu in mine_cpu)
     if same:
         return ""
     return (f"{spec.name} is a spec of another device ({spec.device}) than the one the "

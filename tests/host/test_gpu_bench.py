@@ -242,6 +242,23 @@ def test_table_names_the_device_and_the_method(
     assert max(len(line) for line in out.splitlines()) <= 80
 
 
+@pytest.mark.parametrize("spec", ["h100-sxm", "a100-80gb"])
+def test_a_spec_of_another_gpu_is_said_on_one_line(spec: str, monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(gpu_device, "open_device", lambda: FakeDevice())
+    code = run_guarded(cli, ["bench", LAP, "--hw", spec, "--backend", "cusparse",
+                             "--storage", "csr", "--repeat", "2", "-O", "json"])
+    err = capsys.readouterr().err
+    assert code == 0
+    notes = [line for line in err.splitlines() if "a spec of another device" in line]
+    if spec == "h100-sxm":
+        assert notes == []
+    else:
+        assert notes == ["sparsroof: note: a100-80gb is a spec of another device (NVIDIA A100 "
+                         "80GB SXM4) than the one the runs are on (Fake H100): the runs are "
+                         "judged against its roofs, not this host's"]
+
+
 # -- a real GPU ---------------------------------------------------------------------------
 
 @pytest.mark.skipif(not gpu_available(), reason="needs CuPy and a CUDA GPU")
