@@ -160,10 +160,19 @@ def _analyze(name: str, *extra: str) -> Callable[[], list[str]]:
 
 
 def _cached() -> list[str]:
-    """analyze against another spec, the matrix's structure in the cache already."""
+    """analyze against another spec, the matrix's structure in the cache already (and no
+    answer of that command kept)."""
     subprocess.run([*SPARSROOF, "analyze", matrix("random"), "--hw", "a100", "-O", "json"],
                    check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
+    shutil.rmtree(OUT / "cache" / "answers", ignore_errors=True)
     return [*SPARSROOF, "analyze", matrix("random"), "--hw", "h100", "-O", "json"]
+
+
+def _again() -> list[str]:
+    """The same analysis again: its answer kept by the run before."""
+    command = [*SPARSROOF, "analyze", matrix("random"), "--hw", "a100", "-O", "json"]
+    subprocess.run(command, check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
+    return command
 
 
 def _batch(workers: int) -> Callable[[], list[str]]:
@@ -267,6 +276,8 @@ ROWS = [
         _analyze("random"), "<= 1.5x"),
     Row("sparsroof --help / python -c pass", lambda: [*SPARSROOF, "--help"],
         lambda: [PY, "-c", "pass"], "<= 0.15 s"),
+    Row("analyze, the same command again / bare load", _again,
+        lambda: bare_load(matrix("random")), "<= 0.1x"),
     Row("analyze, structure cached / bare load", _cached,
         lambda: bare_load(matrix("random")), "<= 0.1x"),
     Row("batch 40 x 0.5-1M: 1 worker / 2 workers", _batch(1), _batch(2), ">= 1.7x"),

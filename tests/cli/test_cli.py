@@ -252,7 +252,7 @@ def test_a_command_run_in_process_exits_as_a_fresh_interpreter_would(
     warning is shown on stderr, and the folder and environment are as they were after."""
     import warnings
 
-    from sparsroof import cli as entry
+    from sparsroof.cli import guard as entry  # the entry point calls its run_guarded
 
     def escapes(command: click.Command, argv: list[str] | None) -> int:
         warnings.warn("shown", UserWarning, stacklevel=1)
