@@ -27,8 +27,6 @@ folder that cannot be written.
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import json
 import os
 import sys
 import time
@@ -36,7 +34,6 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ._version import __version__
-from .cachedir import cache_dir
 
 __all__ = ["KEEP", "RACY_NS", "answer_key", "replay", "recorded"]
 
@@ -118,18 +115,29 @@ def answer_key(args: list[str]) -> str | None:
         if seen is False:
             return None
         inputs[path] = seen
+    import hashlib  # here, not above: a command that is not kept pays for neither
+    import json
+
     environment = {k: v for k, v in os.environ.items()
                    if k.startswith("SPARSROOF_") or k in _ENVIRONMENT}
     key = [args, os.getcwd(), inputs, environment, _terminal(), _code()]
     return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()
 
 
+def _folder() -> str:
+    from .cachedir import cache_dir
+
+    return os.path.join(cache_dir(), _FOLDER)
+
+
 def _entry(key: str) -> str:
-    return os.path.join(cache_dir(), _FOLDER, key + ".json")
+    return os.path.join(_folder(), key + ".json")
 
 
 def replay(key: str) -> bool:
     """Print the kept answer of ``key`` as it was written; False when there is none."""
+    import json
+
     path = _entry(key)
     try:
         with open(path, encoding="utf-8") as f:
@@ -180,9 +188,10 @@ class _Recorder:
 def _store(key: str, chunks: list[list[Any]]) -> None:
     if sum(len(text) for _, text in chunks) > _LARGEST:
         return
+    import json
     import tempfile
 
-    folder = os.path.join(cache_dir(), _FOLDER)
+    folder = _folder()
     with contextlib.suppress(OSError):
         os.makedirs(folder, exist_ok=True)
         fd, temporary = tempfile.mkstemp(dir=folder, suffix=".part")
