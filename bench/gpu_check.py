@@ -1,8 +1,9 @@
 """The GPU check's Python steps (run by bench/gpu_check.sh on a machine with a CUDA GPU).
 
     python bench/gpu_check.py runs OUT SPEC [PROBE_SPEC] MATRIX...
-        cuSPARSE CSR and COO SpMV (fp64; $GPU_CHECK_CASES, e.g. "spmv:1:fp64 spmm:8:fp32",
-        names other products) of each matrix on the first GPU, each timed by
+        cuSPARSE CSR, COO and sliced-ELL SpMV (fp64; $GPU_CHECK_CASES, e.g. "spmv:1:fp64
+        spmm:8:fp32", names other products, $GPU_CHECK_FORMATS, e.g. "csr sell", other
+        formats) of each matrix on the first GPU, each timed by
         the four methods (graph, stream, sync, cold) from one prepared and checked
         product; writes OUT/runs-SPEC.json bounded on SPEC and, when PROBE_SPEC exists,
         OUT/runs-probe.json with the same runs bounded on it. A matrix that cannot be read
@@ -27,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # this checkout's package, not an installed one
 
 METHODS = ("graph", "stream", "sync", "cold")
-FORMATS = ("csr", "coo")
+FORMATS = ("csr", "coo", "sell")
 
 
 def log(message: str) -> None:
@@ -61,7 +62,8 @@ def cases(text: str) -> list[tuple[str, int, str]]:
 
 
 def runs(out: Path, spec_name: str, probe: str | None, matrices: list[str],
-         cases: list[tuple[str, int, str]] = [("spmv", 1, "fp64")]) -> int:  # noqa: B006
+         cases: list[tuple[str, int, str]] = [("spmv", 1, "fp64")],  # noqa: B006
+         formats: tuple[str, ...] = FORMATS) -> int:
     from sparsroof.errors import SparsroofError
     from sparsroof.hardware.library import load_spec
     from sparsroof.host.bench import bench, bound_again
@@ -93,7 +95,7 @@ def runs(out: Path, spec_name: str, probe: str | None, matrices: list[str],
         found = []
         for kernel, width, dtype in cases:
             try:
-                found += bench(m, s, spec, formats=FORMATS, backend="cusparse", device=device,
+                found += bench(m, s, spec, formats=formats, backend="cusparse", device=device,
                                kernel=kernel, width=width, dtype=dtype, methods=METHODS,
                                warmup=3, repeat=7, min_time=0.01)
             except SparsroofError as err:
@@ -188,7 +190,8 @@ def main(argv: list[str]) -> int:
         out, spec, rest = Path(argv[1]), argv[2], argv[3:]
         probe = rest[0] if rest and rest[0].endswith(".yaml") else None
         return runs(out, spec, probe, rest[1:] if probe else rest,
-                    cases(os.environ.get("GPU_CHECK_CASES", "spmv:1:fp64")))
+                    cases(os.environ.get("GPU_CHECK_CASES", "spmv:1:fp64")),
+                    tuple(os.environ.get("GPU_CHECK_FORMATS", " ".join(FORMATS)).split()))
     if len(argv) >= 3 and argv[0] == "summary":
         return summary(argv[1], argv[2], argv[3:])
     print(__doc__, file=sys.stderr)

@@ -17,6 +17,21 @@ from typing import Any
 import numpy as np
 
 from sparsroof.host.gpu.device import CaptureError, DeviceInfo, Kernel, Product
+from sparsroof.host.gpu.sell import SELL_SLICE, sell_arrays
+
+
+def _sell_product(csr: Any, x: np.ndarray) -> np.ndarray:
+    """y = A x computed from the SELL arrays cuSPARSE would get, as its kernel reads them:
+    slot by slot, skipping the padding (column -1)."""
+    values, cols, offsets = sell_arrays(csr, SELL_SLICE)
+    rows = csr.shape[0]
+    y = np.zeros(-(-rows // SELL_SLICE) * SELL_SLICE, dtype=np.result_type(values, x))
+    for s in range(offsets.size - 1):
+        block = slice(s * SELL_SLICE, (s + 1) * SELL_SLICE)
+        for start in range(offsets[s], offsets[s + 1], SELL_SLICE):
+            c = cols[start:start + SELL_SLICE]
+            y[block] += np.where(c >= 0, values[start:start + SELL_SLICE] * x[c], 0.0)
+    return y[:rows]
 
 Work = Callable[[], object]
 
@@ -99,7 +114,7 @@ class FakeDevice:
         self.log.append(("product", storage))
 
         def call() -> None:
-            out["y"] = matrix @ operand
+            out["y"] = _sell_product(matrix, operand) if storage == "sell" else matrix @ operand
             self._launch("product", self.call_s)
 
         def result() -> Any:

@@ -180,7 +180,7 @@ def kernel_traffic(s: Structure, storage: str, kernel: str, width: int,
 
 
 def _skip_reason(s: Structure, storage: str, kernel: str = "spmv") -> str:
-    if storage in ("ell", "hyb") and kernel != "spmv":
+    if storage in ("ell", "hyb", "sell") and kernel != "spmv":
         return f"the {storage.upper()} kernel here multiplies one vector (spmv)"
     if storage == "ell" and s.max_row_length * s.rows > FILL_LIMIT * max(s.stored_entries, 1):
         return (f"ELL would pad {s.rows:,} rows to {s.max_row_length:,} entries, over "
@@ -267,7 +267,7 @@ def bench(m: Matrix, s: Structure, spec: HwSpec, *, formats: Sequence[str] = KER
 
     for fmt in formats:
         storage = _storage_name(fmt, block)
-        skipped = _skip_reason(s, storage, kernel)
+        skipped = _skip_reason(s, storage, kernel) or _sell_skip_reason(storage, csr)
         time_by: Callable[[str], Timing] | None = None
         note, checked = "", None
         if not skipped:
@@ -283,6 +283,23 @@ def bench(m: Matrix, s: Structure, spec: HwSpec, *, formats: Sequence[str] = KER
             out.append(_measure(m, s, spec, storage, kernel, width, dtype, backend, run,
                                 skipped, method, calls_per_sync, note, checked))
     return out
+
+
+def _sell_skip_reason(storage: str, built: Callable[[], Any]) -> str:
+    """Why cuSPARSE's sliced ELL of the CSR matrix ``built()`` is not run: padded past the
+    fill limit, or an empty matrix (nothing for its descriptor to point at)."""
+    if storage != "sell":
+        return ""
+    from .gpu.sell import SELL_SLICE, sell_slots
+
+    csr = built()
+    slots = sell_slots(csr.indptr)
+    if csr.nnz == 0:
+        return "SELL of a matrix without entries: nothing to store"
+    if slots > FILL_LIMIT * csr.nnz or slots >= 2**31:
+        return (f"SELL of {SELL_SLICE}-row slices would store {slots:,} slots, over "
+                f"{FILL_LIMIT:g}x the entries")
+    return ""
 
 
 def _runner(m: Matrix, storage: str, width: int, dtype: str,
@@ -304,7 +321,7 @@ def _gpu_runner(device: Device, m: Matrix, storage: str, width: int, dtype: str,
     error."""
     from .gpu.bench import cusparse_runner
 
-    a = scipy_matrix(m, storage, dtype)
+    a = scipy_matrix(m, "csr" if storage == "sell" else storage, dtype)  # SELL from CSR
     return cusparse_runner(device, a, _operand(a.shape[1], width, dtype), storage,
                            f"{m.name} {storage} d={width}", calls_per_sync, timing)
 

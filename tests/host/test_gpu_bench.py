@@ -10,6 +10,7 @@ import sys
 
 import numpy as np
 import pytest
+from scipy.sparse import coo_array
 
 from sparsroof.cli import cli
 from sparsroof.cli.guard import run_guarded
@@ -19,10 +20,10 @@ from sparsroof.host.bench import bench, bound_again
 from sparsroof.host.gpu import cuda as gpu_device
 from sparsroof.host.gpu.cuda import gpu_available
 from sparsroof.host.gpu.stopwatch import COLD_FACTOR, MAX_CALLS, time_on_device
-from sparsroof.matrix.mtx import load
+from sparsroof.matrix.mtx import Matrix, load
 from sparsroof.structure.features import measure
 
-from ..conftest import DATA
+from ..conftest import CORPUS, DATA
 from ..gpu_fake import FakeDevice
 
 LAP = str(DATA / "lap2d_64.mtx")
@@ -176,9 +177,51 @@ def test_spmm_and_fp32_are_checked_and_timed() -> None:
     assert all(r.timing is not None and r.checked_error is not None for r in runs)
 
 
+@pytest.mark.parametrize("name", ["lap2d_64.mtx", "494_bus.mtx", "LFAT5_hypersparse.mtx"])
+def test_sliced_ell_is_built_checked_and_bounded_on_its_entries(name: str) -> None:
+    path = DATA / name if (DATA / name).exists() else CORPUS / name
+    m = load(path)
+    s = measure(m)
+    (run,) = bench(m, s, load_spec("h100-sxm"), formats=["sell"], backend="cusparse",
+                   device=FakeDevice(), warmup=0, repeat=2, min_time=0.0)
+    # the fake device multiplies from the SELL arrays, slot by slot: the check passed
+    assert run.storage == "sell" and run.timing is not None and run.checked_error is not None
+    assert run.checked_error <= 1.0
+    # the bound reads the entries (value and column), x and y, never the padding (the
+    # hypersparse one reads only the x and y entries its entries touch)
+    if name != "LFAT5_hypersparse.mtx":
+        assert run.bytes_total == pytest.approx(s.stored_entries * 12 + (m.rows + m.cols) * 8,
+                                                rel=0.01)
+
+
+def test_sliced_ell_skips_what_it_cannot_store() -> None:
+    m = load(CORPUS / "empty.mtx") if (CORPUS / "empty.mtx").exists() else None
+    spec = load_spec("h100-sxm")
+    lap = load(LAP)
+    (spmm,) = bench(lap, measure(lap), spec, formats=["sell"], kernel="spmm", width=4,
+                    backend="cusparse", device=FakeDevice(), warmup=0, repeat=1,
+                    min_time=0.0)
+    assert spmm.skipped == "the SELL kernel here multiplies one vector (spmv)"
+    # ten rows of 1,000 entries among rows of one, each in a slice of its own: those slices
+    # are padded to 1,000 slots a row, 26.8x the entries
+    long = np.arange(0, 320, 32)
+    short = np.setdiff1d(np.arange(2000), long)
+    rows, cols = np.r_[np.repeat(long, 1000), short], np.r_[np.tile(np.arange(1000), 10), short]
+    wide = Matrix.from_scipy(coo_array((np.ones(rows.size), (rows, cols)), shape=(2000, 2000)),
+                             "wide")
+    (padded,) = bench(wide, measure(wide), spec, formats=["sell"], backend="cusparse",
+                      device=FakeDevice(), warmup=0, repeat=1, min_time=0.0)
+    assert padded.skipped == ("SELL of 32-row slices would store 321,696 slots, over 20x the "
+                              "entries")
+    if m is not None:
+        (empty,) = bench(m, measure(m), spec, formats=["sell"], backend="cusparse",
+                         device=FakeDevice(), warmup=0, repeat=1, min_time=0.0)
+        assert empty.skipped == "SELL of a matrix without entries: nothing to store"
+
+
 def test_formats_cupy_does_not_reach_and_host_methods_are_usage_errors() -> None:
     m = load(LAP)
-    with pytest.raises(OptionError, match="cover csr, csc, coo, not bsr4"):
+    with pytest.raises(OptionError, match="cover csr, csc, coo, sell, not bsr4"):
         bench(m, measure(m), load_spec("a100"), formats=["bsr"], backend="cusparse",
               device=FakeDevice())
     with pytest.raises(OptionError, match="scipy backend times its kernels back to back"):

@@ -43,21 +43,21 @@ def test_runs_and_summary_on_a_simulated_device(monkeypatch: pytest.MonkeyPatch,
                 str(CORPUS / "bad_header.mtx")]
     assert steps.main(["runs", str(tmp_path), "h100-sxm", str(probe), *matrices]) == 0
     err = capsys.readouterr().err
-    assert "bad_header.mtx: skipped:" in err and "wrote 16 runs of 2 matrices (1 skipped)" in err
+    assert "bad_header.mtx: skipped:" in err and "wrote 24 runs of 2 matrices (1 skipped)" in err
     for name, spec in (("runs-h100-sxm.json", "h100-sxm"), ("runs-probe.json", "gpu")):
         doc = json.loads((tmp_path / name).read_text())
-        assert doc["device"]["name"] == "Fake H100" and len(doc["results"]) == 16
+        assert doc["device"]["name"] == "Fake H100" and len(doc["results"]) == 24
         judged = tmp_path / f"judged-{spec}.json"
         code = run_guarded(cli, ["compare", str(tmp_path / name), "-O", "json"])
         judged.write_text(capsys.readouterr().out)
         assert code == 0
-        assert json.loads(judged.read_text())["summary"]["count"] == 16
+        assert json.loads(judged.read_text())["summary"]["count"] == 24
     assert steps.main(["summary", "h100-sxm", str(probe), str(tmp_path / "judged-gpu.json"),
                        str(tmp_path / "judged-h100-sxm.json")]) == 0
     out = capsys.readouterr().out
-    assert "judged-gpu.json: measured / bound per method and band (16 runs, 0 faster" in \
+    assert "judged-gpu.json: measured / bound per method and band (24 runs, 0 faster" in \
         " ".join(out.split())
-    assert re.search(r"graph\s+launch\s+4\s+0", out)
+    assert re.search(r"graph\s+launch\s+6\s+0", out)
     assert re.search(r"DRAM bandwidth\s+3000\s+3350\s+GB/s\s+ok", out)
     assert max(len(line) for line in out.splitlines()) <= 80
 

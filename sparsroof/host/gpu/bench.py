@@ -20,8 +20,9 @@ from .stopwatch import DeviceTiming, time_on_device
 
 __all__ = ["GPU_FORMATS", "check_product", "cusparse_runner"]
 
-#: the storage formats CuPy multiplies through cuSPARSE
-GPU_FORMATS = ("csr", "csc", "coo")
+#: the storage formats multiplied through cuSPARSE: CuPy's three, and sliced ELL (SpMV),
+#: called straight in the library
+GPU_FORMATS = ("csr", "csc", "coo", "sell")
 
 
 def check_product(a: Any, x: np.ndarray, got: np.ndarray, what: str) -> float:

@@ -176,6 +176,8 @@ class CupyDevice:  # pragma: no cover - runs only where a GPU is
     def product(self, matrix: Any, storage: str, operand: Any) -> Product:
         import cupyx.scipy.sparse as csp
 
+        if storage == "sell":
+            return self._sell_product(matrix, operand)
         kinds = {"csr": csp.csr_matrix, "csc": csp.csc_matrix, "coo": csp.coo_matrix}
         cp = self.cp
         with self.stream:
@@ -189,6 +191,24 @@ class CupyDevice:  # pragma: no cover - runs only where a GPU is
             call, how = _prepared(cp, a, x, y, self.stream)
         except (AttributeError, ImportError, TypeError) as err:
             call, how = _library_call(a, x, y), f"cupyx.cusparse (prepared call: {err})"
+
+        def run() -> None:
+            with self.stream:
+                call()
+
+        def result() -> Any:
+            self.stream.synchronize()
+            return cp.asnumpy(y)
+
+        return Product(run, result, how)
+
+    def _sell_product(self, matrix: Any, operand: Any) -> Product:
+        """cuSPARSE's sliced-ELL SpMV of the scipy CSR ``matrix`` (:mod:`.sell`)."""
+        cp = self.cp
+        with self.stream:
+            x = cp.asarray(operand)
+            y = cp.zeros(matrix.shape[0], dtype=matrix.dtype)
+        call, how = _prepared_sell(cp, matrix, x, y, self.stream)
 
         def run() -> None:
             with self.stream:
@@ -335,6 +355,66 @@ def _prepared(cp: Any, a: Any, x: Any, y: Any, stream: Any
             raise RuntimeError(f"cuSPARSE status {status}")
         _keep = kept  # noqa: F841
     return call, how
+
+
+def _prepared_sell(cp: Any, a: Any, x: Any, y: Any, stream: Any
+                   ) -> tuple[Work, str]:  # pragma: no cover - needs a GPU
+    """cuSPARSE's SpMV of ``a`` (scipy CSR) stored as sliced ELL, everything made once: the
+    SELL arrays on the device, the matrix's descriptor (``cusparseCreateSlicedEll``, which
+    CuPy does not wrap), the vectors' descriptors and the work buffer."""
+    import ctypes
+    import weakref
+
+    import cupyx.cusparse as cxs
+    from cupy._core import _dtype
+    from cupy.cuda import device as cuda_device
+
+    from .sell import SELL_SLICE, sell_arrays
+
+    lib = _cusparse_library()
+    p, i, i64 = ctypes.c_void_p, ctypes.c_int, ctypes.c_int64
+    lib.cusparseCreateSlicedEll.argtypes = [ctypes.POINTER(p), i64, i64, i64, i64, i64,
+                                            p, p, p, i, i, i, i]
+    lib.cusparseDestroySpMat.argtypes = [p]
+    lib.cusparseSpMV_bufferSize.argtypes = [p, i, p, p, p, p, p, i, i,
+                                            ctypes.POINTER(ctypes.c_size_t)]
+    values, cols, offsets = sell_arrays(a, SELL_SLICE)
+    with stream:
+        arrays = [cp.asarray(v) for v in (values, cols, offsets)]
+    stream.synchronize()
+    dtype = _dtype.to_cuda_dtype(a.dtype)
+    index32, base0, sell_alg1, plain = 2, 0, 5, 0  # CUSPARSE_INDEX_32I, ..._SPMV_SELL_ALG1
+    desc = p()
+    status = lib.cusparseCreateSlicedEll(
+        ctypes.byref(desc), a.shape[0], a.shape[1], a.nnz, values.size, SELL_SLICE,
+        arrays[2].data.ptr, arrays[1].data.ptr, arrays[0].data.ptr, index32, index32, base0,
+        dtype)
+    if status != 0:
+        raise RuntimeError(f"cusparseCreateSlicedEll: cuSPARSE status {status}")
+    owner = type("SellDescriptor", (), {})()
+    weakref.finalize(owner, lib.cusparseDestroySpMat, desc)
+    desc_x, desc_y = cxs.DnVecDescriptor.create(x), cxs.DnVecDescriptor.create(y)
+    alpha, beta = np.ones(1, a.dtype), np.zeros(1, a.dtype)
+    handle = cuda_device.get_cusparse_handle()
+    size = ctypes.c_size_t()
+    status = lib.cusparseSpMV_bufferSize(handle, plain, alpha.ctypes.data, desc, desc_x.desc,
+                                         beta.ctypes.data, desc_y.desc, dtype, sell_alg1,
+                                         ctypes.byref(size))
+    if status != 0:
+        raise RuntimeError(f"cusparseSpMV_bufferSize (SELL): cuSPARSE status {status}")
+    buffer = cp.empty(max(1, size.value), cp.int8)
+    kept = (arrays, owner, desc_x, desc_y, x, y, alpha, beta, buffer)
+
+    def call() -> None:
+        lib.cusparseSetStream(handle, stream.ptr)
+        status = lib.cusparseSpMV(handle, plain, alpha.ctypes.data, desc, desc_x.desc,
+                                  beta.ctypes.data, desc_y.desc, dtype, sell_alg1,
+                                  buffer.data.ptr)
+        if status != 0:
+            raise RuntimeError(f"cusparseSpMV (SELL): cuSPARSE status {status}")
+        _keep = kept  # noqa: F841
+    return call, (f"cusparseSpMV, sliced ELL of {SELL_SLICE}-row slices "
+                  "(CUSPARSE_SPMV_SELL_ALG1), descriptors made once")
 
 
 def _library_call(a: Any, x: Any, y: Any) -> Work:  # pragma: no cover - needs a GPU
