@@ -68,12 +68,14 @@ def _stat(path: str) -> list[int] | None | bool:
 
 
 def _paths(args: list[str]) -> Iterator[str]:
-    """Every argument, the value of ``--option=value`` and each comma-separated piece."""
+    """Every argument, the value of ``--option=value`` and each comma-separated piece, as
+    given and without the blanks around it (as ``--hw`` reads its names)."""
     for arg in args:
         value = arg.partition("=")[2] if arg.startswith("--") else arg
-        yield value
-        if "," in value:
-            yield from value.split(",")
+        for piece in (value, *(value.split(",") if "," in value else ())):
+            yield piece
+            if piece.strip() != piece:
+                yield piece.strip()
 
 
 def _code() -> list[Any]:
@@ -84,22 +86,27 @@ def _code() -> list[Any]:
         dirs[:] = [d for d in dirs if d != "__pycache__"]
         inside = folder[len(package):]
         for name in names:
-            st = os.stat(folder + os.sep + name)
+            st = os.lstat(folder + os.sep + name)  # an editor's lock link may point nowhere
             files.append((inside + os.sep + name, st.st_size, st.st_mtime_ns))
     dists = []
     for entry in sys.path:
         with contextlib.suppress(OSError):
-            dists += [n for n in os.listdir(entry or ".") if n.endswith(".dist-info")]
+            dists += [n for n in os.listdir(entry or ".")
+                      if n.endswith((".dist-info", ".egg-info"))]
     return [__version__, sys.version, sys.executable, package, sorted(files), sorted(dists)]
 
 
 def _terminal() -> list[Any]:
+    """Whether stdout and stderr are terminals, the terminal's size, their encodings and
+    the interpreter's flags (UTF-8 mode, for one, changes what can be printed)."""
     out, err = sys.stdout.isatty(), sys.stderr.isatty()
     size = None
     if out:
         with contextlib.suppress(OSError, ValueError):
             size = list(os.get_terminal_size(sys.stdout.fileno()))
-    return [out, err, size]
+    streams = [(getattr(f, "encoding", None), getattr(f, "errors", None))
+               for f in (sys.stdout, sys.stderr)]
+    return [out, err, size, streams, list(sys.flags)]
 
 
 def answer_key(args: list[str]) -> str | None:
@@ -109,6 +116,15 @@ def answer_key(args: list[str]) -> str | None:
         return None
     if any(a == opt or a.startswith(opt + "=") for a in args for opt in _NOT_KEPT):
         return None
+    if sys.stdout is None or sys.stderr is None:  # started with a stream closed
+        return None
+    try:
+        return _key(args)
+    except (OSError, ValueError):  # a working folder deleted, a file gone while walked
+        return None
+
+
+def _key(args: list[str]) -> str | None:
     inputs = {}
     for path in _paths(args[1:]):
         seen = _stat(path)
@@ -167,7 +183,13 @@ class _Recorder:
         self._stream, self._number, self._chunks = stream, number, chunks
 
     def write(self, data: Any) -> Any:
-        written = self._stream.write(data)  # first: a write the stream refuses is not kept
+        try:  # first: a write the stream refuses is not kept
+            written = self._stream.write(data)
+        except TypeError:  # bytes offered to a text stream (click asks so), or the reverse
+            raise
+        except BaseException:  # a closed pipe, a full disk: what was kept is not the output
+            self._chunks.append([0, ""])
+            raise
         text = data if isinstance(data, str) else bytes(data).decode("utf-8",
                                                                        "surrogateescape")
         self._chunks.append([self._number, text])
@@ -192,17 +214,39 @@ def _store(key: str, chunks: list[list[Any]]) -> None:
     import tempfile
 
     folder = _folder()
-    with contextlib.suppress(OSError):
+    temporary = None
+    try:
         os.makedirs(folder, exist_ok=True)
         fd, temporary = tempfile.mkstemp(dir=folder, suffix=".part")
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             json.dump({"chunks": chunks}, f)
         os.replace(temporary, _entry(key))
-        kept = [os.path.join(folder, n) for n in os.listdir(folder) if n.endswith(".json")]
-        if len(kept) > KEEP:
-            kept.sort(key=lambda p: os.stat(p).st_mtime_ns)
-            for old in kept[:len(kept) - KEEP]:
-                os.remove(old)
+        temporary = None
+        _evict(folder)
+    except OSError:
+        pass
+    finally:
+        if temporary is not None:
+            with contextlib.suppress(OSError):
+                os.remove(temporary)
+
+
+def _evict(folder: str) -> None:
+    """Keep the :data:`KEEP` most recently used answers; remove what a killed run left
+    half written (an hour old)."""
+    now = time.time()
+    kept = []
+    for name in os.listdir(folder):
+        path = os.path.join(folder, name)
+        with contextlib.suppress(OSError):
+            if name.endswith(".json"):
+                kept.append((os.stat(path).st_mtime_ns, path))
+            elif name.endswith(".part") and now - os.stat(path).st_mtime > 3600:
+                os.remove(path)
+    kept.sort()
+    for _, old in kept[:max(0, len(kept) - KEEP)]:
+        with contextlib.suppress(OSError):
+            os.remove(old)
 
 
 def recorded(key: str, run: Callable[[], int]) -> int:
@@ -215,6 +259,6 @@ def recorded(key: str, run: Callable[[], int]) -> int:
         code = run()
     finally:
         sys.stdout, sys.stderr = out, err
-    if code == 0:
+    if code == 0 and all(number for number, _ in chunks):  # stream 0: a write that failed
         _store(key, chunks)
     return code

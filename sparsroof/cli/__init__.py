@@ -26,6 +26,23 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+def _replayed(replay: Any, key: str) -> bool:
+    """Print a kept answer as the command would have: a closed pipe ends it quietly with
+    status 1 (as a fresh run ends) and an interrupt with "aborted" and 130 (as
+    :func:`.guard.run_guarded` ends one)."""
+    import os
+
+    try:
+        return bool(replay(key))
+    except BrokenPipeError:
+        # the reader left: the rest goes nowhere (no error when the interpreter flushes)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(1)
+    except KeyboardInterrupt:
+        print("sparsroof: error: aborted", file=sys.stderr)
+        sys.exit(130)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the command, turn user errors into one-line messages. Run from a
     shell (``argv`` None), a command whose answer was kept prints it, and one that can be
@@ -35,7 +52,7 @@ def main(argv: list[str] | None = None) -> None:
         from ..answers import answer_key, replay
 
         key = answer_key(sys.argv[1:])
-        if key is not None and replay(key):
+        if key is not None and _replayed(replay, key):
             sys.exit(0)
     from .group import cli
     from .guard import run_guarded

@@ -45,8 +45,8 @@ class Judged:
     @property
     def ratio(self) -> float | None:
         """Measured time over the bound (1 = at the speed of light, < 1 = violation); None
-        for a bound of zero."""
-        return ratio(self.run.time_s, self.bound.sol_s)
+        for a bound of zero and for a product with nothing to compute."""
+        return None if self.band == "empty" else ratio(self.run.time_s, self.bound.sol_s)
 
     @property
     def pct_sol(self) -> float:
@@ -88,7 +88,8 @@ class Summary:
     violations: int
     errors: int
     pct_sol_quartiles: tuple[float, float, float] | None  # q1, median, q3
-    #: band -> (runs, median measured/bound, None where every bound is zero)
+    #: band -> (runs, median measured/bound; None for the empty band and where every bound
+    #: is zero)
     bands: dict[str, tuple[int, float | None]]
 
     def to_dict(self) -> dict[str, Any]:
@@ -110,7 +111,8 @@ def _quartiles(values: Sequence[float]) -> tuple[float, float, float] | None:
 
 
 def summarise(judged: Sequence[Judged], errors: int = 0) -> Summary:
-    """Counts, quartiles of % of SoL, and the median measured/bound per band.
+    """Counts, quartiles of % of SoL (of the runs that compute something), and the median
+    measured/bound per band.
 
     >>> summarise([]).to_dict()["pct_sol_median"] is None
     True
@@ -122,7 +124,7 @@ def summarise(judged: Sequence[Judged], errors: int = 0) -> Summary:
         if runs:
             bands[name] = (len(runs), statistics.median(ratios) if ratios else None)
     return Summary(len(judged), sum(j.violation for j in judged), errors,
-                   _quartiles([j.pct_sol for j in judged]), bands)
+                   _quartiles([j.pct_sol for j in judged if j.band != "empty"]), bands)
 
 
 #: a spec by name or path, with the measured roofs of a calibration file (or None) applied

@@ -330,36 +330,59 @@ def _plain(text: str) -> str:
     return " ".join(text.lower().replace("(r)", "").replace("(tm)", "").split())
 
 
-def _gpu_models(name: str) -> set[str]:
-    """The model names in a GPU's name: 'NVIDIA H100 80GB HBM3' -> {'h100'}.
+def _gpu_traits(name: str) -> tuple[set[str], set[str], bool]:
+    """(model names, memory sizes, PCIe) in a GPU's name.
 
-    >>> sorted(_gpu_models("NVIDIA GH200 Grace Hopper Superchip, H100 GPU with 96 GB HBM3"))
+    >>> _gpu_traits("NVIDIA A100-SXM4-80GB")
+    ({'a100'}, {'80'}, False)
+    >>> _gpu_traits("NVIDIA GeForce RTX 4090"), _gpu_traits("NVIDIA H100 PCIe")[2]
+    (({'4090'}, set(), False), True)
+    >>> sorted(_gpu_traits("NVIDIA GH200 Grace Hopper Superchip, H100 GPU with 96 GB HBM3")[0])
     ['gh200', 'h100']
-    >>> _gpu_models("AMD Instinct MI250X, one GCD"), _gpu_models("Fake GPU")
-    ({'mi250x'}, set())
     """
-    return set(re.findall(r"\b[a-z]{1,2}\d{2,4}[a-z]?\b", name.lower()))
+    text = name.lower()
+    sizes = set(re.findall(r"(\d+)\s*gb\b", text))
+    words = set(re.findall(r"[a-z]*\d+[a-z]*", re.sub(r"\d+\s*gb\b", " ", text)))
+    models = {w for w in words if not re.fullmatch(r"(sxm|hbm|pcie|gddr)\d*[a-z]?", w)}
+    return models, sizes, "pcie" in text
+
+
+def _same_gpu(gpu: str, spec_device: str) -> bool:
+    """Whether a GPU named ``gpu`` can be the one ``spec_device`` names: a shared model name,
+    and neither a different memory size nor PCIe on one side only (true when a name says
+    nothing to tell them apart)."""
+    mine, theirs = _gpu_traits(gpu), _gpu_traits(spec_device)
+    if not mine[0] or not theirs[0]:
+        return True
+    if not mine[0] & theirs[0]:
+        return False
+    if mine[1] and theirs[1] and not mine[1] & theirs[1]:
+        return False
+    return mine[2] == theirs[2]
 
 
 def other_device(spec: HwSpec, backend: str = "scipy", gpu: str | None = None) -> str:
     """One line when ``spec`` describes another device than the one ``backend`` runs on
     here ('' when it is this one, as far as can be told): a GPU spec for CPU runs, a CPU
     spec for GPU runs, a CPU spec naming another processor than this host's, or a GPU spec
-    naming another model than ``gpu`` (the name of the GPU the runs are on).
+    naming another model, memory size or form (PCIe) than ``gpu`` (the name of the GPU the
+    runs are on).
 
     >>> from sparsroof.hardware.library import load_spec
     >>> other_device(load_spec("c2050")).startswith("c2050 is a spec of another device")
     True
     >>> other_device(load_spec("h100-sxm"), "cusparse", "NVIDIA H100 80GB HBM3")
     ''
+    >>> [bool(other_device(load_spec(n), "cusparse", "NVIDIA H100 80GB HBM3"))
+    ...  for n in ("h100-pcie", "a100-40gb", "a100-80gb", "gh200")]  # 96 GB on a GH200
+    [True, True, True, True]
     >>> other_device(load_spec("a100-80gb"), "cusparse", "NVIDIA H100 80GB HBM3").split(":")[0]
     'a100-80gb is a spec of another device (NVIDIA A100 80GB SXM4) than the one the runs are \
 on (NVIDIA H100 80GB HBM3)'
     """
     if backend == "cusparse":
         here = gpu or "this host's GPU"
-        mine, theirs = _gpu_models(gpu or ""), _gpu_models(spec.device)
-        same = spec.kind == "gpu" and (not mine or not theirs or bool(mine & theirs))
+        same = spec.kind == "gpu" and (gpu is None or _same_gpu(gpu, spec.device))
     else:
         from .probe import host_info
 

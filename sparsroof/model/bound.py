@@ -251,10 +251,10 @@ def bound(t: Traffic, spec: HwSpec, *, unit: str, precision: str, launches: int 
         charged = next(lv.name for lv, s in terms if s > 0 or lv is spec.dram)
         note = (f"the working set fits {unknown}, whose bandwidth {spec.name} does not give: "
                 f"its bytes are charged at {charged} (give the level a bandwidth)")
-    if launches and not t.flops_executed:  # no entries: y = 0 needs a memory set, no kernel
-        launches, floor_note = 0, "nothing to compute: no kernel need run"
     if floor_note and launches:
         note = f"{note}; {floor_note}" if note else floor_note
+    if launches and not t.flops_executed:  # no entries: y = 0 needs a memory set, no kernel
+        launches, note = 0, "nothing to compute: no kernel need run"
     # the binding level: the largest term, the slower level on a tie (main memory for 0 B)
     level, memory_s = max(reversed(terms), key=lambda lt: lt[1])
     cached = level is not spec.dram

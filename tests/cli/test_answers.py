@@ -113,3 +113,72 @@ def test_a_damaged_answer_is_a_miss_and_an_unwritable_cache_is_no_error(tmp_path
     for _ in range(2):
         status, out, _, ran = _shell("analyze", LAP, cache=blocked)
         assert status == 0 and out == first[1] and ran
+
+
+def test_a_spec_named_with_blanks_in_a_list_is_keyed(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(answers, "RACY_NS", 0)
+    monkeypatch.chdir(tmp_path)
+    spec = tmp_path / "my.yaml"
+    spec.write_text("name: mine\n")
+    args = ["analyze", str(LAP), "--hw", "h100-sxm, my.yaml"]  # --hw strips the blank
+    key = answers.answer_key(args)
+    spec.write_text("name: changed\n")
+    assert answers.answer_key(args) not in (None, key)
+
+
+def test_no_key_without_a_stream_or_a_working_folder(monkeypatch: pytest.MonkeyPatch) -> None:
+    args = ["analyze", str(LAP)]
+    assert answers.answer_key(args) is not None
+    with monkeypatch.context() as m:
+        m.setattr(sys, "stdout", None)
+        assert answers.answer_key(args) is None
+
+    def gone() -> str:
+        raise FileNotFoundError("the working folder was deleted")
+    monkeypatch.setattr(os, "getcwd", gone)
+    assert answers.answer_key(args) is None
+
+
+def test_a_failed_write_or_store_keeps_nothing(tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SPARSROOF_CACHE_DIR", str(tmp_path))
+
+    class Closed:
+        def write(self, text: str) -> int:
+            raise BrokenPipeError(32, "Broken pipe")
+
+    def prints() -> int:  # as the command's guard does: a closed pipe ends it with 0
+        try:
+            sys.stdout.write("part of it")
+        except BrokenPipeError:
+            return 0
+        return 0
+    monkeypatch.setattr(sys, "stdout", Closed())
+    assert answers.recorded("k1", prints) == 0
+    monkeypatch.undo()
+    assert not (tmp_path / "answers").exists()
+    monkeypatch.setenv("SPARSROOF_CACHE_DIR", str(tmp_path))
+
+    def refuses(*args: object, **kwargs: object) -> None:
+        raise OSError(28, "No space left on device")
+    import json
+    monkeypatch.setattr(json, "dump", refuses)
+    assert answers.recorded("k2", lambda: 0) == 0
+    assert not list((tmp_path / "answers").glob("*")), "no answer, no half-written file"
+
+
+def test_a_replay_into_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    args = ["analyze", *sorted(map(str, DATA.glob("*.mtx")))]
+    assert _shell(*args, cache=cache)[0] == 0 and _kept(cache) == 1
+    read, write = os.pipe()
+    os.close(read)  # every write to stdout now fails
+    environ = dict(os.environ) | {"SPARSROOF_CACHE_DIR": str(cache)}
+    try:
+        out = subprocess.run([sys.executable, "-c", _RUN, *args], stdout=write,
+                             stderr=subprocess.PIPE, text=True, timeout=300, env=environ)
+    finally:
+        os.close(write)
+    assert out.returncode == 1 and "Traceback" not in out.stderr
+    assert "RAN False" in out.stderr  # the kept answer was replayed, not the command

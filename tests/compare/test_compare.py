@@ -72,6 +72,22 @@ def test_memory_bound_run_by_hand(tmp_path: Path) -> None:
     assert summarise(judged).bands["cache"][0] == 1
 
 
+def test_runs_of_a_matrix_without_entries_stand_apart(tmp_path: Path) -> None:
+    # nothing to compute: no kernel need run, so no launch term, no measured / bound, and no
+    # share of the speed of light among the kernels' (cuSPARSE ran such a product on an H100
+    # in less than an empty kernel's time)
+    empty = ROOT / "tests" / "corpus" / "empty.mtx"
+    text = "matrix,time_s\n" + f"{empty},1e-6\n" * 3 + f"{LAP},5e-6\n"
+    runs, errors = read_runs(str(_csv(tmp_path, text)))
+    judged, more = judge(runs, "h100-sxm")
+    assert errors == more == [] and [j.band for j in judged] == ["empty"] * 3 + ["launch"]
+    assert all(j.bound.launch_s == 0 and not j.violation for j in judged[:3])
+    summary = summarise(judged)
+    assert summary.bands["empty"] == (3, None)
+    lap = judged[3].pct_sol
+    assert summary.pct_sol_quartiles == (lap, lap, lap)
+
+
 def test_bench_json_is_read_back(tmp_path: Path) -> None:
     doc = {"kind": "bench", "schema_version": 1, "spec": "epyc-7763", "results": [
         {"matrix": "lap2d_64", "path": LAP, "storage": "csr", "kernel": "spmv", "width": 1,

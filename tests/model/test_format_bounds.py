@@ -113,3 +113,19 @@ def test_every_bundled_floor_is_at_least_the_default_floor() -> None:
             assert spec.launch_overhead is not None and spec.launch_overhead.value <= q.value, \
                 (name, method)
             assert q.kind == "minimum", (name, method)
+
+
+def test_a_product_with_nothing_to_compute_has_no_launch_term() -> None:
+    # a library writes y's zeros with a memory set or not at all (measured on an H100 below
+    # an empty kernel's time), so no kernel is charged; the note says why
+    from sparsroof.model.bound import bound
+    from sparsroof.model.traffic import Traffic
+
+    spec = load_spec("h100-sxm")
+    empty = Traffic("spmv", 1, "csr", "compulsory", "fp64", "int32", 0.0, 0.0, 16.0, 0.0, 24.0)
+    b = bound(empty, spec, unit="simt", precision="fp64", launches=1)
+    assert b.launch_s == 0 and b.bound == "memory" and b.note == \
+        "nothing to compute: no kernel need run"
+    one = Traffic("spmv", 1, "csr", "compulsory", "fp64", "int32", 2.0, 2.0, 28.0, 8.0, 24.0)
+    assert bound(one, spec, unit="simt", precision="fp64", launches=1).launch_s == \
+        pytest.approx(0.97e-6)

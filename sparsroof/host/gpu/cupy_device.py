@@ -349,8 +349,8 @@ def _prepared(cp: Any, a: Any, x: Any, y: Any, stream: Any
         if direct is None:
             entry(handle, *args, buffer.data.ptr)
             return
-        direct.cusparseSetStream(handle, stream.ptr)
-        status = entry(handle, *args, buffer.data.ptr)
+        status = (direct.cusparseSetStream(handle, stream.ptr) or
+                  entry(handle, *args, buffer.data.ptr))
         if status != 0:
             raise RuntimeError(f"cuSPARSE status {status}")
         _keep = kept  # noqa: F841
@@ -406,10 +406,10 @@ def _prepared_sell(cp: Any, a: Any, x: Any, y: Any, stream: Any
     kept = (arrays, owner, desc_x, desc_y, x, y, alpha, beta, buffer)
 
     def call() -> None:
-        lib.cusparseSetStream(handle, stream.ptr)
-        status = lib.cusparseSpMV(handle, plain, alpha.ctypes.data, desc, desc_x.desc,
-                                  beta.ctypes.data, desc_y.desc, dtype, sell_alg1,
-                                  buffer.data.ptr)
+        status = (lib.cusparseSetStream(handle, stream.ptr) or
+                  lib.cusparseSpMV(handle, plain, alpha.ctypes.data, desc, desc_x.desc,
+                                   beta.ctypes.data, desc_y.desc, dtype, sell_alg1,
+                                   buffer.data.ptr))
         if status != 0:
             raise RuntimeError(f"cusparseSpMV (SELL): cuSPARSE status {status}")
         _keep = kept  # noqa: F841

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..probe import bytes_text
-from .probe import GpuProbe, derived_peak, mib_text
+from .probe import PROMISED_FLOORS, GpuProbe, derived_peak, mib_text
 
 __all__ = ["gpu_spec_yaml"]
 
@@ -49,13 +49,6 @@ def _memory(p: GpuProbe, by: str) -> list[dict[str, Any]]:
             "capacity": {"value": bytes_text(info.memory_bytes), "kind": "nominal",
                          "source": f"total memory of {info.name} reported by CUDA to {by}"}}
     return [l2, dram]
-
-
-#: the launch floors a probe from Python can promise: the graph replay's, which no launcher
-#: changes; back to back on a stream and with a host wait, it measures its own launch rate,
-#: which a library launching from C beats (one cuSPARSE kernel ran back to back in 3.1 us
-#: on an H100 whose CuPy launches took 4.8 us), so those go to the notes
-PROMISED_FLOORS = ("graph",)
 
 
 def _floors(p: GpuProbe, by: str) -> dict[str, Any]:
