@@ -191,16 +191,7 @@ class CupyDevice:  # pragma: no cover - runs only where a GPU is
             call, how = _prepared(cp, a, x, y, self.stream)
         except (AttributeError, ImportError, TypeError) as err:
             call, how = _library_call(a, x, y), f"cupyx.cusparse (prepared call: {err})"
-
-        def run() -> None:
-            with self.stream:
-                call()
-
-        def result() -> Any:
-            self.stream.synchronize()
-            return cp.asnumpy(y)
-
-        return Product(run, result, how)
+        return self._on_stream(call, y, how)
 
     def _sell_product(self, matrix: Any, operand: Any) -> Product:
         """cuSPARSE's sliced-ELL SpMV of the scipy CSR ``matrix`` (:mod:`.sell`)."""
@@ -209,6 +200,10 @@ class CupyDevice:  # pragma: no cover - runs only where a GPU is
             x = cp.asarray(operand)
             y = cp.zeros(matrix.shape[0], dtype=matrix.dtype)
         call, how = _prepared_sell(cp, matrix, x, y, self.stream)
+        return self._on_stream(call, y, how)
+
+    def _on_stream(self, call: Work, y: Any, how: str) -> Product:
+        """A prepared call run on the device's stream, its output ``y`` copied back."""
 
         def run() -> None:
             with self.stream:
@@ -216,7 +211,7 @@ class CupyDevice:  # pragma: no cover - runs only where a GPU is
 
         def result() -> Any:
             self.stream.synchronize()
-            return cp.asnumpy(y)
+            return self.cp.asnumpy(y)
 
         return Product(run, result, how)
 
