@@ -101,8 +101,9 @@ def _shown(judged: Sequence[Judged], limit: int) -> list[Judged]:
 def compare_table(judged: Sequence[Judged], summary: Summary, title: str,
                   limit: int = TABLE_ROWS) -> Any:
     """A table fitted to the terminal: one row per run, at most ``limit`` of them (every
-    violation first); the summary as caption. Runs of one file show their row only, and
-    runs of one spec name it in the title."""
+    violation first); the summary as caption. Runs of one file show their row only, runs
+    of one spec name it in the title, and runs timed in several ways say each one's way
+    (which sets its bound's launch floor)."""
     caption = summary_lines(summary)
     if len(judged) > limit:
         caption.append(f"the table shows {limit:,} of the {len(judged):,} runs (every "
@@ -110,20 +111,24 @@ def compare_table(judged: Sequence[Judged], summary: Summary, title: str,
         judged = _shown(judged, limit)
     specs = {j.spec for j in judged}
     one_file = _one_file(judged)
-    headers = ["row", "matrix", "format", "d", "spec", "measured", "bound", "% SoL",
+    headers = ["row", "matrix", "format", "d", "timing", "spec", "measured", "bound", "% SoL",
                "bound by", "roof", "status"]
     if len(specs) == 1:
         headers.remove("spec")
         title = f"{title}, on {next(iter(specs))}"
+    if len({j.bound.method for j in judged}) <= 1:  # each bound is its method's: say which
+        headers.remove("timing")
     rows = []
     for j in judged:
         b = j.bound
         row = (j.run.source[len(one_file) + 1:] if one_file
                else j.run.source.rsplit("/", 1)[-1])
         cells = {"row": row, "matrix": j.matrix, "format": j.run.storage,
-                 "d": str(j.run.width), "spec": j.spec, "measured": si(j.run.time_s, "s"),
+                 "d": str(j.run.width), "timing": b.method, "spec": j.spec,
+                 "measured": si(j.run.time_s, "s"),
                  "bound": si(b.sol_s, "s"), "% SoL": f"{j.pct_sol:.1f}", "bound by": b.bound,
                  "roof": b.memory_level, "status": j.status}
         rows.append([cells[h] for h in headers])
     return fitted_table(headers, rows, title=title, caption="\n".join(caption),
-                        left=("row", "matrix", "format", "spec", "bound by", "roof", "status"))
+                        left=("row", "matrix", "format", "timing", "spec", "bound by", "roof",
+                              "status"))

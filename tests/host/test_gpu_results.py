@@ -62,6 +62,26 @@ def test_compare_cli_and_the_measured_roofline(tmp_path: Path,
     assert png.stat().st_size > 10_000
 
 
+def test_the_table_says_how_each_run_was_timed_when_runs_differ(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # the bound of each row is its method's (graph 0.97 us, stream 2.3 us): say which
+    monkeypatch.setenv("COLUMNS", "200")
+    assert run_guarded(cli, ["compare", str(FIXTURE)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    header = next(line for line in lines if line.lstrip().startswith("row"))
+    assert header.split()[:5] == ["row", "matrix", "format", "d", "timing"]
+    methods = {line.split()[4] for line in lines if line.startswith("results[")}
+    assert methods == {"graph", "stream", "sync", "cold"}
+    doc = json.loads(FIXTURE.read_text())
+    doc["results"] = [r | {"path": str(DATA / "lap2d_64.mtx")} for r in doc["results"]
+                      if r["timing"] == "stream"]
+    one = tmp_path / "stream.json"
+    one.write_text(json.dumps(doc))
+    assert run_guarded(cli, ["compare", str(one)]) == 0
+    assert " timing " not in capsys.readouterr().out  # one method: no column for it
+
+
 def _budget(tmp_path: Path, timing: str) -> Path:
     path = tmp_path / "budget.yaml"
     path.write_text(f"""version: 1
