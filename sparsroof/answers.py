@@ -1,9 +1,9 @@
 """Answers kept for the commands that are a function of their inputs: the same command on
 unchanged inputs prints what it printed before, without loading a library or a file.
 
-``sparsroof analyze`` and ``sparsroof classify`` run from a shell (not from Python with an
-argument list) keep their output, stdout and stderr in the order they were written, when
-they succeed. The key is everything the output depends on:
+``sparsroof analyze``, ``classify`` and ``formats`` run from a shell (not from Python with
+an argument list) keep their output, stdout and stderr in the order they were written,
+when they succeed. The key is everything the output depends on:
 
 * the command line and the working folder;
 * every argument (and every comma-separated piece of one) that names an existing path:
@@ -12,16 +12,17 @@ they succeed. The key is everything the output depends on:
 * the environment that can change the output: ``SPARSROOF_*``, the terminal's size and
   colour settings, the locale, and whether stdout and stderr are terminals (and its size);
 * the code: the interpreter, the size and modification time of every file of the package
-  (its bundled specs included), and the installed distributions on ``sys.path``.
+  (its bundled specs included), and the installed distributions on ``sys.path``;
+* the machine (``os.uname``): a home folder shared by several machines shares the cache.
 
 A command is not kept when it writes a file (``--plot``), times something
-(``--reorder``), reads stdin or a folder, is asked not to cache (``--no-cache``) or
-fails; nor when an input changed within :data:`RACY_NS` (a second write within the file
-system's timestamp granularity could leave its times unchanged). Every write to a file
-changes its change time, which no program can set back. Answers live in the cache folder
-(:func:`~sparsroof.cachedir.cache_dir`), at most :data:`KEEP` of them, the least recently
-used going first; one that cannot be read is a miss, never an error, and so is a cache
-folder that cannot be written.
+(``--reorder``, ``formats --run``), reads stdin or a folder, is asked not to cache
+(``--no-cache``) or fails; nor when an input changed within :data:`RACY_NS` (a second
+write within the file system's timestamp granularity could leave its times unchanged).
+Every write to a file changes its change time, which no program can set back. Answers
+live in the cache folder (:func:`~sparsroof.cachedir.cache_dir`), at most :data:`KEEP` of
+them, the least recently used going first; one that cannot be read is a miss, never an
+error, and so is a cache folder that cannot be written.
 """
 
 from __future__ import annotations
@@ -37,10 +38,11 @@ from ._version import __version__
 
 __all__ = ["KEEP", "RACY_NS", "answer_key", "replay", "recorded"]
 
-#: the commands whose answers are kept
-COMMANDS = frozenset({"analyze", "classify"})
+#: the commands whose answers are kept: their output is a function of the files, options
+#: and environment in the key (``check`` and ``compare`` read files named inside others)
+COMMANDS = frozenset({"analyze", "classify", "formats"})
 #: options after which a command is not kept (it writes a file, times, or must not cache)
-_NOT_KEPT = ("--plot", "--reorder", "--no-cache", "-h", "--help")
+_NOT_KEPT = ("--plot", "--reorder", "--run", "--no-cache", "-h", "--help")
 #: environment variables beside ``SPARSROOF_*`` that can change what a command prints
 _ENVIRONMENT = ("COLUMNS", "LINES", "NO_COLOR", "FORCE_COLOR", "TERM", "COLORTERM",
                 "TTY_COMPATIBLE", "TTY_INTERACTIVE", "JUPYTER_COLUMNS", "JUPYTER_LINES",
@@ -136,7 +138,9 @@ def _key(args: list[str]) -> str | None:
 
     environment = {k: v for k, v in os.environ.items()
                    if k.startswith("SPARSROOF_") or k in _ENVIRONMENT}
-    key = [args, os.getcwd(), inputs, environment, _terminal(), _code()]
+    # the machine too: a home folder shared by several (a cluster's) shares the cache, and
+    # what a command says of "this host" differs between them
+    key = [args, os.getcwd(), inputs, environment, _terminal(), _code(), list(os.uname())]
     return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()
 
 

@@ -45,7 +45,7 @@ def _kept(cache: Path) -> int:
 
 
 @pytest.mark.parametrize("args", [["analyze", "--hw", "a100,h100-sxm"],
-                                  ["classify", "-O", "json"]])
+                                  ["classify", "-O", "json"], ["formats", "--hw", "c2050"]])
 def test_the_same_command_prints_its_kept_answer(args: list[str],
                                                                tmp_path: Path) -> None:
     first = _shell(args[0], LAP, *args[1:], cache=tmp_path)
@@ -96,7 +96,8 @@ def test_a_changed_input_changes_the_key(tmp_path: Path, monkeypatch: pytest.Mon
     assert answers.answer_key(["analyze", str(path)]) not in (None, key)
     # a folder, stdin, help and other commands are never kept
     for args in (["analyze", str(tmp_path)], ["analyze", "-"], ["analyze", "--help"],
-                 ["bench", str(path)], []):
+                 ["bench", str(path)], ["formats", str(path), "--run"],
+                 ["check", str(path)], []):
         assert answers.answer_key(args) is None
 
 
