@@ -4,7 +4,10 @@
   compare (numpy >= 2.3's :func:`numpy.unique` hashes by default, at about a microsecond
   per element on this project's machines: twenty times slower than sorting once);
 - :func:`compiled`: an ahead-of-time build of a package's passes (a C extension), or
-  None where it was not built or is stale.
+  None where it was not built or is stale;
+- :func:`two_threads`: whether the passes that can split their work over a second thread
+  do (:func:`one_thread` says no for a process that is one of as many batch workers as
+  there are cores, where the other worker already has the second core).
 """
 
 from __future__ import annotations
@@ -15,7 +18,22 @@ from types import ModuleType
 
 import numpy as np
 
-__all__ = ["distinct", "compiled", "ROUTES", "check_route"]
+__all__ = ["distinct", "compiled", "ROUTES", "check_route", "two_threads", "one_thread"]
+
+#: [whether a pass may run on a second thread], for this process
+_SECOND_THREAD = [True]
+
+
+def two_threads() -> bool:
+    """Whether a pass may split its work over a second thread in this process."""
+    return _SECOND_THREAD[0]
+
+
+def one_thread() -> None:
+    """Every pass of this process on its calling thread alone: for one of as many worker
+    processes as cores, where a second thread would contend with the other worker (40
+    files of 0.5-1M entries on 2 cores and 2 workers: 3.1-3.2 s against 3.35-3.46 s)."""
+    _SECOND_THREAD[0] = False
 
 
 #: the routes of a compiled pass, one vocabulary for every pass: a pass offers some of them

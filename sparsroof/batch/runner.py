@@ -15,6 +15,7 @@ store share the work, and each ends when every matrix of its plan is stored.
 from __future__ import annotations
 
 import multiprocessing
+import os
 import signal
 import sys
 import time
@@ -24,6 +25,7 @@ from multiprocessing.connection import Connection, wait
 from typing import Any
 
 from ..analysis import Config
+from ..arrays import one_thread
 from ..errors import BatchError
 from .plan import Plan, Task, TaskOutcome, analyse_task, run_one, warm_up
 from .store import MatrixResult, Store
@@ -66,8 +68,11 @@ def next_fitting(pending: Sequence[Task], in_flight: int, budget: int) -> int | 
     return None
 
 
-def _worker_main(conn: Connection, work: Work, config: Config | None) -> None:
+def _worker_main(conn: Connection, work: Work, config: Config | None,
+                 alone_on_core: bool = False) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
+    if alone_on_core:  # as many workers as cores: a second thread would take another's
+        one_thread()
     if config is not None:
         warm_up(config)
     conn.send(_READY)  # timeouts count from here, not from the (slow) process start
@@ -85,9 +90,11 @@ def _worker_main(conn: Connection, work: Work, config: Config | None) -> None:
 
 
 class _Worker:
-    def __init__(self, ctx: Any, work: Work, config: Config | None) -> None:
+    def __init__(self, ctx: Any, work: Work, config: Config | None,
+                 alone_on_core: bool = False) -> None:
         self.conn, child = ctx.Pipe()
-        self.proc = ctx.Process(target=_worker_main, args=(child, work, config), daemon=True)
+        self.proc = ctx.Process(target=_worker_main, args=(child, work, config, alone_on_core),
+                                daemon=True)
         self.proc.start()
         child.close()
         self.task: Task | None = None
@@ -103,6 +110,13 @@ class _Worker:
             self.proc.kill()
         self.proc.join()
         self.conn.close()
+
+
+def _cores() -> int:
+    """The cores this process may run on."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
 
 
 def _death(exitcode: int | None) -> str:
@@ -125,8 +139,9 @@ class _Local:
         self.budget, self.timeout, self.work, self.record = plan.budget, timeout, work, record
         self.claim = claim
         self.config = self.pending[0].config if self.pending else None
-        self.pool = [_Worker(self.ctx, work, self.config)
-                     for _ in range(max(1, min(workers, len(self.pending))))]
+        size = max(1, min(workers, len(self.pending)))
+        self.pool = [_Worker(self.ctx, work, self.config, size >= _cores())
+                     for _ in range(size)]
 
     def run(self) -> None:
         try:

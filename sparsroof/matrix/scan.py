@@ -30,7 +30,7 @@ from types import ModuleType
 
 import numpy as np
 
-from ..arrays import compiled, distinct
+from ..arrays import compiled, distinct, two_threads
 from .limits import INDEX32_MAX
 from .mmheader import MMHeader
 
@@ -246,7 +246,7 @@ def _plain_head(path: str, size: int) -> bool:
 def _split(path: str, start: int, end: int) -> int | None:
     """The byte just after the first newline past the calling thread's share of the
     body, or None for a body read by one thread."""
-    if end - start < _SPLIT:
+    if end - start < _SPLIT or not two_threads():
         return None
     at = start + int((end - start) * _FIRST_SHARE)
     try:

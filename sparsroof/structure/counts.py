@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..arrays import check_route, compiled
+from ..arrays import check_route, compiled, two_threads
 
 if TYPE_CHECKING:
     from ..matrix.scan import RowCounts
@@ -133,7 +133,8 @@ def group_by_row(k: Any, row: np.ndarray, col: np.ndarray, rows: int, cols: int,
     very ``row`` array) replaces the counting."""
     if row_counts is not None and row_counts.row is row:
         return _group_counted(k, row, col, rows, row_counts)
-    if row.size < _THREADED_GROUPING or rows > row.size:  # hypersparse: one count
+    # one count for a hypersparse pattern, a small one, or a process without a second core
+    if row.size < _THREADED_GROUPING or rows > row.size or not two_threads():
         indptr = np.zeros(rows + 1, np.int64)
         in_order, sorted_rows = k.count_rows(row, col, cols, indptr)
         grouped = col
@@ -185,7 +186,7 @@ def _grouped(k: Any, row: np.ndarray, col: np.ndarray, rows: int, cols: int,
     indptr, colidx, _, sorted_rows = group_by_row(k, row, col, rows, cols, row_counts)
     if not sorted_rows:
         colidx = col.copy() if colidx is col else colidx
-        if colidx.size < _THREADED_GROUPING:
+        if colidx.size < _THREADED_GROUPING or not two_threads():
             k.sort_rows(indptr, colidx)
         else:  # the rows of each half of the entries on their own core
             m = int(np.searchsorted(indptr, indptr[-1] // 2))
@@ -209,7 +210,7 @@ def _native_counts(k: Any, row: np.ndarray, col: np.ndarray, rows: int, cols: in
         return (k.mirrored(indptr, colidx, max(1, colidx.size // SYMMETRY_SAMPLE))
                 if rows == cols else None)
 
-    if colidx.size < _THREADED:
+    if colidx.size < _THREADED or not two_threads():
         k.sweep_groups(indptr, colidx, cols, MAX_COUNT, nblocks, hist)
         k.sweep_panels(indptr, colidx, halfwidth, state, diag_bits, scalars, tot, mx)
         mirror = mirrored()

@@ -185,3 +185,16 @@ def test_blank_lines_anywhere_are_skipped_by_either_thread(symmetry: str, split:
     path.write_text(f"%%MatrixMarket matrix coordinate real {symmetry}\n7 7 60\n"
                     + "\n".join(lines) + "\n\n")
     assert assert_same(path)
+
+
+def test_a_process_kept_to_one_thread_reads_on_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sparsroof import arrays
+
+    path = ROOT / "data" / "lap2d_64.mtx"
+    monkeypatch.setattr(scan, "_SPLIT", 16)
+    two = load(path, values=False)
+    assert two.row_counts is not None and two.row_counts.second is not None  # two parts
+    monkeypatch.setattr(arrays, "_SECOND_THREAD", [False])
+    one = load(path, values=False)
+    assert one.row_counts is None or one.row_counts.second is None  # one part, one thread
+    assert np.array_equal(one.row, two.row) and np.array_equal(one.col, two.col)

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy.sparse import coo_array
 
 from sparsroof.matrix.generate import stencil_2d
 from sparsroof.structure.counts import counts, native
@@ -152,3 +153,25 @@ def test_an_index_outside_the_matrix_is_refused_from_either_thread(monkeypatch) 
         row[bad] = 9
         with pytest.raises(ValueError, match="outside"):
             c.group_by_row(k, row, np.zeros(4, np.int32), 2, 2)
+
+
+def test_a_process_kept_to_one_thread_starts_none_and_measures_the_same(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A batch worker among as many as cores keeps its passes on one thread: no second
+    thread is started, and the structure is the two threads' one."""
+    from sparsroof import arrays
+    from sparsroof.matrix.mtx import Matrix
+    from sparsroof.structure import counts as module
+    from sparsroof.structure.features import measure
+
+    g = stencil_2d(150)
+    monkeypatch.setattr(module, "_THREADED_GROUPING", 2)
+    m = Matrix.from_scipy(coo_array((np.ones(g.row.size), (g.row[::-1], g.col[::-1])),
+                                    shape=(g.rows, g.cols)), "shuffled")
+    both = measure(m)
+    monkeypatch.setattr(arrays, "_SECOND_THREAD", [False])
+
+    def refused(*args: object) -> None:
+        raise AssertionError("a second thread was started")
+    monkeypatch.setattr(module, "_on_two_threads", refused)
+    assert repr(measure(m)) == repr(both)
