@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ..compiled import njit
+from ..passes.compiled import njit
 from . import _cost
 
 __all__ = ["dp", "block_cost", "hyb_split"]

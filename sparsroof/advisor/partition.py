@@ -47,9 +47,9 @@ from typing import Any
 
 import numpy as np
 
-from ..arrays import check_route, compiled, distinct
 from ..hardware.spec import HwSpec
 from ..matrix.mtx import Matrix
+from ..passes.arrays import check_route, compiled, distinct
 
 __all__ = ["DP_FORMATS", "STRIP_ROUTES", "PROGRAM_ROUTES", "CostModel", "Strips",
            "strip_rows", "native", "strips", "sol_models", "partition", "block_counts",
@@ -114,7 +114,7 @@ def strip_rows(spec: HwSpec, csr_bytes_per_row: float) -> int:
     return max(32, rows // 32 * 32)
 
 
-#: the routes (:data:`sparsroof.arrays.ROUTES`) of the per-strip counts and of the
+#: the routes (:data:`sparsroof.passes.arrays.ROUTES`) of the per-strip counts and of the
 #: dynamic program; "compiled" is the C build where there is one, else the portable route
 #: (numpy for the counts, numba for the program)
 STRIP_ROUTES = ("compiled", "native", "numpy")

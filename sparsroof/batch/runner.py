@@ -25,8 +25,8 @@ from multiprocessing.connection import Connection, wait
 from typing import Any
 
 from ..analysis import Config
-from ..arrays import one_thread
 from ..errors import BatchError
+from ..passes.arrays import one_thread
 from .plan import Plan, Task, TaskOutcome, analyse_task, run_one, warm_up
 from .store import MatrixResult, Store
 

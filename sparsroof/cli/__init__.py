@@ -1,7 +1,7 @@
 """The ``sparsroof`` command line: parse options, call the core, render, exit.
 
 The command group and its commands are in :mod:`.group`, imported when a command runs: a
-command whose answer was kept (:mod:`sparsroof.answers`) prints it without them.
+command whose answer was kept (:mod:`sparsroof.caching.answers`) prints it without them.
 """
 
 from __future__ import annotations
@@ -46,10 +46,10 @@ def _replayed(replay: Any, key: str) -> bool:
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the command, turn user errors into one-line messages. Run from a
     shell (``argv`` None), a command whose answer was kept prints it, and one that can be
-    kept is (:mod:`sparsroof.answers`)."""
+    kept is (:mod:`sparsroof.caching.answers`)."""
     key = None
     if argv is None:
-        from ..answers import answer_key, replay
+        from ..caching.answers import answer_key, replay
 
         key = answer_key(sys.argv[1:])
         if key is not None and _replayed(replay, key):
@@ -59,6 +59,6 @@ def main(argv: list[str] | None = None) -> None:
 
     if key is None:
         sys.exit(run_guarded(cli, argv))
-    from ..answers import recorded
+    from ..caching.answers import recorded
 
     sys.exit(recorded(key, lambda: run_guarded(cli, None)))

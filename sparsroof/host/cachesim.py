@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..compiled import njit
+from ..passes.compiled import njit
 
 __all__ = ["line_misses", "SAMPLED_SETS"]
 

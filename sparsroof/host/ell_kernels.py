@@ -65,7 +65,7 @@ def padded(csr: Any, storage: str) -> Padded:
 
 @cache
 def _pad() -> Callable[..., None]:
-    from ..compiled import njit
+    from ..passes.compiled import njit
 
     @njit(cache=True)
     def pad(indptr: Any, indices: Any, data: Any, values: Any, columns: Any,
@@ -93,7 +93,7 @@ def _pad() -> Callable[..., None]:
 
 @cache
 def _kernel() -> Callable[..., None]:
-    from ..compiled import njit
+    from ..passes.compiled import njit
 
     @njit(cache=True)
     def run(values: Any, columns: Any, coo_rows: Any, coo_columns: Any, coo_values: Any,

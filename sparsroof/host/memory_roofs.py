@@ -75,7 +75,7 @@ def measure_roofs(spec: HwSpec, progress: Callable[[str], None] = lambda _: None
                   ) -> dict[str, dict[str, float]]:
     """Measured rates per memory level of ``spec``: {level: {"triad", "read"}} (bytes/s).
     Main memory is measured on four times the largest cache (at least 64 MiB)."""
-    from ..compiled import get_num_threads
+    from ..passes.compiled import get_num_threads
 
     parts = max(1, min(_cores(spec), get_num_threads()))
     out: dict[str, dict[str, float]] = {}

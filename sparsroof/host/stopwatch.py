@@ -83,7 +83,7 @@ def triads() -> dict[str, Callable[..., Any]]:
     ``triad1`` a[i] = b[i] + s·c[i] (:data:`TRIAD_BYTES` per element) and ``read1``
     a sum of one array (8 bytes per element) on one core; ``triad`` and ``read`` the same
     split into ``parts`` pieces run on as many cores."""
-    from ..compiled import njit, prange
+    from ..passes.compiled import njit, prange
 
     @njit(fastmath=True, cache=True)
     def triad1(a: Any, b: Any, c: Any, s: float, reps: int) -> None:  # pragma: no cover

@@ -22,8 +22,8 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from ..arrays import distinct
 from ..matrix.mtx import Header, Matrix
+from ..passes.arrays import distinct
 
 __all__ = ["ROWS", "PER_ROW", "PATTERNS", "MAX_ENTRIES", "MAX_SLOTS", "plan", "generate"]
 

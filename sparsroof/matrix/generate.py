@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from ..arrays import distinct
 from ..errors import OptionError
+from ..passes.arrays import distinct
 
 __all__ = ["Generated", "GENERATORS", "uniform_random", "banded", "stencil_2d", "stencil_3d",
            "block_structured", "power_law", "nm", "block_pruned", "magnitude_pruned", "dense",

@@ -30,7 +30,7 @@ from types import ModuleType
 
 import numpy as np
 
-from ..arrays import compiled, distinct, two_threads
+from ..passes.arrays import compiled, distinct, two_threads
 from .limits import INDEX32_MAX
 from .mmheader import MMHeader
 

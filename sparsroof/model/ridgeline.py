@@ -70,7 +70,7 @@ def partition_rows(row_lengths: np.ndarray, ranks: int) -> np.ndarray:
 
 
 def _kernel() -> Any:
-    from ..compiled import njit
+    from ..passes.compiled import njit
 
     @njit(cache=True)
     def rank_columns_kernel(entry_rank, col, col_owner, ranks, k):

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..arrays import check_route
 from ..errors import FigureError
 from ..matrix.mtx import Matrix
+from ..passes.arrays import check_route
 from ..structure.counts import index_pair, native
 from .style import new_figure
 
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Density", "DENSITY_ROUTES", "density", "bandwidth", "spy_figure"]
 
-#: the routes (:data:`sparsroof.arrays.ROUTES`) :func:`density` offers
+#: the routes (:data:`sparsroof.passes.arrays.ROUTES`) :func:`density` offers
 DENSITY_ROUTES = ("compiled", "native", "numba", "numpy")
 
 _MAX_GRID_LINES = 40  # more lines than this fill the image: the grid is drawn sparser

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..compiled import njit
+from ..passes.compiled import njit
 
 __all__ = ["group_by_row", "sort_rows", "sweep_panels", "sweep_groups", "mirrored", "bin_cells"]
 

@@ -40,7 +40,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from .._version import __version__
-from ..cachedir import cache_dir
+from ..caching.folder import cache_dir
 from ..matrix.header import Header, name_of
 from .codec import decode_structure, encode_structure
 from .features import Structure, measure

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..arrays import check_route, compiled, two_threads
+from ..passes.arrays import check_route, compiled, two_threads
 
 if TYPE_CHECKING:
     from ..matrix.scan import RowCounts
@@ -35,7 +35,7 @@ SYMMETRY_SAMPLE = 1 << 18
 GROUP_SHIFTS = (1, 2, 3, 4, 5)
 #: entries per N:M group are counted up to this value (larger counts are lumped into it)
 MAX_COUNT = 33
-#: the routes (:data:`sparsroof.arrays.ROUTES`) :func:`counts` offers ("compiled": native
+#: the routes (:data:`sparsroof.passes.arrays.ROUTES`) :func:`counts` offers ("compiled": native
 #: where built, else numba)
 COUNT_ROUTES = ("compiled", "native", "numba", "numpy")
 #: the version of the passes this module expects of the native build (a stale build of an

@@ -290,7 +290,7 @@ def _distinct(values: np.ndarray) -> int:
     """
     import numpy as np
 
-    from ..arrays import distinct
+    from ..passes.arrays import distinct
 
     if values.dtype.kind not in "fc":
         return int(distinct(values).size)

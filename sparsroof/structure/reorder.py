@@ -38,7 +38,7 @@ if TYPE_CHECKING:  # numpy and the reader load with the first reordering: the or
 
 __all__ = ["ORDERINGS", "RCM_ROUTES", "Reordered", "ordering", "permute", "reorder"]
 
-#: the routes (:data:`sparsroof.arrays.ROUTES`) of reverse Cuthill-McKee: "compiled" is
+#: the routes (:data:`sparsroof.passes.arrays.ROUTES`) of reverse Cuthill-McKee: "compiled" is
 #: the C build where it is built (square matrices), else scipy's ("numpy")
 RCM_ROUTES = ("compiled", "native", "numpy")
 
@@ -98,7 +98,7 @@ def _pattern_csr(row: np.ndarray, col: np.ndarray, shape: tuple[int, int],
 def _rcm(matrix: Matrix, route: str = "compiled") -> tuple[np.ndarray, np.ndarray]:
     import numpy as np
 
-    from ..arrays import check_route
+    from ..passes.arrays import check_route
     from .counts import native
 
     check_route(route, RCM_ROUTES, "reverse Cuthill-McKee")

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..arrays import distinct
 from ..errors import OptionError
+from ..passes.arrays import distinct
 from ..userfile import shown
 
 __all__ = [

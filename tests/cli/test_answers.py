@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from sparsroof import answers
+from sparsroof.caching import answers
 
 from ..conftest import DATA
 

@@ -188,7 +188,7 @@ def test_blank_lines_anywhere_are_skipped_by_either_thread(symmetry: str, split:
 
 
 def test_a_process_kept_to_one_thread_reads_on_one(monkeypatch: pytest.MonkeyPatch) -> None:
-    from sparsroof import arrays
+    from sparsroof.passes import arrays
 
     path = ROOT / "data" / "lap2d_64.mtx"
     monkeypatch.setattr(scan, "_SPLIT", 16)

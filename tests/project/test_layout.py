@@ -27,15 +27,15 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("model",),
     ("structure",),
     ("matrix", "hardware"),
-    ("arrays", "userfile", "compiled", "answers"),
-    ("units",),
-    ("errors", "_version", "cachedir"),
+    ("passes", "userfile"),
+    ("units", "caching"),
+    ("errors", "_version"),
 )
 LAYER = {room: depth for depth, rooms in enumerate(LAYERS) for room in rooms}
 
 #: third-party packages that only some rooms may import
 CONFINED = {"click": {"cli"}, "matplotlib": {"plot"}, "rich": {"report", "cli"},
-            "numba": {"compiled"}}
+            "numba": {"passes"}}
 
 
 def _module(path: Path) -> str:

@@ -159,8 +159,8 @@ def test_a_process_kept_to_one_thread_starts_none_and_measures_the_same(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """A batch worker among as many as cores keeps its passes on one thread: no second
     thread is started, and the structure is the two threads' one."""
-    from sparsroof import arrays
     from sparsroof.matrix.mtx import Matrix
+    from sparsroof.passes import arrays
     from sparsroof.structure import counts as module
     from sparsroof.structure.features import measure
 

@@ -3,7 +3,7 @@ compiled kernels.
 
 The folder is ``$SPARSROOF_CACHE_DIR``, else ``$XDG_CACHE_HOME/sparsroof``, else
 ``~/.cache/sparsroof``. The compiled kernels go to its ``numba`` folder
-(:mod:`sparsroof.compiled`).
+(:mod:`sparsroof.passes.compiled`).
 """
 
 from __future__ import annotations

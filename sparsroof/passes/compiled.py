@@ -1,6 +1,6 @@
 """The package's one door to numba: every compiled kernel is made with the decorators
 here, so that numba is imported only by code that runs a compiled pass and its cache of
-compiled kernels goes to sparsroof's cache folder (:func:`sparsroof.cachedir.cache_dir`,
+compiled kernels goes to sparsroof's cache folder (:func:`sparsroof.caching.folder.cache_dir`,
 ``numba`` under it), never beside the installed sources: files written into an installed
 package outlive an uninstall, and a folder left behind there hides an in-place install of
 another copy. A user's own ``NUMBA_CACHE_DIR`` is respected. Nothing in the process's
@@ -18,7 +18,7 @@ import numba
 from numba import get_num_threads, prange
 from numba.core import config
 
-from .cachedir import cache_dir
+from ..caching.folder import cache_dir
 
 __all__ = ["njit", "prange", "get_num_threads"]
 

@@ -20,7 +20,7 @@ A command is not kept when it writes a file (``--plot``), times something
 (``--no-cache``) or fails; nor when an input changed within :data:`RACY_NS` (a second
 write within the file system's timestamp granularity could leave its times unchanged).
 Every write to a file changes its change time, which no program can set back. Answers
-live in the cache folder (:func:`~sparsroof.cachedir.cache_dir`), at most :data:`KEEP` of
+live in the cache folder (:func:`~sparsroof.caching.folder.cache_dir`), at most :data:`KEEP` of
 them, the least recently used going first; one that cannot be read is a miss, never an
 error, and so is a cache folder that cannot be written.
 """
@@ -34,7 +34,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ._version import __version__
+from .._version import __version__
 
 __all__ = ["KEEP", "RACY_NS", "answer_key", "replay", "recorded"]
 
@@ -82,7 +82,7 @@ def _paths(args: list[str]) -> Iterator[str]:
 
 def _code() -> list[Any]:
     """The package's files (size and time) and the installed distributions."""
-    package = os.path.dirname(os.path.abspath(__file__))
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     files = []
     for folder, dirs, names in os.walk(package, followlinks=True):
         dirs[:] = [d for d in dirs if d != "__pycache__"]
@@ -145,7 +145,7 @@ def _key(args: list[str]) -> str | None:
 
 
 def _folder() -> str:
-    from .cachedir import cache_dir
+    from .folder import cache_dir
 
     return os.path.join(cache_dir(), _FOLDER)
 
