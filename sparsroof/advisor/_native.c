@@ -14,8 +14,7 @@
  * ones, which the program sums without lists of offsets.
  */
 
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "native.h"
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -484,11 +483,4 @@ static struct PyModuleDef module = {
     methods,
 };
 
-PyMODINIT_FUNC PyInit__native(void) {
-    PyObject *m = PyModule_Create(&module);
-    if (m && PyModule_AddIntConstant(m, "KERNEL_VERSION", KERNEL_VERSION) < 0) {
-        Py_DECREF(m);
-        return NULL;
-    }
-    return m;
-}
+PyMODINIT_FUNC PyInit__native(void) { return native_module(&module, KERNEL_VERSION); }

@@ -21,8 +21,7 @@
  * second starting at the entry the count of the first half's lines (count_lines) gives.
  */
 
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "native.h"
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -310,28 +309,6 @@ done:
     return result;
 }
 
-typedef struct {
-    Py_buffer view;
-    int held;
-} Buf;
-
-static void release(Buf *b, int n) {
-    for (int k = 0; k < n; k++)
-        if (b[k].held) PyBuffer_Release(&b[k].view);
-}
-
-static int get(PyObject *obj, Buf *b, Py_ssize_t size, const char *what) {
-    if (PyObject_GetBuffer(obj, &b->view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE)
-        < 0)
-        return -1;
-    b->held = 1;
-    if ((size && b->view.itemsize != size) ||
-        (!size && b->view.itemsize != 4 && b->view.itemsize != 8)) {
-        PyErr_Format(PyExc_TypeError, "%s: unexpected item size %zd", what, b->view.itemsize);
-        return -1;
-    }
-    return 0;
-}
 
 /* scan(path, start, end, kind, rows, cols, row, col, first, step, sample, counts)
  *   -> (lines, zeros, diagonal zeros, samples, in row order, and in column order within
@@ -348,8 +325,8 @@ static PyObject *scan(PyObject *self, PyObject *args) {
                           &end, &kind, &rows, &cols, &o[0], &o[1], &first, &step, &o[2],
                           &o[3]))
         return NULL;
-    if (get(o[0], &b[0], 0, "row") || get(o[1], &b[1], b[0].view.itemsize, "col") ||
-        get(o[2], &b[2], 8, "sample") || get(o[3], &b[3], 8, "counts")) {
+    if (get(o[0], &b[0], 1, 0, "row") || get(o[1], &b[1], 1, b[0].view.itemsize, "col") ||
+        get(o[2], &b[2], 1, 8, "sample") || get(o[3], &b[3], 1, 8, "counts")) {
         release(b, 4);
         Py_DECREF(path_obj);
         return NULL;
@@ -490,7 +467,7 @@ static PyObject *pick(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "O&LLiOO", PyUnicode_FSConverter, &path_obj, &start, &end,
                           &kind, &o[0], &o[1]))
         return NULL;
-    if (get(o[0], &b[0], 8, "wanted") || get(o[1], &b[1], 8, "out")) {
+    if (get(o[0], &b[0], 1, 8, "wanted") || get(o[1], &b[1], 1, 8, "out")) {
         release(b, 2);
         Py_DECREF(path_obj);
         return NULL;
@@ -537,11 +514,4 @@ static struct PyModuleDef module = {
     methods,
 };
 
-PyMODINIT_FUNC PyInit__native(void) {
-    PyObject *m = PyModule_Create(&module);
-    if (m && PyModule_AddIntConstant(m, "KERNEL_VERSION", SCAN_VERSION) < 0) {
-        Py_DECREF(m);
-        return NULL;
-    }
-    return m;
-}
+PyMODINIT_FUNC PyInit__native(void) { return native_module(&module, SCAN_VERSION); }

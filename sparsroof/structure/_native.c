@@ -18,8 +18,7 @@
  * fraction of the time its parse takes.
  */
 
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "native.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,31 +34,6 @@ static inline int bit_length(uint64_t x) { int n = 0; while (x) { x >>= 1; n++; 
 /* bumped whenever a pass changes: the Python side refuses a stale build */
 #define KERNEL_VERSION 4
 
-typedef struct {
-    Py_buffer view;
-    int held;
-} Buf;
-
-static void release(Buf *b, int n) {
-    for (int k = 0; k < n; k++)
-        if (b[k].held) PyBuffer_Release(&b[k].view);
-}
-
-/* A C-contiguous buffer of items of `size` bytes (any size when size == 0). */
-static int get(PyObject *obj, Buf *b, int writable, Py_ssize_t size, const char *what) {
-    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
-    if (PyObject_GetBuffer(obj, &b->view, flags) < 0) return -1;
-    b->held = 1;
-    if ((size && b->view.itemsize != size) ||
-        (!size && b->view.itemsize != 4 && b->view.itemsize != 8)) {
-        PyErr_Format(PyExc_TypeError, "%s: unexpected item size %zd", what, b->view.itemsize);
-        return -1;
-    }
-    return 0;
-}
-
-#define N(b) ((b).view.len / (b).view.itemsize)
-#define WIDE(b) ((b).view.itemsize == 8)
 
 INLINE int64_t at(const void *a, int wide, Py_ssize_t i) {
     return wide ? ((const int64_t *)a)[i] : (int64_t)((const int32_t *)a)[i];
@@ -871,11 +845,4 @@ static struct PyModuleDef module = {
     methods,
 };
 
-PyMODINIT_FUNC PyInit__native(void) {
-    PyObject *m = PyModule_Create(&module);
-    if (m && PyModule_AddIntConstant(m, "KERNEL_VERSION", KERNEL_VERSION) < 0) {
-        Py_DECREF(m);
-        return NULL;
-    }
-    return m;
-}
+PyMODINIT_FUNC PyInit__native(void) { return native_module(&module, KERNEL_VERSION); }
