@@ -35,6 +35,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from .._version import __version__
+from .folder import RACY_NS
 
 __all__ = ["KEEP", "RACY_NS", "answer_key", "replay", "recorded"]
 
@@ -50,8 +51,6 @@ _ENVIRONMENT = ("COLUMNS", "LINES", "NO_COLOR", "FORCE_COLOR", "TERM", "COLORTER
                 "XDG_CACHE_HOME")
 #: answers kept at most
 KEEP = 512
-#: an input changed this soon before the command is not trusted to be seen (nanoseconds)
-RACY_NS = 2_000_000_000
 #: the largest answer kept (characters)
 _LARGEST = 4 << 20
 _FOLDER = "answers"

@@ -11,7 +11,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["cache_dir"]
+__all__ = ["RACY_NS", "cache_dir"]
+
+#: a file changed this soon before its times were read (nanoseconds) may change again
+#: without its times changing (a second write within the file system's timestamp
+#: granularity): what was kept of it then is not trusted
+RACY_NS = 2_000_000_000
 
 
 def cache_dir() -> Path:

@@ -17,6 +17,7 @@ from ..errors import FigureError
 from ..matrix.mtx import Matrix
 from ..passes.arrays import check_route
 from ..structure.counts import index_pair, native
+from ..units import si
 from .style import new_figure
 
 if TYPE_CHECKING:
@@ -151,8 +152,8 @@ def spy_figure(matrix: Matrix, *, bins: int = 512, block: int | None = None,
     ax.set_ylabel("row")
     ax.xaxis.set_label_position("top")
     ax.xaxis.tick_top()
-    for axis in (ax.xaxis, ax.yaxis):  # 200k, 1M: no "1e6" offset over the corner's tick
-        axis.set_major_formatter(FuncFormatter(lambda v, _pos: count_text(v)))
+    for axis in (ax.xaxis, ax.yaxis):  # 200 k, 1 M: no "1e6" offset over the corner's tick
+        axis.set_major_formatter(FuncFormatter(lambda v, _pos: si(v, "").rstrip()))
     cell = ("one entry per cell" if d.cell_rows == 1 and d.cell_cols == 1 else
             f"cell = {_cell_side(d.cell_rows)} x {_cell_side(d.cell_cols)}")
     bar = fig.colorbar(image, ax=ax, shrink=0.8, pad=0.03)
@@ -160,18 +161,6 @@ def spy_figure(matrix: Matrix, *, bins: int = 512, block: int | None = None,
     bar.set_label(f"stored entries per cell ({cell})")
     ax.set_title(_caption(matrix, notes), fontsize=9, pad=22)
     return fig
-
-
-def count_text(value: float) -> str:
-    """A row or column number, short: the thousands as k, millions as M.
-
-    >>> [count_text(v) for v in (0, 750, 200_000, 1_000_000, 2_500_000_000)]
-    ['0', '750', '200k', '1M', '2.5G']
-    """
-    for step, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
-        if abs(value) >= step:
-            return f"{value / step:.4g}{suffix}"
-    return f"{value:.4g}"
 
 
 def _cell_side(side: float) -> str:

@@ -40,7 +40,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from .._version import __version__
-from ..caching.folder import cache_dir
+from ..caching.folder import RACY_NS, cache_dir
 from ..matrix.header import Header, name_of
 from .codec import decode_structure, encode_structure
 from .features import Structure, measure
@@ -53,8 +53,6 @@ __all__ = ["DEFAULT_LIMIT", "RACY_NS", "Measured", "cache_dir", "cache_limit", "
 
 #: the cache's size limit in bytes unless ``$SPARSROOF_CACHE_SIZE`` says otherwise
 DEFAULT_LIMIT = 64 << 20
-#: a note made this soon after the file's last change is not trusted (nanoseconds)
-RACY_NS = 2_000_000_000
 _ENTRIES, _NOTES = "structure", "files"
 _SCHEMA = 1
 

@@ -384,3 +384,17 @@ def test_several_specs_share_one_roofline(tmp_path: Path) -> None:
     for gid in ("roof|a100-80gb|HBM2e", "roof|a100-80gb|L2", "roof|v100-sxm2|HBM2",
                 "points|a100-80gb|lap2d_64", "points|v100-sxm2|lap2d_64"):
         assert f'id="{gid}' in svg, gid
+
+
+def test_spy_axes_count_rows_in_si_without_an_offset() -> None:
+    # a 1M x 1M matrix's axes used to read 0.0 ... 1.0 with "1e6" printed over the corner
+    m = matrix_of("big", uniform_random(1_000_000, 1_000_000, 1000, seed=3))
+    fig = spy_figure(m, bins=64)
+    fig.canvas.draw()  # type: ignore[no-untyped-call]
+    ax = fig.axes[0]
+    for axis in (ax.xaxis, ax.yaxis):
+        labels = [t.get_text() for t in axis.get_ticklabels() if t.get_text()]
+        assert labels[0] == "0" and "1 M" in labels and "200 k" in labels
+        assert axis.get_offset_text().get_text() == ""
+    cell = 1_000_000 / 64
+    assert f"cell = {cell:,.0f} x {cell:,.0f}" in ax.figure.axes[1].get_ylabel()
