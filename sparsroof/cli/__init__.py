@@ -34,8 +34,7 @@ def _replayed(replay: Any, key: str) -> bool:
 
     try:
         return bool(replay(key))
-    except BrokenPipeError:
-        # the reader left: the rest goes nowhere (no error when the interpreter flushes)
+    except BrokenPipeError:  # as guard.silence_stdout, which would import click
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         sys.exit(1)
     except KeyboardInterrupt:

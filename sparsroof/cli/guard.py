@@ -48,6 +48,12 @@ def echo_error(message: str) -> None:
     echo_message(f"sparsroof: error: {message}")
 
 
+def silence_stdout() -> None:
+    """After the reader went away (| head): what is left goes nowhere, without a second
+    error when the interpreter flushes at shutdown."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
 def run_guarded(command: click.Command, argv: list[str] | None) -> int:
     """Run a click command; user errors become one line and an exit code, never a traceback."""
     try:
@@ -67,9 +73,7 @@ def run_guarded(command: click.Command, argv: list[str] | None) -> int:
         echo_error(err.on_command_line())
         return err.exit_code
     except BrokenPipeError:
-        # the reader went away (| head): exit quietly, without a second error at shutdown
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        silence_stdout()
         return 0
     except click.exceptions.Exit as err:
         return err.exit_code
