@@ -128,8 +128,8 @@ def main() -> None:
             beats += beaten
             median = statistics.median(run.timing.median_s for run in mine[fmt])
             rows.append(f"| {m.name[:40]} | {fmt} | {m.stored_entries:,} | "
-                        f"{best.timing.min_s * 1e6:.1f} | {median * 1e6:.1f} | "
-                        f"{pred[fmt] * 1e6:.1f} | {100 * err:.1f} | "
+                        f"{best.timing.min_s * 1e6:.2f} | {median * 1e6:.2f} | "
+                        f"{pred[fmt] * 1e6:.2f} | {100 * err:.1f} | "
                         f"{best.sol_s * 1e6:.1f} ({best.memory_level}) | "
                         f"{'YES' if beaten else 'no'} |")
     print("| matrix | format | entries | best us | median us | predicted us | error % "

@@ -35,7 +35,7 @@ from ..model.bound import bound
 from ..model.timing import check_timing
 from ..model.traffic import Traffic, traffic
 from ..structure.features import Structure
-from .stopwatch import Timing, time_call
+from .stopwatch import Timing, shifted, time_call
 
 if TYPE_CHECKING:
     from .gpu.device import Device
@@ -197,9 +197,12 @@ def _skip_reason(s: Structure, storage: str, kernel: str = "spmv") -> str:
 
 
 def _operand(cols: int, width: int, dtype: str, xp: Any = np) -> Any:
+    """The x of a product: the same values on every call, at a random place
+    (:func:`~sparsroof.host.stopwatch.shifted`) on the host."""
     rng = np.random.default_rng(1)
     shape = (cols,) if width == 1 else (cols, width)
-    return xp.asarray(rng.random(shape).astype(_NUMPY_DTYPES[dtype]))
+    x = rng.random(shape).astype(_NUMPY_DTYPES[dtype])
+    return shifted(x) if xp is np else xp.asarray(x)
 
 
 def _measure(m: Matrix, s: Structure, spec: HwSpec, storage: str, kernel: str,

@@ -11,16 +11,22 @@ The two phases of *A Performance Modeling and Optimization Analysis Tool for SpM
 * **modelling**: per format, the kernel time is fitted as a non-negative sum of costs::
 
       t = a + c·rows + e·slots + b_L·bytes + Σ_l g_l·misses_l + p·mispredicts
-            + h_32·chain_32 + h_128·chain_128
+            + h_32·chain_32 + h_128·chain_128 + (COO, HYB) q·scattered + r·runs
+            + Σ_k u_k·ychain_k + v·stall
 
   with ``slots`` the entries the kernel executes (padding included), ``bytes`` the SpMV
   traffic (A in its format, x once, y once) charged at the level L whose capacity holds
   it, and the core's costs of :mod:`sparsroof.host.core_cost`: x-line misses at each cache
   level, mispredicted row exits (counted only beyond what the predictor learns), and
-  entries past 32 and 128 in one row. Capacities are what one core sees (a level's
-  capacity over its ``instances``), since the kernels run on one core. The fit minimises
-  the median-like sum of |relative errors| (least absolute deviations, by iteratively
-  reweighted non-negative least squares), so that a few disturbed runs do not pull it.
+  entries past 32 and 128 in one row; for COO and a HYB's COO part, the runs of additions
+  into y through memory and their simulated stall (:func:`stall_of`, whose window and
+  latency the calibration chooses per format among
+  :data:`~sparsroof.host.core_cost.STALL_WINDOWS` x
+  :data:`~sparsroof.host.core_cost.STALL_LATENCIES`, by the error on held-out runs).
+  Capacities are what one core sees (a level's capacity over its ``instances``), since
+  the kernels run on one core. The fit minimises the median-like sum of |relative
+  errors| (least absolute deviations, by iteratively reweighted non-negative least
+  squares), so that a few disturbed runs do not pull it.
   The level that holds the working set is the fastest whose capacity, times a share
   ``fill`` of 1, 3/4 or 1/2, holds it (the rest of the cache serves other data and other
   programs); the calibration keeps the share whose fit best predicts runs held out of it
@@ -68,14 +74,23 @@ from ..userfile import (
     whole_number,
 )
 from .bench import KERNEL_FORMATS, bench, kernel_traffic
-from .core_cost import CHAINS, CoreCounts, core_counts, measure_branch_memory
+from .core_cost import (
+    CHAINS,
+    STALL_LATENCIES,
+    STALL_WINDOWS,
+    CoreCounts,
+    chain_stall,
+    core_counts,
+    measure_branch_memory,
+    scatter_runs,
+)
 from .memory_roofs import effective_roofs, monotone_roofs, with_roofs
 from .stopwatch import NOISE_TOLERANCE
 
 __all__ = ["FormatFit", "Calibration", "Sample", "features", "executed", "scattered_entries",
-           "kernel_loops", "fit", "held_out_error", "held_out_errors", "choose_fill",
-           "calibrate", "save", "load", "SCHEMA_VERSION", "FILLS", "NOISE_TOLERANCE",
-           "NOISY_SHARE", "SWEEP_TIMING", "checked_roofs"]
+           "kernel_loops", "stall_of", "fit", "held_out_error", "held_out_errors", "choose_fill",
+           "choose_stall", "calibrate", "save", "load", "SCHEMA_VERSION", "FILLS",
+           "NOISE_TOLERANCE", "NOISY_SHARE", "SWEEP_TIMING", "checked_roofs"]
 
 SCHEMA_VERSION = SCHEMA_VERSIONS["calibration"]
 #: shares of a cache's capacity a working set may fill and still be served from it (other
@@ -111,6 +126,7 @@ class Sample:
     spread: float = 0.0  # slowest pass / fastest pass - 1: how disturbed the runs were
     scattered: float = 0.0  # entries a HYB's COO part adds into y one by one
     ychains: dict[str, float] = field(default_factory=dict)  # see :func:`kernel_loops`
+    stall: float = 0.0  # the COO loop's simulated stall (:func:`stall_of`)
 
     @property
     def counts(self) -> CoreCounts:
@@ -201,15 +217,42 @@ def kernel_loops(s: Structure, storage: str, counts: CoreCounts
     return CoreCounts(counts.misses, 0.0, chains), ychains
 
 
+#: formats whose kernels a stall is fitted for (:func:`stall_of`)
+STALLED = ("coo", "hyb")
+
+
+def stall_of(lengths: np.ndarray, s: Structure, storage: str, window: int, latency: float
+             ) -> float:
+    """The stall of ``storage``'s additions into y through memory
+    (:func:`~sparsroof.host.core_cost.chain_stall`), for a matrix of structure ``s``
+    whose rows have ``lengths`` in order: COO adds every entry, a row's entries one
+    chain; HYB adds those beyond its ELL width; the other formats sum in registers (0).
+
+    >>> from sparsroof.host.sweep import generate
+    >>> m = generate("skewed", 1000, 2)
+    >>> lengths = np.bincount(m.row, minlength=m.rows)
+    >>> [round(stall_of(order, measure(m), "coo", 12, 6.0)) for order in
+    ...  (lengths, np.sort(lengths))]           # the same rows, sorted by length: less
+    [2270, 1511]
+    >>> stall_of(lengths, measure(m), "csr", 12, 6.0)
+    0.0
+    """
+    if storage not in STALLED:
+        return 0.0
+    width = hyb_width(s.row_length_counts, s.rows) if storage == "hyb" else 0
+    return chain_stall(scatter_runs(lengths, width), latency, window)
+
+
 def features(rows: float, slots: float, bytes_: float, level: str, levels: Iterable[str],
              counts: CoreCounts | None = None, branch_memory: float = 0.0,
-             scattered: float = 0.0, ychains: dict[str, float] | None = None
-             ) -> dict[str, float]:
+             scattered: float = 0.0, ychains: dict[str, float] | None = None,
+             stall: float = 0.0) -> dict[str, float]:
     """Feature vector of one kernel for :func:`fit`: bytes at the level that holds the
     working set, x-line misses at each cache level, the mispredicted row exits the
     predictor does not learn, long-chain entries, the entries a HYB's COO part
-    scatters into y one by one (they cost as COO's do, not as an ELL slot), and the runs
-    of additions into y through memory (:func:`kernel_loops`).
+    scatters into y one by one (they cost as COO's do, not as an ELL slot), the runs
+    of additions into y through memory (:func:`kernel_loops`) and their stall
+    (:func:`stall_of`).
 
     >>> f = features(10, 30, 400.0, "L2", ["L2", "DRAM"], CoreCounts({"L2": 5}, 9.0, {32: 2.0}),
     ...              branch_memory=100)
@@ -231,6 +274,7 @@ def features(rows: float, slots: float, bytes_: float, level: str, levels: Itera
     out["yruns"] = y.get("runs", 0.0)
     for k in YCHAINS:
         out[f"ychain@{k}"] = y.get(str(k), 0.0)
+    out["ystall"] = stall
     return out
 
 
@@ -264,6 +308,8 @@ class Calibration:
     held_out_error: float | None = None  # mean |relative error| on runs left out of the fit
     repaired: tuple[str, ...] = ()  # roofs raised to a slower level's, one line each
     noisy: bool = False  # passes over the sweep disagreed: a busy host
+    #: per format whose chains of additions stall its core: (window, latency) of the stall
+    stall: dict[str, tuple[int, float]] = field(default_factory=dict)
 
     @property
     def flagged(self) -> bool:
@@ -291,21 +337,22 @@ class Calibration:
 
     def predict(self, storage: str, rows: float, slots: float, bytes_: float,
                 counts: CoreCounts | None = None, footprint: float | None = None,
-                scattered: float = 0.0, ychains: dict[str, float] | None = None
-                ) -> float | None:
+                scattered: float = 0.0, ychains: dict[str, float] | None = None,
+                stall: float = 0.0) -> float | None:
         """Predicted kernel seconds, or None when ``storage`` was not calibrated."""
         f = self.fits.get(storage)
         if f is None:
             return None
         level = self.level_of(bytes_ if footprint is None else footprint)
         return f.predict(features(rows, slots, bytes_, level, [n for n, _ in self.levels],
-                                  counts, self.branch_memory, scattered, ychains))
+                                  counts, self.branch_memory, scattered, ychains, stall))
 
     def predict_matrix(self, m: Matrix, s: Structure, storages: Iterable[str]
                        ) -> dict[str, float]:
         """Predicted SpMV seconds of ``m`` (structure ``s``) in each calibrated storage."""
         out: dict[str, float] = {}
         by_order: dict[bool, CoreCounts] = {}
+        lengths = None
         for storage in storages:
             if storage not in self.fits:
                 continue
@@ -314,9 +361,14 @@ class Calibration:
                 by_order[order] = self.counts(m, storage)
             slots, bytes_ = executed(s, storage, self.dtype)
             counts, ychains = kernel_loops(s, storage, by_order[order])
+            stall = 0.0
+            if storage in self.stall:
+                if lengths is None:
+                    lengths = np.bincount(m.row, minlength=m.rows)
+                stall = stall_of(lengths, s, storage, *self.stall[storage])
             seconds = self.predict(storage, s.rows, slots, bytes_,
                                    counts, scattered=scattered_entries(s, storage),
-                                   ychains=ychains)
+                                   ychains=ychains, stall=stall)
             assert seconds is not None
             out[storage] = seconds
         return out
@@ -333,7 +385,7 @@ def fit(samples: list[Sample], levels: Iterable[str], branch_memory: float = 0.0
     for storage in sorted({s.storage for s in samples}):
         mine = [s for s in samples if s.storage == storage]
         rows = [features(s.rows, s.slots, s.bytes, s.level, names, s.counts, branch_memory,
-                         s.scattered, s.ychains)
+                         s.scattered, s.ychains, s.stall)
                 for s in mine]
         keys = list(rows[0])
         x = np.array([[r[k] for k in keys] for r in rows], dtype=float)
@@ -362,7 +414,7 @@ def held_out_errors(samples: list[Sample], levels: Iterable[str], branch_memory:
         for s in samples[k::folds]:
             if s.storage in fits:
                 x = features(s.rows, s.slots, s.bytes, s.level, names, s.counts, branch_memory,
-                             s.scattered, s.ychains)
+                             s.scattered, s.ychains, s.stall)
                 errors.setdefault(s.storage, []).append(
                     abs(fits[s.storage].predict(x) - s.seconds) / s.seconds)
     return errors
@@ -390,6 +442,29 @@ def choose_fill(samples: list[Sample], levels: tuple[tuple[str, float | None], .
             best = (fill, error, mine)
     assert best is not None
     return best
+
+
+def choose_stall(samples: list[Sample], levels: Iterable[str], branch_memory: float,
+                   stalls: dict[tuple[str, str], dict[tuple[int, float], float]]
+                   ) -> tuple[dict[str, tuple[int, float]], list[Sample]]:
+    """Per format with stalls (COO, HYB), the (window, latency) of :func:`stall_of` whose
+    fit best predicts that format's samples held out of it, and the samples carrying the
+    chosen stalls. ``stalls`` holds, per (matrix, storage), the stall at every pair."""
+    names = list(levels)
+    chosen: dict[str, tuple[int, float]] = {}
+    for storage in sorted({s.storage for s in samples if (s.matrix, s.storage) in stalls}):
+        mine = [s for s in samples if s.storage == storage]
+        best: tuple[float, tuple[int, float]] | None = None
+        for pair in [(w, lat) for w in STALL_WINDOWS for lat in STALL_LATENCIES]:
+            tried = [dataclasses.replace(s, stall=stalls[(s.matrix, storage)][pair])
+                     for s in mine]
+            error = float(np.mean(held_out_errors(tried, names, branch_memory)[storage]))
+            if best is None or error < best[0]:
+                best = (error, pair)
+        assert best is not None
+        chosen[storage] = best[1]
+    return chosen, [dataclasses.replace(s, stall=stalls[(s.matrix, s.storage)][chosen[s.storage]])
+                    if s.storage in chosen else s for s in samples]
 
 
 def checked_roofs(spec: HwSpec, roofs: dict[str, float]
@@ -426,6 +501,7 @@ def calibrate(spec: HwSpec, roofs: dict[str, float], *, dtype: str = "fp64",
     memory = measure_branch_memory(**timing)
     partial = Calibration(spec.name, spec.device, dtype, levels, roofs, {}, memory)
     known: dict[str, tuple[Structure, dict[bool, CoreCounts]]] = {}
+    stalls: dict[tuple[str, str], dict[tuple[int, float], float]] = {}
     best: dict[tuple[str, str], Sample] = {}
     passes: dict[tuple[str, str], list[float]] = {}  # the fastest run of every pass
     for r in range(rounds):
@@ -446,6 +522,10 @@ def calibrate(spec: HwSpec, roofs: dict[str, float], *, dtype: str = "fp64",
                 c, ychains = kernel_loops(s, run.storage, by_order[order])
                 key = (m.name, run.storage)
                 passes.setdefault(key, []).append(run.timing.min_s)
+                if run.storage in STALLED and key not in stalls:
+                    lengths = np.bincount(m.row, minlength=m.rows)
+                    stalls[key] = {(w, lat): stall_of(lengths, s, run.storage, w, lat)
+                                   for w in STALL_WINDOWS for lat in STALL_LATENCIES}
                 if key in best and best[key].seconds <= run.timing.min_s:
                     continue
                 slots, bytes_ = executed(s, run.storage, dtype)
@@ -462,11 +542,13 @@ def calibrate(spec: HwSpec, roofs: dict[str, float], *, dtype: str = "fp64",
     noisy = rounds > 1 and disturbed > NOISY_SHARE * len(measured)
     fill, error, samples = choose_fill(measured, levels, memory)
     names = [n for n, _ in levels]
+    stall, samples = choose_stall(samples, names, memory, stalls)
+    error = held_out_error(samples, names, memory) if stall else error
     held = held_out_errors(samples, names, memory)
     fits = {k: dataclasses.replace(f, held_out_median=float(np.median(held[k])))
             if held.get(k) else f for k, f in fit(samples, names, memory).items()}
     return Calibration(spec.name, spec.device, dtype, levels, roofs, fits, memory, fill,
-                       error, repaired, noisy), samples
+                       error, repaired, noisy, stall), samples
 
 
 def save(c: Calibration, samples: list[Sample], path: str | Path) -> None:
@@ -479,6 +561,7 @@ def save(c: Calibration, samples: list[Sample], path: str | Path) -> None:
         "working_set_fill": c.fill, "held_out_error": c.held_out_error,
         "flagged": c.flagged, "roofs_repaired": list(c.repaired), "noisy": c.noisy,
         "noise_tolerance": NOISE_TOLERANCE,
+        "stall": {k: {"window": w, "latency": lat} for k, (w, lat) in c.stall.items()},
         "levels": [{"name": n, "capacity_bytes": cap} for n, cap in c.levels],
         "roofs_bytes_per_s": c.roofs,
         "fits": {k: asdict(f) for k, f in c.fits.items()},
@@ -518,7 +601,10 @@ def _calibration(doc: dict[str, Any]) -> Calibration:
         _real(doc["working_set_fill"], "working_set_fill", positive=True),
         None if error is None else _real(error, "held_out_error"),
         tuple(text(n, "roofs_repaired") for n in doc.get("roofs_repaired", ())),
-        flag(doc.get("noisy", False), "noisy"))
+        flag(doc.get("noisy", False), "noisy"),
+        {str(k): (whole_number(v["window"], f"stall.{k}.window", minimum=1, maximum=4096),
+                  _real(v["latency"], f"stall.{k}.latency", positive=True))
+         for k, v in doc.get("stall", {}).items()})
 
 
 def load(path: str | Path) -> Calibration:

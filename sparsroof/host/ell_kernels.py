@@ -119,8 +119,10 @@ def spmv(p: Padded, x: np.ndarray) -> Callable[[], np.ndarray]:
     >>> all(np.allclose(spmv(padded(a, f), x)(), a @ x) for f in ("ell", "hyb"))
     True
     """
+    from .stopwatch import shifted
+
     run = _kernel()
-    y = np.zeros(p.values.shape[0], dtype=np.result_type(p.values, x))
+    y = shifted(np.zeros(p.values.shape[0], dtype=np.result_type(p.values, x)))
 
     def call() -> np.ndarray:
         run(p.values, p.columns, p.coo_rows, p.coo_columns, p.coo_values, x, y)

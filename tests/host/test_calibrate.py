@@ -19,14 +19,16 @@ from sparsroof.host.calibration import (
     Sample,
     calibrate,
     choose_fill,
+    choose_stall,
     executed,
     features,
     fit,
     kernel_loops,
     load,
     save,
+    stall_of,
 )
-from sparsroof.host.core_cost import CoreCounts
+from sparsroof.host.core_cost import STALL_LATENCIES, STALL_WINDOWS, CoreCounts
 from sparsroof.host.sweep import generate
 from sparsroof.structure.features import measure
 
@@ -198,6 +200,12 @@ def test_round_trip_and_prediction(tmp_path: Path, spec_file: Path) -> None:
     m = generate("random", 2000, 8)
     by = again.predict_matrix(m, measure(m), ["csr", "coo", "ell"])
     assert set(by) == {"csr", "coo"} and all(t > 0 for t in by.values())
+    # COO adds into y through memory: its stall's window and latency are chosen and kept
+    assert set(cal.stall) == {"coo"} and again.stall == cal.stall
+    window, latency = cal.stall["coo"]
+    assert window in STALL_WINDOWS and latency in STALL_LATENCIES
+    assert all(s.stall > 0 for s in samples if s.storage == "coo")
+    assert all(s.stall == 0 for s in samples if s.storage == "csr")
 
 
 @pytest.mark.parametrize("text, problem", [
@@ -258,6 +266,20 @@ def _synthetic_calibration(path: Path, l2_roof: float | None = 2e11) -> Path:
                      {} if l2_roof is None else {"L2": l2_roof},
                      fit(samples, ["L2", "DRAM"])), samples, path)
     return path
+
+
+@pytest.mark.parametrize("stall, problem", [
+    ({"coo": {"window": 0, "latency": 6.0}}, "stall.coo.window"),
+    ({"coo": {"window": 12, "latency": -1}}, "stall.coo.latency"),
+    ({"coo": {"window": 12}}, "no 'latency'"),
+])
+def test_a_malformed_stall_is_refused(tmp_path: Path, stall: dict, problem: str) -> None:
+    path = _synthetic_calibration(tmp_path / "c.json")
+    assert load(path).stall == {}  # a calibration without stalls predicts without them
+    doc = json.loads(path.read_text())
+    path.write_text(json.dumps(doc | {"stall": stall}))
+    with pytest.raises(CalibrationError, match=problem):
+        load(path)
 
 
 def test_formats_command_partition_covers_the_rows(tmp_path: Path, spec_file: Path) -> None:
@@ -332,6 +354,30 @@ def test_each_sample_keeps_its_fastest_pass_and_the_spread(
                            matrices=[("band", 1000, 8)], rounds=3)
     assert len(samples) == 1
     assert samples[0].seconds == 2e-4 and samples[0].spread == pytest.approx(1.0)
+
+
+def test_the_stall_that_predicts_held_out_runs_best_is_kept() -> None:
+    # COO times made from 1 us + 1.2 ns per entry + 0.4 ns per slot of the stall with a
+    # window of 12 and a latency of 6: the held-out error picks that pair back out of the
+    # grid, and the samples carry its stall
+    samples, stalls = [], {}
+    for pattern in ("skewed", "random", "band"):
+        for rows in (125, 1000, 4000):
+            for per_row in (2, 4, 8, 16):
+                m = generate(pattern, rows, per_row)
+                s = measure(m)
+                lengths = np.bincount(m.row, minlength=rows)
+                grid = {(w, lat): stall_of(lengths, s, "coo", w, lat)
+                        for w in STALL_WINDOWS for lat in STALL_LATENCIES}
+                n = float(s.stored_entries)
+                stalls[(m.name, "coo")] = grid
+                samples.append(Sample(m.name, "coo", rows, n, 16.0 * n, "DRAM",
+                                      1e-6 + 1.2e-9 * n + 0.4e-9 * grid[(12, 6.0)]))
+    chosen, carried = choose_stall(samples, ["L2", "DRAM"], 0.0, stalls)
+    assert chosen == {"coo": (12, 6.0)}
+    assert [c.stall for c in carried] == [stalls[(c.matrix, "coo")][(12, 6.0)] for c in carried]
+    f = fit(carried, ["L2", "DRAM"])["coo"]
+    assert f.coefficients["ystall"] == pytest.approx(0.4e-9, rel=1e-3)
 
 
 def test_the_fill_that_predicts_held_out_runs_best_is_kept() -> None:
