@@ -103,6 +103,11 @@ NOISY_SHARE = 0.1
 #: product and a HYB's COO part add each entry into y[row] in turn: an addition waits for
 #: the one before it in the same row, and runs longer than the core's window serialise)
 YCHAINS = (4, 16, 64, 256)
+#: slots of the host ELL kernel's inner loop per unrolled iteration, as numba compiles it
+#: here: a row of K slots runs K // 8 of them and finishes the rest in a loop of its own
+#: (2,000 rows of K slots: 5.25 ns a row at K = 8, 5.83 at K = 7, 10.25 at K = 16 and
+#: 10.20 at K = 15); a row with a leftover is a cost of its own (:func:`kernel_loops`)
+ELL_UNROLL = 8
 #: how the sweep times each kernel (:func:`sparsroof.host.stopwatch.time_call`): one warm-up
 #: call, then at least 3 calls and 20 ms; each pass over the sweep adds its fastest run
 SWEEP_TIMING = {"warmup": 1, "repeat": 3, "min_time": 0.02}
@@ -185,7 +190,9 @@ def kernel_loops(s: Structure, storage: str, counts: CoreCounts
     longest row's K slots in every row, and a HYB's ELL part over its width K: a fixed
     trip count (no mispredicted exits) and a chain of K in every row; a HYB's COO part adds
     the entries beyond K as COO does. The second value holds those runs: ``runs``, the rows
-    that have one, and for each k of :data:`YCHAINS` the additions past the k-th of a run.
+    that have one, and for each k of :data:`YCHAINS` the additions past the k-th of a run;
+    and for ELL and a HYB's ELL part, ``leftover``: the rows whose K is no multiple of
+    :data:`ELL_UNROLL`, which finish in a second loop.
 
     >>> from sparsroof.matrix.mtx import Header, Matrix
     >>> row = np.repeat([0, 1, 3], [6, 1, 20])            # rows of 6, 1, 0 and 20 entries
@@ -198,12 +205,13 @@ def kernel_loops(s: Structure, storage: str, counts: CoreCounts
     >>> kernel_loops(measure(m), "csr", CoreCounts({}, 3.0, {32: 1.0}))[0].mispredicts
     3.0
     >>> kernel_loops(measure(m), "ell", CoreCounts({}, 3.0, {32: 1.0}))   # K = 20 in 4 rows
-    (CoreCounts(misses={}, mispredicts=0.0, chains={}), {})
+    (CoreCounts(misses={}, mispredicts=0.0, chains={}), {'leftover': 4.0})
     """
     if storage == "ell":
         width = s.max_row_length
-        return CoreCounts(counts.misses, 0.0, {k: float(s.rows * (width - k)) for k in CHAINS
-                                               if width > k}), {}
+        return (CoreCounts(counts.misses, 0.0, {k: float(s.rows * (width - k)) for k in CHAINS
+                                                if width > k}),
+                {"leftover": float(s.rows) if width % ELL_UNROLL else 0.0})
     if storage not in ("coo", "hyb"):
         return counts, {}
     width = hyb_width(s.row_length_counts, s.rows) if storage == "hyb" else 0
@@ -212,6 +220,8 @@ def kernel_loops(s: Structure, storage: str, counts: CoreCounts
     run = np.maximum(lengths - width, 0)
     chains = {k: float(s.rows * (width - k)) for k in CHAINS if width > k}
     ychains = {"runs": float(np.sum(number[run > 0]))}
+    if storage == "hyb":
+        ychains["leftover"] = float(s.rows) if width % ELL_UNROLL else 0.0
     for k in YCHAINS:
         ychains[str(k)] = float(np.sum(np.maximum(run - k, 0) * number))
     return CoreCounts(counts.misses, 0.0, chains), ychains
@@ -275,6 +285,7 @@ def features(rows: float, slots: float, bytes_: float, level: str, levels: Itera
     for k in YCHAINS:
         out[f"ychain@{k}"] = y.get(str(k), 0.0)
     out["ystall"] = stall
+    out["leftover"] = y.get("leftover", 0.0)
     return out
 
 

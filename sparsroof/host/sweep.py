@@ -29,6 +29,12 @@ __all__ = ["ROWS", "PER_ROW", "PATTERNS", "MAX_ENTRIES", "MAX_SLOTS", "plan", "g
 
 ROWS = (125, 1_000, 8_000, 64_000, 512_000)  # 125 rows: working sets in L1
 PER_ROW = (2, 8, 32, 128, 512)
+#: entries per row between those of PER_ROW, swept on the matrices of at most
+#: BETWEEN_ROWS rows (cheap to time): most real matrices have 4 to 16 entries per row, and
+#: the host ELL kernel's cost depends on whether a width is a multiple of 8, as every
+#: width of PER_ROW but 2 is
+BETWEEN = (5, 12)
+BETWEEN_ROWS = 8_000
 PATTERNS = ("band", "random", "blocks", "diagonals", "skewed")
 MAX_ENTRIES = 4_200_000
 #: a format is not timed on a matrix where its kernel would execute more slots than this
@@ -38,14 +44,16 @@ MAX_SLOTS = 2 * MAX_ENTRIES
 
 
 def plan(rows: Iterable[int] = ROWS, per_row: Iterable[int] = PER_ROW,
-         patterns: Iterable[str] = PATTERNS, max_entries: int = MAX_ENTRIES
-         ) -> list[tuple[str, int, int]]:
-    """(pattern, rows, entries per row) of the benchmark matrices, the largest skipped.
+         patterns: Iterable[str] = PATTERNS, max_entries: int = MAX_ENTRIES,
+         between: Iterable[int] = BETWEEN) -> list[tuple[str, int, int]]:
+    """(pattern, rows, entries per row) of the benchmark matrices, the largest skipped;
+    ``between`` adds entries per row on the matrices of at most :data:`BETWEEN_ROWS` rows.
 
-    >>> len(plan()), plan(rows=[1000], per_row=[8], patterns=["band"])
-    (90, [('band', 1000, 8)])
+    >>> len(plan()), plan(rows=[1000], per_row=[8], patterns=["band"], between=[5])
+    (120, [('band', 1000, 5), ('band', 1000, 8)])
     """
-    return [(p, r, k) for p in patterns for r in rows for k in per_row
+    return [(p, r, k) for p in patterns for r in rows
+            for k in sorted({*per_row, *(b for b in between if r <= BETWEEN_ROWS)})
             if r * k <= max_entries and k < r]
 
 

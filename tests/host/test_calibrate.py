@@ -127,16 +127,18 @@ def test_kernel_loops_follow_each_formats_loop() -> None:
     row_order = CoreCounts({"L2": 5.0}, 7.0, {32: 8.0})
     counts, ychains = kernel_loops(s, "hyb", row_order)
     assert (counts.misses, counts.mispredicts, counts.chains) == ({"L2": 5.0}, 0.0, {})
-    assert ychains == {"runs": 1.0, "4": 33.0, "16": 21.0, "64": 0.0, "256": 0.0}
+    # and its ELL loop of width 3 finishes every row in the loop for the leftover slots
+    assert ychains == {"runs": 1.0, "leftover": 4097.0, "4": 33.0, "16": 21.0, "64": 0.0,
+                       "256": 0.0}
     counts, ychains = kernel_loops(s, "coo", row_order)  # every row is a run: 4,097 of them
     assert counts.mispredicts == 0.0 and ychains["runs"] == 4097.0
     assert ychains["4"] == 36.0 and ychains["16"] == 24.0
     assert kernel_loops(s, "csr", row_order) == (row_order, {})
     # ELL loops over the longest row's 40 slots in every row: no exits to mispredict, and
-    # 8 past the 32nd in each of the 4,097 rows
-    ell, none = kernel_loops(s, "ell", row_order)
-    assert (ell.misses, ell.mispredicts, ell.chains, none) == (
-        {"L2": 5.0}, 0.0, {32: 4097.0 * 8}, {})
+    # 8 past the 32nd in each of the 4,097 rows; 40 is a multiple of 8: no leftover loop
+    ell, loops = kernel_loops(s, "ell", row_order)
+    assert (ell.misses, ell.mispredicts, ell.chains, loops) == (
+        {"L2": 5.0}, 0.0, {32: 4097.0 * 8}, {"leftover": 0.0})
     # the runs are features of their own, zero where a format has none
     x = features(4097, 12325, 1e5, "L2", ["L2", "DRAM"], counts, ychains=ychains)
     assert (x["yruns"], x["ychain@4"], x["ychain@256"]) == (4097.0, 36.0, 0.0)
