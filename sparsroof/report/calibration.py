@@ -30,6 +30,9 @@ def calibration_summary(cal: Calibration, samples: Sequence[Sample], rounds: int
         f"it; runs held out of the fit are predicted with a mean error of "
         f"{100 * (cal.held_out_error or 0):.1f} %",
     ]
+    for name, (window, latency) in sorted(cal.stall.items()):
+        lines.append(f"{name}: stall of its additions into y simulated with {window:,} in "
+                     f"flight, {latency:g} issue slots apart in one row")
     for name, fit in sorted(cal.fits.items()):
         held = (f", {100 * fit.held_out_median:.1f} % held out of the fit"
                 if fit.held_out_median is not None else "")

@@ -380,6 +380,13 @@ def test_the_stall_that_predicts_held_out_runs_best_is_kept() -> None:
     assert [c.stall for c in carried] == [stalls[(c.matrix, "coo")][(12, 6.0)] for c in carried]
     f = fit(carried, ["L2", "DRAM"])["coo"]
     assert f.coefficients["ystall"] == pytest.approx(0.4e-9, rel=1e-3)
+    # calibrate says which it chose
+    from sparsroof.report.calibration import calibration_summary
+
+    cal = Calibration("s", "d", "fp64", (("L2", 2.0**20), ("DRAM", None)), {},
+                      {"coo": f}, stall=chosen)
+    assert ("coo: stall of its additions into y simulated with 12 in flight, 6 issue slots "
+            "apart in one row") in calibration_summary(cal, carried, 1)
 
 
 def test_the_fill_that_predicts_held_out_runs_best_is_kept() -> None:
