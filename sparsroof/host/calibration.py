@@ -79,7 +79,7 @@ from .core_cost import (
     STALL_LATENCIES,
     STALL_WINDOWS,
     CoreCounts,
-    chain_stall,
+    chain_stalls,
     core_counts,
     measure_branch_memory,
     scatter_runs,
@@ -88,8 +88,8 @@ from .memory_roofs import effective_roofs, monotone_roofs, with_roofs
 from .stopwatch import NOISE_TOLERANCE
 
 __all__ = ["FormatFit", "Calibration", "Sample", "features", "executed", "scattered_entries",
-           "kernel_loops", "stall_of", "fit", "held_out_error", "held_out_errors", "choose_fill",
-           "choose_stall", "calibrate", "save", "load", "SCHEMA_VERSION", "FILLS",
+           "kernel_loops", "stall_of", "stalls_of", "fit", "held_out_error", "held_out_errors",
+           "choose_fill", "choose_stall", "calibrate", "save", "load", "SCHEMA_VERSION", "FILLS",
            "NOISE_TOLERANCE", "NOISY_SHARE", "SWEEP_TIMING", "checked_roofs"]
 
 SCHEMA_VERSION = SCHEMA_VERSIONS["calibration"]
@@ -247,10 +247,16 @@ def stall_of(lengths: np.ndarray, s: Structure, storage: str, window: int, laten
     >>> stall_of(lengths, measure(m), "csr", 12, 6.0)
     0.0
     """
+    return float(stalls_of(lengths, s, storage, [(window, latency)])[0])
+
+
+def stalls_of(lengths: np.ndarray, s: Structure, storage: str,
+              pairs: Sequence[tuple[int, float]]) -> np.ndarray:
+    """:func:`stall_of` at each (window, latency) of ``pairs``, the runs found once."""
     if storage not in STALLED:
-        return 0.0
+        return np.zeros(len(pairs))
     width = hyb_width(s.row_length_counts, s.rows) if storage == "hyb" else 0
-    return chain_stall(scatter_runs(lengths, width), latency, window)
+    return chain_stalls(scatter_runs(lengths, width), pairs)
 
 
 def features(rows: float, slots: float, bytes_: float, level: str, levels: Iterable[str],
@@ -535,8 +541,9 @@ def calibrate(spec: HwSpec, roofs: dict[str, float], *, dtype: str = "fp64",
                 passes.setdefault(key, []).append(run.timing.min_s)
                 if run.storage in STALLED and key not in stalls:
                     lengths = np.bincount(m.row, minlength=m.rows)
-                    stalls[key] = {(w, lat): stall_of(lengths, s, run.storage, w, lat)
-                                   for w in STALL_WINDOWS for lat in STALL_LATENCIES}
+                    pairs = [(w, lat) for w in STALL_WINDOWS for lat in STALL_LATENCIES]
+                    stalls[key] = dict(zip(pairs, stalls_of(lengths, s, run.storage, pairs)
+                                           .tolist(), strict=True))
                 if key in best and best[key].seconds <= run.timing.min_s:
                     continue
                 slots, bytes_ = executed(s, run.storage, dtype)

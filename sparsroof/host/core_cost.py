@@ -36,7 +36,7 @@ import numpy as np
 
 __all__ = ["CoreCounts", "CHAINS", "core_counts", "traversal", "mispredicted_exits",
            "chain_entries", "measure_branch_memory", "branch_memory_once", "scatter_runs",
-           "chain_stall", "STALL_WINDOWS", "STALL_LATENCIES"]
+           "chain_stall", "chain_stalls", "STALL_WINDOWS", "STALL_LATENCIES"]
 
 #: row lengths past which entries count as a long chain
 CHAINS = (32, 128)
@@ -125,35 +125,50 @@ def chain_stall(runs: np.ndarray, latency: float, window: int) -> float:
     >>> chain_stall(mixed, 6.0, 12) > chain_stall(np.sort(mixed), 6.0, 12)
     True
     """
+    return float(chain_stalls(runs, [(int(window), float(latency))])[0])
+
+
+def chain_stalls(runs: np.ndarray, pairs: Sequence[tuple[int, float]]) -> np.ndarray:
+    """:func:`chain_stall` of ``runs`` at each (window, latency) of ``pairs``, in one call
+    (the pairs on as many threads as the compiled passes use).
+
+    >>> chain_stalls(np.full(10, 100, np.int64), [(8, 4.0), (16, 4.0)]).round(0).tolist()
+    [2748.0, 2460.0]
+    """
     runs = np.ascontiguousarray(runs, dtype=np.int64)
-    if runs.size == 0:
-        return 0.0
-    return float(_stall()(runs, float(latency), int(window)))
+    out = np.zeros(len(pairs))
+    if runs.size and len(pairs):
+        windows = np.array([w for w, _ in pairs], np.int64)
+        latencies = np.array([lat for _, lat in pairs], np.float64)
+        _stalls()(runs, windows, latencies, out)
+    return out
 
 
 @cache
-def _stall() -> Callable[..., float]:
-    from ..passes.compiled import njit
+def _stalls() -> Callable[..., None]:
+    from ..passes.compiled import njit, prange
 
-    @njit(cache=True)
-    def stall(runs: Any, latency: float, window: int) -> float:  # pragma: no cover
-        retired = np.zeros(window)  # retire times of the last ``window`` additions
-        last_retired = 0.0
-        i = 0
-        for run in runs:
-            started = -1e300
-            for _ in range(run):
-                t = float(i)
-                if i >= window:
-                    t = max(t, retired[i % window])
-                t = max(t, started + latency)
-                started = t
-                last_retired = max(last_retired, t + latency)
-                retired[i % window] = last_retired
-                i += 1
-        return last_retired - i
+    @njit(cache=True, parallel=True)
+    def stalls(runs: Any, windows: Any, latencies: Any, out: Any) -> None:  # pragma: no cover
+        for p in prange(windows.size):
+            window, latency = windows[p], latencies[p]
+            retired = np.zeros(window)  # retire times of the last ``window`` additions
+            last_retired = 0.0
+            i = 0
+            for run in runs:
+                started = -1e300
+                for _ in range(run):
+                    t = float(i)
+                    if i >= window:
+                        t = max(t, retired[i % window])
+                    t = max(t, started + latency)
+                    started = t
+                    last_retired = max(last_retired, t + latency)
+                    retired[i % window] = last_retired
+                    i += 1
+            out[p] = last_retired - i
 
-    return stall
+    return stalls
 
 
 def traversal(row: np.ndarray, col: np.ndarray, rows: int) -> tuple[np.ndarray, np.ndarray]:
