@@ -5,9 +5,9 @@ never saw, and runs that beat the bound.
 predicts every readable matrix of the shared corpus (``--held-out``, the default) or those
 plus generated matrices of each class (``--all``), in each format of *A Performance
 Modeling and Optimization Analysis Tool for SpMV on GPUs* (CSR, COO, ELL, HYB; ``--formats``
-to choose), times each afresh in ROUNDS interleaved passes (default 3), keeps each case's
-fastest run and reports per format the median, 90th percentile and worst |error| and the
-share of (matrix, format) cases within 9 % (the paper's 77 of 82).
+to choose), times each afresh in ROUNDS passes (default 3), each pass in a fresh process,
+keeps each case's fastest run and reports per format the median, 90th percentile and
+worst |error| and the share of (matrix, format) cases within 9 % (the paper's 77 of 82).
 
 Usage: python bench/bench_calibration.py SPEC.yaml CALIBRATION.json [ROUNDS]
        [--all] [--formats csr,coo,ell,hyb]
@@ -16,6 +16,7 @@ Usage: python bench/bench_calibration.py SPEC.yaml CALIBRATION.json [ROUNDS]
 
 from __future__ import annotations
 
+import multiprocessing
 import statistics
 import sys
 from pathlib import Path
@@ -86,6 +87,17 @@ def corpus() -> list[Matrix]:
     return out
 
 
+def _one_pass(spec_path: str, cal_path: str, every: bool, formats: list[str]) -> list[list]:
+    """One timed pass over the matrices, in this process: each matrix's runs."""
+    spec = with_roofs(load_spec(spec_path), load_calibration(cal_path).roofs, "calibration")
+    out = []
+    for m in corpus() + (generated() if every else []):
+        s = measure(m)
+        out.append([run for run in bench(m, s, spec, formats=formats)
+                    if run.timing is not None])
+    return out
+
+
 def _percentile(values: list[float], q: float) -> float:
     return float(np.percentile(values, q))
 
@@ -100,17 +112,22 @@ def main() -> None:
         formats = opts[opts.index("--formats") + 1].split(",")
     cal = load_calibration(cal_path)
     formats = [f for f in formats if f in cal.fits]
-    spec = with_roofs(load_spec(spec_path), cal.roofs, "calibration")
+    load_spec(spec_path)  # a bad spec fails here, before any pass
     matrices = corpus() + (generated() if "--all" in opts else [])
     structures = [measure(m) for m in matrices]
     predicted = [cal.predict_matrix(m, s, formats) for m, s in zip(matrices, structures,
                                                                      strict=True)]
     runs: list[dict[str, list]] = [{f: [] for f in formats} for _ in matrices]
+    # each pass in a process of its own: a process keeps its layout of code and arrays
+    # from its first run to its last, and some layouts run every kernel of a small
+    # matrix 1.3 to 1.8 times slower; the fastest pass is then the fastest layout seen
+    context = multiprocessing.get_context("spawn")
     for r in range(rounds):
-        for i, (m, s) in enumerate(zip(matrices, structures, strict=True)):
-            for run in bench(m, s, spec, formats=formats):
-                if run.timing is not None:
-                    runs[i][run.storage].append(run)
+        with context.Pool(1) as pool:
+            timed = pool.apply(_one_pass, (spec_path, cal_path, "--all" in opts, formats))
+        for i, found in enumerate(timed):
+            for run in found:
+                runs[i][run.storage].append(run)
         print(f"round {r + 1} of {rounds} done", file=sys.stderr)
     rows: list[str] = []
     errs: dict[str, list[float]] = {f: [] for f in formats}

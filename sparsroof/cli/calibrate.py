@@ -68,7 +68,8 @@ def command(hw: str, output_file: str, dtype: str, rounds: int) -> int:
             if not console.is_terminal:
                 click.echo(f"calibrate: [{i}/{n}] {name}, {left}", err=True)
 
-        cal, samples = calibrate(spec, rates, dtype=dtype, rounds=rounds, progress=step)
+        cal, samples = calibrate(spec, rates, dtype=dtype, rounds=rounds, progress=step,
+                                 separate=True)
     try:
         save(cal, samples, output_file)
     except OSError as err:

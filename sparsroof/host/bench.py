@@ -48,6 +48,7 @@ __all__ = [
     "bench",
     "bound_again",
     "other_device",
+    "time_host",
 ]
 
 #: storage formats with a real kernel here (scipy, compiled ELL and HYB / cuSPARSE)
@@ -303,6 +304,21 @@ def _sell_skip_reason(storage: str, built: Callable[[], Any]) -> str:
         return (f"SELL of {SELL_SLICE}-row slices would store {slots:,} slots, over "
                 f"{FILL_LIMIT:g}x the entries")
     return ""
+
+
+def time_host(m: Matrix, storages: Sequence[str], dtype: str = "fp64", **timing: Any
+              ) -> dict[str, Timing]:
+    """``m``'s SpMV on this host in each of ``storages`` (as :func:`bench` names them,
+    none skipped), timed as :func:`bench` times it, without bounds: a calibration's later
+    passes, which repeat the runs of its first."""
+    built: list[Any] = []
+
+    def csr() -> Any:
+        if not built:
+            built.append(scipy_matrix(m, "csr", dtype))
+        return built[0]
+
+    return {storage: _runner(m, storage, 1, dtype, timing, csr)() for storage in storages}
 
 
 def _runner(m: Matrix, storage: str, width: int, dtype: str,

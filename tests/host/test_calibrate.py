@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -29,6 +30,7 @@ from sparsroof.host.calibration import (
     stall_of,
 )
 from sparsroof.host.core_cost import STALL_LATENCIES, STALL_WINDOWS, CoreCounts
+from sparsroof.host.stopwatch import Timing
 from sparsroof.host.sweep import generate
 from sparsroof.structure.features import measure
 
@@ -210,6 +212,25 @@ def test_round_trip_and_prediction(tmp_path: Path, spec_file: Path) -> None:
     assert all(s.stall == 0 for s in samples if s.storage == "csr")
 
 
+@pytest.mark.slow  # two passes, each in a process of its own
+def test_passes_in_processes_of_their_own(spec_file: Path) -> None:
+    plan = [("band", 1000, 4), ("skewed", 2000, 8)]
+    steps: list[tuple[int, int, str]] = []
+    cal, samples = calibrate(load_spec(spec_file), {"L2": 5e10}, formats=["csr", "coo"],
+                             matrices=plan, rounds=2, separate=True, repeat=3,
+                             min_time=0.0, warmup=1,
+                             progress=lambda i, n, name: steps.append((i, n, name)))
+    # every step of both passes came back from the passes' processes, in order
+    assert [i for i, _, _ in steps] == [0, 0, 1, 2, 3, 4]
+    assert steps[2][2] == "skewed_2000x8 (round 1 of 2)"
+    assert steps[4][2] == "skewed_2000x8 (round 2 of 2)" and steps[-1][2] == "fitting"
+    assert sorted((s.matrix, s.storage) for s in samples) == [
+        ("band_1000x4", "coo"), ("band_1000x4", "csr"), ("skewed_2000x8", "coo"),
+        ("skewed_2000x8", "csr")]
+    assert all(s.seconds > 0 and s.spread >= 0 for s in samples)
+    assert set(cal.fits) == {"csr", "coo"} and set(cal.stall) == {"coo"}
+
+
 @pytest.mark.parametrize("text, problem", [
     ("{", "line 1: not valid JSON"),
     ('{"kind": "analyze"}', "not a sparsroof calibration"),
@@ -341,7 +362,6 @@ def test_each_sample_keeps_its_fastest_pass_and_the_spread(
         spec_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import sparsroof.host.calibration as cal_module
     from sparsroof.host.bench import Measurement
-    from sparsroof.host.stopwatch import Timing
 
     times = iter([3e-4, 2e-4, 4e-4])  # the three passes over the one matrix
 
@@ -351,6 +371,7 @@ def test_each_sample_keeps_its_fastest_pass_and_the_spread(
                             1e-9, "DRAM", "memory")]
 
     monkeypatch.setattr(cal_module, "bench", fake_bench)
+    monkeypatch.setattr(cal_module, "time_host", _fake_time_host(times))
     monkeypatch.setattr(cal_module, "measure_branch_memory", lambda **_: 100.0)
     _, samples = calibrate(load_spec(spec_file), {}, formats=["csr"],
                            matrices=[("band", 1000, 8)], rounds=3)
@@ -441,7 +462,6 @@ def _fake_runs(monkeypatch: pytest.MonkeyPatch, passes: list[float]) -> None:
     """``calibrate`` times one CSR run per pass with the seconds of ``passes``."""
     import sparsroof.host.calibration as cal_module
     from sparsroof.host.bench import Measurement
-    from sparsroof.host.stopwatch import Timing
 
     times = iter(passes)
 
@@ -450,7 +470,16 @@ def _fake_runs(monkeypatch: pytest.MonkeyPatch, passes: list[float]) -> None:
                             1.0, 1.0, 1.0, 1e-9, "DRAM", "memory")]
 
     monkeypatch.setattr(cal_module, "bench", fake_bench)
+    monkeypatch.setattr(cal_module, "time_host", _fake_time_host(times))
     monkeypatch.setattr(cal_module, "measure_branch_memory", lambda **_: 100.0)
+
+
+def _fake_time_host(times: Iterator[float]) -> Callable[..., dict[str, Timing]]:
+    """A stand-in for the later passes' timing: the next of ``times`` for each storage."""
+    def fake(m, storages, dtype, **timing):  # type: ignore[no-untyped-def]
+        return {s: Timing((next(times),)) for s in storages}
+
+    return fake
 
 
 def test_a_calibration_with_a_falling_roof_is_repaired_and_flagged(
