@@ -32,7 +32,7 @@ static inline int bit_length(uint64_t x) { int n = 0; while (x) { x >>= 1; n++; 
 #endif
 
 /* bumped whenever a pass changes: the Python side refuses a stale build */
-#define KERNEL_VERSION 4
+#define KERNEL_VERSION 5
 
 
 INLINE int64_t at(const void *a, int wide, Py_ssize_t i) {
@@ -251,9 +251,13 @@ static void panels_finish(Panels *p, int64_t rows, int64_t *tot, int64_t *mx) {
 #endif
 #if defined(__GNUC__) || defined(__clang__)
 #define PREFETCH_W(a) __builtin_prefetch((a), 1, 0)
+#define PREFETCH_R(a) __builtin_prefetch((a), 0, 0)
 #else
 #define PREFETCH_W(a) ((void)(a))
+#define PREFETCH_R(a) ((void)(a))
 #endif
+/* rows ahead whose pointer (twice as far) and columns are fetched early */
+#define PREFETCH_ROWS 8
 
 /* state: 2 int32 (or int64) per column: the last row that touched it (-1: none) and its
  * entries so far */
@@ -683,6 +687,8 @@ static PyObject *symmetrized(PyObject *self, PyObject *args) {
         int canonical = 1;
         for (Py_ssize_t i = 0; i < n; i++) {
             for (int32_t e = ap[i]; e < ap[i + 1]; e++) {
+                if (e + PREFETCH < nnz && (uint32_t)aj[e + PREFETCH] < (uint32_t)n)
+                    PREFETCH_W(&bp[aj[e + PREFETCH] + 1]);
                 if ((uint32_t)aj[e] >= (uint32_t)n) bad = 1;
                 else bp[aj[e] + 1]++;
                 if (e > ap[i] && aj[e] <= aj[e - 1]) canonical = 0;
@@ -693,7 +699,11 @@ static PyObject *symmetrized(PyObject *self, PyObject *args) {
             int32_t *pos = next;  /* A^T grouped by row, stably: its rows come sorted */
             memcpy(pos, bp, sizeof(int32_t) * n);
             for (Py_ssize_t i = 0; i < n; i++)
-                for (int32_t e = ap[i]; e < ap[i + 1]; e++) bj[pos[aj[e]]++] = (int32_t)i;
+                for (int32_t e = ap[i]; e < ap[i + 1]; e++) {
+                    if (e + PREFETCH < nnz) PREFETCH_W(&pos[aj[e + PREFETCH]]);
+                    if (e + PREFETCH / 2 < nnz) PREFETCH_W(&bj[pos[aj[e + PREFETCH / 2]]]);
+                    bj[pos[aj[e]]++] = (int32_t)i;
+                }
             cp[0] = 0;
             if (canonical) {  /* both sorted without repeats: a merge */
                 for (Py_ssize_t i = 0; i < n; i++) {
@@ -789,6 +799,18 @@ static PyObject *cuthill_mckee(PyObject *self, PyObject *args) {
         Py_ssize_t start = count - 1, end = count;
         while (start < end) {
             for (Py_ssize_t v = start; v < end; v++) {
+                /* the queue ahead is known: fetch its rows' pointers, columns and marks
+                 * early (a random graph's vertices miss every cache) */
+                if (v + 4 * PREFETCH_ROWS < count) PREFETCH_R(&ptr[order[v + 4 * PREFETCH_ROWS]]);
+                if (v + 2 * PREFETCH_ROWS < count)
+                    PREFETCH_R(&ind[ptr[order[v + 2 * PREFETCH_ROWS]]]);
+                if (v + PREFETCH_ROWS < count) {
+                    int32_t a = order[v + PREFETCH_ROWS];
+                    for (int32_t e = ptr[a]; e < ptr[a + 1]; e++) {
+                        PREFETCH_R(&seen[ind[e]]);
+                        PREFETCH_R(&deg[ind[e]]);
+                    }
+                }
                 int32_t i = order[v];
                 Py_ssize_t first = count;
                 for (int32_t e = ptr[i]; e < ptr[i + 1]; e++) {
@@ -819,6 +841,80 @@ static PyObject *cuthill_mckee(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* permuted_rows(indptr, indices, order, inverse, row, col): the pattern of A (int32 CSR)
+ * with its rows and columns renumbered, grouped by row: row `new` of the result holds
+ * row order[new] of A, each column j written as inverse[j], in A's order within the
+ * row. row and col (nnz each, both int32 or both int64) are filled. */
+static PyObject *permuted_rows(PyObject *self, PyObject *args) {
+    PyObject *o[6];
+    Buf b[6] = {{{0}}};
+    if (!PyArg_ParseTuple(args, "OOOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5]))
+        return NULL;
+    if (get(o[0], &b[0], 0, 4, "indptr") || get(o[1], &b[1], 0, 4, "indices") ||
+        get(o[2], &b[2], 0, 4, "order") || get(o[3], &b[3], 0, 4, "inverse") ||
+        get(o[4], &b[4], 1, 0, "row") || get(o[5], &b[5], 1, b[4].view.itemsize, "col")) {
+        release(b, 6);
+        return NULL;
+    }
+    const int32_t *ap = b[0].view.buf, *aj = b[1].view.buf, *order = b[2].view.buf;
+    const int32_t *inverse = b[3].view.buf;
+    Py_ssize_t n = N(b[0]) - 1, nnz = N(b[1]);
+    int wide = WIDE(b[4]), bad = N(b[2]) != n || N(b[3]) != n || N(b[4]) != nnz ||
+                                N(b[5]) != nnz || ap[n] != nnz;
+    if (bad) {
+        release(b, 6);
+        PyErr_SetString(PyExc_ValueError, "permuted_rows: inconsistent sizes");
+        return NULL;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    /* two passes, each fetching ahead what a random order makes miss the caches: the
+     * rows of A in their new order (each row's pointer, then its columns), then the
+     * new number of each column */
+    Py_ssize_t k = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (i + 2 * PREFETCH_ROWS < n) PREFETCH_R(&ap[order[i + 2 * PREFETCH_ROWS]]);
+        if (i + PREFETCH_ROWS < n) {
+            int32_t ahead = order[i + PREFETCH_ROWS];
+            if ((uint32_t)ahead < (uint32_t)n && ap[ahead] < nnz) PREFETCH_R(&aj[ap[ahead]]);
+        }
+        int32_t r = order[i];
+        if ((uint32_t)r >= (uint32_t)n || ap[r] > ap[r + 1] || ap[r] < 0 ||
+            k + (ap[r + 1] - ap[r]) > nnz) {
+            bad = 1;
+            break;
+        }
+        if (wide)
+            for (int32_t e = ap[r]; e < ap[r + 1]; e++, k++) {
+                ((int64_t *)b[4].view.buf)[k] = i;
+                ((int64_t *)b[5].view.buf)[k] = aj[e];
+            }
+        else
+            for (int32_t e = ap[r]; e < ap[r + 1]; e++, k++) {
+                ((int32_t *)b[4].view.buf)[k] = (int32_t)i;
+                ((int32_t *)b[5].view.buf)[k] = aj[e];
+            }
+    }
+    for (Py_ssize_t e = 0; e < k && !bad; e++) {
+        if (e + PREFETCH < k) {
+            int64_t ahead = at(b[5].view.buf, wide, e + PREFETCH);
+            if ((uint64_t)ahead < (uint64_t)n) PREFETCH_R(&inverse[ahead]);
+        }
+        int64_t j = at(b[5].view.buf, wide, e);
+        if ((uint64_t)j >= (uint64_t)n) bad = 1;
+        else if (wide) ((int64_t *)b[5].view.buf)[e] = inverse[j];
+        else ((int32_t *)b[5].view.buf)[e] = inverse[j];
+    }
+    bad |= k != nnz;
+    Py_END_ALLOW_THREADS
+    release(b, 6);
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError,
+                        "permuted_rows: the order is no permutation of the matrix's rows");
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"count_rows", count_rows, METH_VARARGS,
      "count_rows(row, col, cols, indptr) -> (in row order, every row's columns sorted)"},
@@ -835,6 +931,8 @@ static PyMethodDef methods[] = {
      "symmetrized(indptr, indices, ptr, deg, ind) -> entries of A + A^T"},
     {"cuthill_mckee", cuthill_mckee, METH_VARARGS,
      "cuthill_mckee(ptr, ind, deg, seeds, order): the Cuthill-McKee numbering"},
+    {"permuted_rows", permuted_rows, METH_VARARGS,
+     "permuted_rows(indptr, indices, order, inverse, row, col): A renumbered, by row"},
     {"bin_cells", bin_cells, METH_VARARGS,
      "bin_cells(row, col, rows, cols, nr, nc, counts): entries per cell of the spy image"},
     {NULL, NULL, 0, NULL},

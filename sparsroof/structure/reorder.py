@@ -61,16 +61,15 @@ class Reordered:
     seconds: float
 
 
-def _pattern_csr(row: np.ndarray, col: np.ndarray, shape: tuple[int, int],
-                 row_counts: Any = None) -> object:
-    """The pattern as a scipy CSR matrix with int32 indices (the RCM code takes those).
-    Large patterns are grouped by row with the structure pass's counting sort, native
-    where it is built (from the reader's ``row_counts`` of ``row`` where given), else
-    numba's (entries already in row order, as files usually come, are not moved); small
-    ones by a stable numpy sort, which costs less than loading compiled code.
+def _pattern(row: np.ndarray, col: np.ndarray, shape: tuple[int, int],
+             row_counts: Any = None) -> tuple[np.ndarray, np.ndarray]:
+    """The pattern grouped by row: (row pointers, columns), int32 (the ordering code
+    takes those). Large patterns are grouped with the structure pass's counting sort,
+    native where it is built (from the reader's ``row_counts`` of ``row`` where given),
+    else numba's (entries already in row order, as files usually come, are not moved);
+    small ones by a stable numpy sort, which costs less than loading compiled code.
     """
     import numpy as np
-    import scipy.sparse as sp
 
     from .counts import SMALL, group_by_row, index_pair, native
 
@@ -90,56 +89,98 @@ def _pattern_csr(row: np.ndarray, col: np.ndarray, shape: tuple[int, int],
         indptr = np.zeros(rows + 1, np.int64)
         np.cumsum(np.bincount(row, minlength=rows), out=indptr[1:])
         indices = col[np.argsort(row, kind="stable")]
-    data = np.ones(row.size, np.int8)
-    return sp.csr_matrix((data, indices.astype(np.int32, copy=False),
-                          indptr.astype(np.int32)), shape=shape)
+    return indptr.astype(np.int32), indices.astype(np.int32, copy=False)
+
+
+def _pattern_csr(row: np.ndarray, col: np.ndarray, shape: tuple[int, int]) -> object:
+    """The pattern as a scipy CSR matrix (scipy's ordering routes take one)."""
+    import numpy as np
+    import scipy.sparse as sp
+
+    indptr, indices = _pattern(row, col, shape)
+    return sp.csr_matrix((np.ones(indices.size, np.int8), indices, indptr), shape=shape)
+
+
+def _check_size(matrix: Matrix) -> None:
+    m, k = matrix.shape
+    if 2 * matrix.stored_entries >= 2**31 or m + k >= 2**31:
+        raise OptionError(f"{matrix.name}: too large for reverse Cuthill-McKee (scipy's "
+                          "takes 32-bit indices: fewer than 2^30 entries and 2^31 rows)")
+
+
+def _native_route(matrix: Matrix, route: str = "compiled") -> Any:
+    """The C passes where ``route`` computes reverse Cuthill-McKee with them (a square
+    matrix, the passes built), else None (scipy's route)."""
+    from ..passes.arrays import check_route
+    from .counts import native
+
+    check_route(route, RCM_ROUTES, "reverse Cuthill-McKee")
+    built = native()
+    if route == "native" and built is None:
+        raise RuntimeError("the native structure passes were not built with this package")
+    return built if matrix.rows == matrix.cols and route != "numpy" else None
 
 
 def _rcm(matrix: Matrix, route: str = "compiled") -> tuple[np.ndarray, np.ndarray]:
     import numpy as np
 
-    from ..passes.arrays import check_route
-    from .counts import native
-
-    check_route(route, RCM_ROUTES, "reverse Cuthill-McKee")
-    m, k = matrix.shape
-    if 2 * matrix.stored_entries >= 2**31 or m + k >= 2**31:
-        raise OptionError(f"{matrix.name}: too large for reverse Cuthill-McKee (scipy's "
-                          "takes 32-bit indices: fewer than 2^30 entries and 2^31 rows)")
-    built = native()
-    if route == "native" and built is None:
-        raise RuntimeError("the native structure passes were not built with this package")
-    if m == k and route != "numpy" and built is not None:
-        order = _native_rcm(built, _pattern_csr(matrix.row, matrix.col, (m, m),
-                                                matrix.row_counts))
+    _check_size(matrix)
+    m = matrix.rows
+    built = _native_route(matrix, route)
+    if built is not None:
+        order = _native_rcm(built, *_pattern(matrix.row, matrix.col, (m, m),
+                                             matrix.row_counts))
         return order, order
     from scipy.sparse.csgraph import reverse_cuthill_mckee
 
-    if m == k:
+    if m == matrix.cols:
         order = reverse_cuthill_mckee(_pattern_csr(matrix.row, matrix.col, (m, m)),
                                       symmetric_mode=False)
         return order, order
     # the bipartite graph [[0, A], [A^T, 0]]: rows are vertices 0..m-1, columns m..m+k-1
     row, col = matrix.row.astype(np.int64), matrix.col.astype(np.int64) + m
+    k = matrix.cols
     both = _pattern_csr(np.concatenate((row, col)), np.concatenate((col, row)), (m + k, m + k))
     order = reverse_cuthill_mckee(both, symmetric_mode=True)
     return order[order < m], order[order >= m] - m
 
 
-def _native_rcm(built: Any, pattern: Any) -> np.ndarray:
-    """scipy's reverse Cuthill-McKee of the graph of ``pattern`` + its transpose (a
-    square CSR with int32 indices), numbered by the C passes: the same permutation (the
-    vertices ordered by degree with the same numpy sort scipy calls), built in one
-    process without scipy's sum and conversions."""
+def _native_rcm(built: Any, indptr: np.ndarray, indices: np.ndarray) -> np.ndarray:
+    """scipy's reverse Cuthill-McKee of the graph of the pattern (``indptr``,
+    ``indices``: a square int32 CSR) + its transpose, numbered by the C passes: the
+    same permutation (the vertices ordered by degree with the same numpy sort scipy
+    calls), built in one process without scipy's sum and conversions."""
     import numpy as np
 
-    n = pattern.shape[0]
+    n = indptr.size - 1
     ptr, deg = np.empty(n + 1, np.int32), np.empty(n, np.int32)
-    ind = np.empty(2 * pattern.indices.size, np.int32)
-    ind = ind[: built.symmetrized(pattern.indptr, pattern.indices, ptr, deg, ind)]
+    ind = np.empty(2 * indices.size, np.int32)
+    ind = ind[: built.symmetrized(indptr, indices, ptr, deg, ind)]
     order = np.empty(n, np.int32)
     built.cuthill_mckee(ptr, ind, deg, np.argsort(deg), order)
-    return order[::-1]
+    return np.ascontiguousarray(order[::-1])
+
+
+def _rcm_grouped(built: Any, matrix: Matrix) -> tuple[np.ndarray, Matrix]:
+    """Reverse Cuthill-McKee of a square ``matrix`` without values (a pattern, or read
+    for its structure: its value sample stays the original's) by the C passes, and the
+    matrix permuted by it with its entries written grouped by row (the pattern grouped
+    for the numbering serves again: the structure passes need not group them)."""
+    import numpy as np
+
+    from ..matrix.scan import RowCounts
+
+    _check_size(matrix)
+    n = matrix.rows
+    indptr, indices = _pattern(matrix.row, matrix.col, (n, n), matrix.row_counts)
+    order = _native_rcm(built, indptr, indices)
+    row = np.empty_like(matrix.row)
+    col = np.empty_like(row)
+    built.permuted_rows(indptr, indices, order, _inverse(order, np.dtype(np.int32)), row, col)
+    # each row's entries in A's order, renumbered: grouped, not sorted
+    counted = RowCounts(row, row.size, np.diff(indptr)[order], None, (True, True),
+                        (False, False))
+    return order, replace(matrix, row=row, col=col, row_counts=counted)
 
 
 def _degree(matrix: Matrix) -> tuple[np.ndarray, np.ndarray]:
@@ -211,10 +252,17 @@ def permute(matrix: Matrix, row_order: np.ndarray, col_order: np.ndarray) -> Mat
 
 def reorder(matrix: Matrix, name: str) -> Reordered:
     """``matrix`` permuted by ordering ``name`` (see the module docstring), timed (the
-    import of scipy's graph routines is not the ordering's cost, so it comes first)."""
-    if name == "rcm":
+    import of scipy's graph routines is not the ordering's cost, so it comes first).
+    Reverse Cuthill-McKee by the C passes, of a matrix without an array of values,
+    writes the permuted entries grouped by row."""
+    built = _native_route(matrix) if name == "rcm" else None
+    if name == "rcm" and built is None:
         import scipy.sparse.csgraph  # noqa: F401
     start = time.perf_counter()
-    row_order, col_order = ordering(matrix, name)
-    permuted = permute(matrix, row_order, col_order)
+    if built is not None and matrix.values is None:
+        order, permuted = _rcm_grouped(built, matrix)
+        row_order = col_order = order
+    else:
+        row_order, col_order = ordering(matrix, name)
+        permuted = permute(matrix, row_order, col_order)
     return Reordered(name, permuted, row_order, col_order, time.perf_counter() - start)
