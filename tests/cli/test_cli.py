@@ -266,3 +266,26 @@ def test_a_command_run_in_process_exits_as_a_fresh_interpreter_would(
     assert "Traceback (most recent call last)" in out.stderr and "ValueError: escaped" in out.stderr
     assert os.getcwd() == here and "SPARSROOF_LEFT_BEHIND" not in os.environ
     assert os.environ.get("COLUMNS") == columns
+
+
+@pytest.mark.parametrize(("args", "preset", "want"), [
+    (["classify", str(DATA / "lap2d_64.mtx"), "--no-cache"], None, "1"),
+    (["classify", str(DATA / "lap2d_64.mtx"), "--no-cache"], "3", "3"),
+    (["hw", "list", "-O", "csv"], None, None),
+])
+def test_numpys_blas_starts_with_one_thread_but_for_hw(
+        args: list[str], preset: str | None, want: str | None) -> None:
+    """A command that multiplies no dense matrices starts OpenBLAS with one thread (its
+    pool of a thread per core costs every process CPU at import); ``hw`` (whose probe
+    times matrix multiplies) and a count the user set are left alone."""
+    code = ("import os, sys\nfrom sparsroof.cli import main\n"
+            "try:\n    main(sys.argv[1:])\nexcept SystemExit as stop:\n"
+            "    assert not stop.code, stop.code\n"
+            "print('\\nBLAS', os.environ.get('OPENBLAS_NUM_THREADS'), file=sys.stderr)")
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if preset is not None:
+        env["OPENBLAS_NUM_THREADS"] = preset
+    out = subprocess.run([sys.executable, "-c", code, *args], cwd=ROOT, env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stderr.rsplit("\nBLAS ", 1)[1].strip() == str(want)
