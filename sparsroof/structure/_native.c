@@ -654,108 +654,203 @@ static PyObject *bin_cells(PyObject *self, PyObject *args) {
  * then breadth-first from the lowest-degree unnumbered vertex in the caller's order of
  * degrees, each level's new vertices put in order of degree by a stable insertion sort. */
 
-/* symmetrized(indptr, indices, ptr, deg, ind) -> entries: ptr (rows + 1), deg (rows) and
- * ind (2 nnz) int32, filled: A + A^T's row pointers, degrees and columns (the first
- * `entries` of ind). A (int32 CSR, grouped by row) is square. */
-static PyObject *symmetrized(PyObject *self, PyObject *args) {
-    PyObject *o[5];
-    Buf b[5] = {{{0}}};
-    if (!PyArg_ParseTuple(args, "OOOOO", &o[0], &o[1], &o[2], &o[3], &o[4])) return NULL;
+/* A + A^T is built in three passes over a range of A's rows [first, last) each, so that
+ * two threads may take a half of the rows apiece (sparsroof.structure.reorder joins
+ * them): count each column's entries (the rows of A^T), write A^T (the second half's
+ * entries of a column after the first half's: the transpose is stable either way), then
+ * write the union of each row of A and of A^T. */
+
+INLINE int range_ok(Py_ssize_t n, Py_ssize_t first, Py_ssize_t last) {
+    return 0 <= first && first <= last && last <= n;
+}
+
+/* sym_count(indptr, indices, first, last, counts) -> canonical: counts (n + 1 int32,
+ * zeros) gets at j + 1 the entries of rows [first, last) in column j; canonical is
+ * whether each of those rows is sorted without repeats. */
+static PyObject *sym_count(PyObject *self, PyObject *args) {
+    PyObject *o[3];
+    Py_ssize_t first, last;
+    Buf b[3] = {{{0}}};
+    if (!PyArg_ParseTuple(args, "OOnnO", &o[0], &o[1], &first, &last, &o[2])) return NULL;
     if (get(o[0], &b[0], 0, 4, "indptr") || get(o[1], &b[1], 0, 4, "indices") ||
-        get(o[2], &b[2], 1, 4, "ptr") || get(o[3], &b[3], 1, 4, "deg") ||
-        get(o[4], &b[4], 1, 4, "ind")) {
-        release(b, 5);
+        get(o[2], &b[2], 1, 4, "counts")) {
+        release(b, 3);
         return NULL;
     }
     const int32_t *ap = b[0].view.buf, *aj = b[1].view.buf;
-    int32_t *cp = b[2].view.buf, *deg = b[3].view.buf;
+    int32_t *cnt = b[2].view.buf;
     Py_ssize_t n = N(b[0]) - 1, nnz = N(b[1]);
-    if (N(b[2]) != n + 1 || N(b[3]) != n || ap[n] != nnz || N(b[4]) != 2 * nnz) {
-        release(b, 5);
-        PyErr_SetString(PyExc_ValueError, "symmetrized: inconsistent sizes");
+    if (N(b[2]) != n + 1 || ap[n] != nnz || !range_ok(n, first, last)) {
+        release(b, 3);
+        PyErr_SetString(PyExc_ValueError, "sym_count: inconsistent sizes");
         return NULL;
     }
-    int32_t *bp = calloc((size_t)n + 1, sizeof(int32_t));
-    int32_t *bj = malloc(sizeof(int32_t) * (nnz > 0 ? nnz : 1));
-    int32_t *cj = b[4].view.buf;
-    int32_t *next = malloc(sizeof(int32_t) * (n > 0 ? n : 1));
-    uint8_t *ca = calloc((size_t)n + 1, 1), *cb = calloc((size_t)n + 1, 1);
-    int bad = !bp || !bj || !next || !ca || !cb;
-    Py_ssize_t total = 0;
-    if (!bad) {
-        Py_BEGIN_ALLOW_THREADS
-        int canonical = 1;
-        for (Py_ssize_t i = 0; i < n; i++) {
-            for (int32_t e = ap[i]; e < ap[i + 1]; e++) {
-                if (e + PREFETCH < nnz && (uint32_t)aj[e + PREFETCH] < (uint32_t)n)
-                    PREFETCH_W(&bp[aj[e + PREFETCH] + 1]);
-                if ((uint32_t)aj[e] >= (uint32_t)n) bad = 1;
-                else bp[aj[e] + 1]++;
-                if (e > ap[i] && aj[e] <= aj[e - 1]) canonical = 0;
-            }
+    int bad = 0, canonical = 1;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = first; i < last && !bad; i++) {
+        if (ap[i] < 0 || ap[i] > ap[i + 1] || ap[i + 1] > nnz) { bad = 1; break; }
+        for (int32_t e = ap[i]; e < ap[i + 1]; e++) {
+            if (e + PREFETCH < ap[last] && (uint32_t)aj[e + PREFETCH] < (uint32_t)n)
+                PREFETCH_W(&cnt[aj[e + PREFETCH] + 1]);
+            if ((uint32_t)aj[e] >= (uint32_t)n) bad = 1;
+            else cnt[aj[e] + 1]++;
+            if (e > ap[i] && aj[e] <= aj[e - 1]) canonical = 0;
         }
-        if (!bad) {
-            for (Py_ssize_t i = 0; i < n; i++) bp[i + 1] += bp[i];
-            int32_t *pos = next;  /* A^T grouped by row, stably: its rows come sorted */
-            memcpy(pos, bp, sizeof(int32_t) * n);
-            for (Py_ssize_t i = 0; i < n; i++)
-                for (int32_t e = ap[i]; e < ap[i + 1]; e++) {
-                    if (e + PREFETCH < nnz) PREFETCH_W(&pos[aj[e + PREFETCH]]);
-                    if (e + PREFETCH / 2 < nnz) PREFETCH_W(&bj[pos[aj[e + PREFETCH / 2]]]);
-                    bj[pos[aj[e]]++] = (int32_t)i;
-                }
-            cp[0] = 0;
-            if (canonical) {  /* both sorted without repeats: a merge */
-                for (Py_ssize_t i = 0; i < n; i++) {
-                    int32_t x = ap[i], xe = ap[i + 1], y = bp[i], ye = bp[i + 1];
-                    while (x < xe || y < ye) {
-                        if (y >= ye || (x < xe && aj[x] < bj[y])) cj[total++] = aj[x++];
-                        else if (x >= xe || bj[y] < aj[x]) cj[total++] = bj[y++];
-                        else { cj[total++] = aj[x++]; y++; }
-                    }
-                    cp[i + 1] = (int32_t)total;
-                }
-            } else {  /* a list of the columns met, newest first */
-                for (Py_ssize_t i = 0; i < n; i++) next[i] = -1;
-                for (Py_ssize_t i = 0; i < n; i++) {
-                    int32_t head = -2, length = 0;
-                    for (int32_t e = ap[i]; e < ap[i + 1]; e++) {
-                        int32_t j = aj[e];
-                        ca[j]++;
-                        if (next[j] == -1) { next[j] = head; head = j; length++; }
-                    }
-                    for (int32_t e = bp[i]; e < bp[i + 1]; e++) {
-                        int32_t j = bj[e];
-                        cb[j]++;
-                        if (next[j] == -1) { next[j] = head; head = j; length++; }
-                    }
-                    for (int32_t k = 0; k < length; k++) {
-                        if ((uint8_t)(ca[head] + cb[head]) != 0) cj[total++] = head;
-                        int32_t t = head;
-                        head = next[head];
-                        next[t] = -1;
-                        ca[t] = cb[t] = 0;
-                    }
-                    cp[i + 1] = (int32_t)total;
-                }
-            }
-            for (Py_ssize_t i = 0; i < n; i++) {  /* the degree: a diagonal entry twice */
-                deg[i] = cp[i + 1] - cp[i];
-                for (int32_t e = cp[i]; e < cp[i + 1]; e++)
-                    if (cj[e] == i) { deg[i]++; break; }
-            }
-        }
-        Py_END_ALLOW_THREADS
     }
-    int nomem = !bp || !bj || !next || !ca || !cb;
-    free(bp); free(bj); free(next); free(ca); free(cb);
-    release(b, 5);
-    if (nomem) return PyErr_NoMemory();
+    Py_END_ALLOW_THREADS
+    release(b, 3);
     if (bad) {
-        PyErr_SetString(PyExc_ValueError, "symmetrized: an index lies outside the matrix");
+        PyErr_SetString(PyExc_ValueError, "sym_count: an index lies outside the matrix");
         return NULL;
     }
-    return PyLong_FromSsize_t(total);
+    return PyBool_FromLong(canonical);
+}
+
+/* sym_transpose(indptr, indices, first, last, pos, bj): each entry (i, j) of rows
+ * [first, last) written as bj[pos[j]++] = i (pos: n int32, where each column's entries
+ * of these rows start in A^T; bj: nnz int32). */
+static PyObject *sym_transpose(PyObject *self, PyObject *args) {
+    PyObject *o[4];
+    Py_ssize_t first, last;
+    Buf b[4] = {{{0}}};
+    if (!PyArg_ParseTuple(args, "OOnnOO", &o[0], &o[1], &first, &last, &o[2], &o[3]))
+        return NULL;
+    if (get(o[0], &b[0], 0, 4, "indptr") || get(o[1], &b[1], 0, 4, "indices") ||
+        get(o[2], &b[2], 1, 4, "pos") || get(o[3], &b[3], 1, 4, "bj")) {
+        release(b, 4);
+        return NULL;
+    }
+    const int32_t *ap = b[0].view.buf, *aj = b[1].view.buf;
+    int32_t *pos = b[2].view.buf, *bj = b[3].view.buf;
+    Py_ssize_t n = N(b[0]) - 1, nnz = N(b[1]);
+    if (N(b[2]) != n || N(b[3]) != nnz || ap[n] != nnz || !range_ok(n, first, last)) {
+        release(b, 4);
+        PyErr_SetString(PyExc_ValueError, "sym_transpose: inconsistent sizes");
+        return NULL;
+    }
+    int bad = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = first; i < last && !bad; i++) {
+        if (ap[i] < 0 || ap[i] > ap[i + 1] || ap[i + 1] > nnz) { bad = 1; break; }
+        for (int32_t e = ap[i]; e < ap[i + 1]; e++) {
+            int32_t j = aj[e];
+            if (e + PREFETCH < ap[last] && (uint32_t)aj[e + PREFETCH] < (uint32_t)n)
+                PREFETCH_W(&pos[aj[e + PREFETCH]]);
+            if (e + PREFETCH / 2 < ap[last] && (uint32_t)aj[e + PREFETCH / 2] < (uint32_t)n &&
+                (uint32_t)pos[aj[e + PREFETCH / 2]] < (uint32_t)nnz)
+                PREFETCH_W(&bj[pos[aj[e + PREFETCH / 2]]]);
+            if ((uint32_t)j >= (uint32_t)n || (uint32_t)pos[j] >= (uint32_t)nnz) { bad = 1; break; }
+            bj[pos[j]++] = (int32_t)i;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    release(b, 4);
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "sym_transpose: an entry lies outside A^T");
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+/* sym_union(indptr, indices, bp, bj, first, last, canonical, at, ptr, deg, ind) -> the
+ * entries written: the union of each row i in [first, last) of A and of A^T (bp, bj:
+ * its CSR) written from ind[at] on, ptr[i + 1] set to where the row ends and deg[i] to
+ * its length, a diagonal entry counted twice. With canonical, both rows are sorted
+ * without repeats and merged; otherwise the columns are listed newest first, repeats
+ * summed in 8 bits and dropped where the sum wraps to 0 (as scipy's int8 sum). */
+static PyObject *sym_union(PyObject *self, PyObject *args) {
+    PyObject *o[7];
+    Py_ssize_t first, last, at;
+    int canonical;
+    Buf b[7] = {{{0}}};
+    if (!PyArg_ParseTuple(args, "OOOOnnpnOOO", &o[0], &o[1], &o[2], &o[3], &first, &last,
+                          &canonical, &at, &o[4], &o[5], &o[6]))
+        return NULL;
+    if (get(o[0], &b[0], 0, 4, "indptr") || get(o[1], &b[1], 0, 4, "indices") ||
+        get(o[2], &b[2], 0, 4, "bp") || get(o[3], &b[3], 0, 4, "bj") ||
+        get(o[4], &b[4], 1, 4, "ptr") || get(o[5], &b[5], 1, 4, "deg") ||
+        get(o[6], &b[6], 1, 4, "ind")) {
+        release(b, 7);
+        return NULL;
+    }
+    const int32_t *ap = b[0].view.buf, *aj = b[1].view.buf, *bp = b[2].view.buf;
+    const int32_t *bj = b[3].view.buf;
+    int32_t *cp = b[4].view.buf, *deg = b[5].view.buf, *cj = b[6].view.buf;
+    Py_ssize_t n = N(b[0]) - 1, nnz = N(b[1]);
+    int bad = N(b[2]) != n + 1 || N(b[3]) != nnz || N(b[4]) != n + 1 || N(b[5]) != n ||
+              ap[n] != nnz || bp[n] != nnz || !range_ok(n, first, last) || at < 0;
+    for (Py_ssize_t i = first; i < last && !bad; i++)
+        bad = ap[i] < 0 || ap[i] > ap[i + 1] || bp[i] < 0 || bp[i] > bp[i + 1];
+    if (!bad) bad = ap[last] > nnz || bp[last] > nnz ||
+                    at + (Py_ssize_t)(ap[last] - ap[first]) + (bp[last] - bp[first]) > N(b[6]);
+    if (bad) {
+        release(b, 7);
+        PyErr_SetString(PyExc_ValueError, "sym_union: inconsistent sizes");
+        return NULL;
+    }
+    int32_t *next = canonical ? NULL : malloc(sizeof(int32_t) * (n > 0 ? n : 1));
+    uint8_t *ca = canonical ? NULL : calloc((size_t)n + 1, 1);
+    uint8_t *cb = canonical ? NULL : calloc((size_t)n + 1, 1);
+    if (!canonical && (!next || !ca || !cb)) {
+        free(next); free(ca); free(cb);
+        release(b, 7);
+        return PyErr_NoMemory();
+    }
+    Py_ssize_t total = at;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t e = ap[first]; e < ap[last]; e++)
+        if ((uint32_t)aj[e] >= (uint32_t)n) bad = 1;
+    for (Py_ssize_t e = bp[first]; e < bp[last]; e++)
+        if ((uint32_t)bj[e] >= (uint32_t)n) bad = 1;
+    if (!bad && canonical) {  /* both sorted without repeats: a merge */
+        for (Py_ssize_t i = first; i < last; i++) {
+            int32_t x = ap[i], xe = ap[i + 1], y = bp[i], ye = bp[i + 1];
+            while (x < xe || y < ye) {
+                if (y >= ye || (x < xe && aj[x] < bj[y])) cj[total++] = aj[x++];
+                else if (x >= xe || bj[y] < aj[x]) cj[total++] = bj[y++];
+                else { cj[total++] = aj[x++]; y++; }
+            }
+            cp[i + 1] = (int32_t)total;
+        }
+    } else if (!bad) {  /* a list of the columns met, newest first */
+        for (Py_ssize_t i = 0; i < n; i++) next[i] = -1;
+        for (Py_ssize_t i = first; i < last; i++) {
+            int32_t head = -2, length = 0;
+            for (int32_t e = ap[i]; e < ap[i + 1]; e++) {
+                int32_t j = aj[e];
+                ca[j]++;
+                if (next[j] == -1) { next[j] = head; head = j; length++; }
+            }
+            for (int32_t e = bp[i]; e < bp[i + 1]; e++) {
+                int32_t j = bj[e];
+                cb[j]++;
+                if (next[j] == -1) { next[j] = head; head = j; length++; }
+            }
+            for (int32_t k = 0; k < length; k++) {
+                if ((uint8_t)(ca[head] + cb[head]) != 0) cj[total++] = head;
+                int32_t t = head;
+                head = next[head];
+                next[t] = -1;
+                ca[t] = cb[t] = 0;
+            }
+            cp[i + 1] = (int32_t)total;
+        }
+    }
+    if (!bad)
+        for (Py_ssize_t i = first; i < last; i++) {  /* the degree: a diagonal entry twice */
+            int32_t start = i == first ? (int32_t)at : cp[i];
+            deg[i] = cp[i + 1] - start;
+            for (int32_t e = start; e < cp[i + 1]; e++)
+                if (cj[e] == i) { deg[i]++; break; }
+        }
+    Py_END_ALLOW_THREADS
+    free(next); free(ca); free(cb);
+    release(b, 7);
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "sym_union: an index lies outside the matrix");
+        return NULL;
+    }
+    return PyLong_FromSsize_t(total - at);
 }
 
 /* cuthill_mckee(ptr, ind, deg, seeds, order): order (rows, int32) gets the Cuthill-McKee
@@ -927,8 +1022,13 @@ static PyMethodDef methods[] = {
      "sweep_groups(indptr, colidx, cols, max_count, blocks, hist)"},
     {"mirrored", mirrored, METH_VARARGS, "mirrored(indptr, colidx, stride) -> (checked, hits)"},
     {"hash64", hash64, METH_VARARGS, "hash64(buffer, seed=0) -> XXH64 of the buffer's bytes"},
-    {"symmetrized", symmetrized, METH_VARARGS,
-     "symmetrized(indptr, indices, ptr, deg, ind) -> entries of A + A^T"},
+    {"sym_count", sym_count, METH_VARARGS,
+     "sym_count(indptr, indices, first, last, counts) -> rows sorted without repeats"},
+    {"sym_transpose", sym_transpose, METH_VARARGS,
+     "sym_transpose(indptr, indices, first, last, pos, bj): rows of A written into A^T"},
+    {"sym_union", sym_union, METH_VARARGS,
+     "sym_union(indptr, indices, bp, bj, first, last, canonical, at, ptr, deg, ind) -> "
+     "entries of A + A^T's rows"},
     {"cuthill_mckee", cuthill_mckee, METH_VARARGS,
      "cuthill_mckee(ptr, ind, deg, seeds, order): the Cuthill-McKee numbering"},
     {"permuted_rows", permuted_rows, METH_VARARGS,

@@ -145,7 +145,8 @@ def _rcm(matrix: Matrix, route: str = "compiled") -> tuple[np.ndarray, np.ndarra
     return order[order < m], order[order >= m] - m
 
 
-def _native_rcm(built: Any, indptr: np.ndarray, indices: np.ndarray) -> np.ndarray:
+def _native_rcm(built: Any, indptr: np.ndarray, indices: np.ndarray,
+                split: bool | None = None) -> np.ndarray:
     """scipy's reverse Cuthill-McKee of the graph of the pattern (``indptr``,
     ``indices``: a square int32 CSR) + its transpose, numbered by the C passes: the
     same permutation (the vertices ordered by degree with the same numpy sort scipy
@@ -153,12 +154,54 @@ def _native_rcm(built: Any, indptr: np.ndarray, indices: np.ndarray) -> np.ndarr
     import numpy as np
 
     n = indptr.size - 1
-    ptr, deg = np.empty(n + 1, np.int32), np.empty(n, np.int32)
-    ind = np.empty(2 * indices.size, np.int32)
-    ind = ind[: built.symmetrized(indptr, indices, ptr, deg, ind)]
+    ptr, deg, ind = _symmetrized(built, indptr, indices, split)
     order = np.empty(n, np.int32)
     built.cuthill_mckee(ptr, ind, deg, np.argsort(deg), order)
     return np.ascontiguousarray(order[::-1])
+
+
+def _symmetrized(built: Any, indptr: np.ndarray, indices: np.ndarray,
+                 split: bool | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(row pointers, degrees, columns) of A + A^T as scipy's sum builds it, int32. Each
+    pass takes A's rows in two halves (by entries) on two cores where ``split`` (by
+    default: above the structure passes' threaded size, with a second core): the second
+    half's entries of a column go after the first half's in A^T, and its rows of the sum
+    are written after an upper bound of the first half's, then moved to follow them."""
+    import numpy as np
+
+    from ..passes.arrays import two_threads
+    from .counts import _THREADED_GROUPING, _on_two_threads
+
+    n, nnz = indptr.size - 1, indices.size
+    if split is None:
+        split = nnz >= _THREADED_GROUPING and two_threads()
+    h = int(np.searchsorted(indptr, nnz // 2)) if split else n
+    parts = [(0, h), (h, n)] if split else [(0, n)]
+
+    def each(call: Any, args: list[tuple[Any, ...]]) -> list[Any]:
+        if len(args) == 1:
+            return [call(*args[0])]
+        return list(_on_two_threads(call, args[0], args[1]))
+
+    counts = [np.zeros(n + 1, np.int32) for _ in parts]
+    canonical = all(each(built.sym_count, [(indptr, indices, a, b, c)
+                                           for (a, b), c in zip(parts, counts, strict=True)]))
+    bp = np.cumsum(counts[0] if len(counts) == 1 else counts[0] + counts[1], dtype=np.int32)
+    starts = [bp[:-1].copy()] + ([bp[:-1] + counts[0][1:]] if split else [])
+    bj = np.empty(nnz, np.int32)
+    each(built.sym_transpose, [(indptr, indices, a, b, pos, bj)
+                               for (a, b), pos in zip(parts, starts, strict=True)])
+    ptr, deg = np.zeros(n + 1, np.int32), np.empty(n, np.int32)
+    ind = np.empty(2 * nnz, np.int32)
+    at = [0] + ([int(indptr[h]) + int(bp[h])] if split else [])
+    written = each(built.sym_union, [(indptr, indices, bp, bj, a, b, canonical, start, ptr,
+                                      deg, ind) for (a, b), start in
+                                      zip(parts, at, strict=True)])
+    end = written[0]
+    if split and at[1] != end:  # the second half's rows follow the first's
+        ind[end:end + written[1]] = ind[at[1]:at[1] + written[1]]
+        ptr[h + 1:] -= at[1] - end
+    return ptr, deg, ind[:sum(written)]
 
 
 def _rcm_grouped(built: Any, matrix: Matrix) -> tuple[np.ndarray, Matrix]:

@@ -10,7 +10,15 @@ from hypothesis import strategies as st
 from sparsroof.matrix.mtx import Header, Matrix
 from sparsroof.structure.counts import SMALL, native
 from sparsroof.structure.features import measure
-from sparsroof.structure.reorder import RCM_ROUTES, ordering, permute, reorder
+from sparsroof.structure.reorder import (
+    RCM_ROUTES,
+    _native_rcm,
+    _pattern,
+    _symmetrized,
+    ordering,
+    permute,
+    reorder,
+)
 
 from ..conftest import require_native
 
@@ -48,6 +56,31 @@ def test_native_numbering_is_scipys(n: int, nnz: int, kind: str, seed: int) -> N
         row = np.concatenate((row, np.zeros(256, np.int64)))
         col = np.concatenate((col, np.full(256, n - 1)))
     _same(_matrix(n, row, col))
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(1, 60), st.integers(0, 300), st.sampled_from(["any", "sorted", "repeats"]),
+       st.integers(0, 2**16))
+def test_the_sum_built_in_two_halves_is_the_sum_built_whole(
+        n: int, nnz: int, kind: str, seed: int) -> None:
+    """A + A^T from two halves of A's rows (each pass on its own thread, the second
+    half's rows moved to follow the first's) is the one-pass sum, array for array, and
+    numbers the vertices as scipy does."""
+    rng = np.random.default_rng(seed)
+    row, col = rng.integers(0, n, nnz), rng.integers(0, n, nnz)
+    if kind == "sorted":
+        key = np.unique(row * n + col)
+        row, col = key // n, key % n
+    elif kind == "repeats":
+        row = np.concatenate((row, np.zeros(256, np.int64)))
+        col = np.concatenate((col, np.full(256, n - 1)))
+    m = _matrix(n, row, col)
+    indptr, indices = _pattern(m.row, m.col, (n, n))
+    for whole, halves in zip(_symmetrized(native(), indptr, indices, split=False),
+                             _symmetrized(native(), indptr, indices, split=True), strict=True):
+        np.testing.assert_array_equal(halves, whole)
+    np.testing.assert_array_equal(_native_rcm(native(), indptr, indices, split=True),
+                                  ordering(m, "rcm", route="numpy")[0])
 
 
 def test_native_numbering_above_the_small_size() -> None:
