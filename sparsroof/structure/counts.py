@@ -10,6 +10,7 @@ that cost less than that start-up. The tests hold the routes to the same numbers
 
 from __future__ import annotations
 
+import math
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -247,7 +248,8 @@ def _group_split(indptr: np.ndarray) -> int:
     800
     """
     rows = indptr.size - 1
-    at = int(np.searchsorted(indptr, _GROUP_SHARE * indptr[-1]))
+    # an integer bound: a float one would convert every row pointer to a float first
+    at = int(np.searchsorted(indptr, math.ceil(_GROUP_SHARE * int(indptr[-1]))))
     step = 1 << GROUP_SHIFTS[-1]
     return min(rows, at // step * step)
 
