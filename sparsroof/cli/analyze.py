@@ -144,7 +144,7 @@ def command(matrices: tuple[str, ...], hw: tuple[str, ...], kernel: str, widths:
     render(groups, errors, output, predicted if cal is not None else None, wide=wide)
     analyses = [a for group in groups for a in group]
     if plot_path and analyses:
-        from .plot import echo_written
+        from .figures import echo_written
 
         if len(specs) > 1:
             from ..plot.devices import devices_figure

@@ -13,6 +13,7 @@ from ..model.timing import DEFAULT_TIMING, TIMING_HELP, TIMINGS
 from ..model.traffic import INDEX_BYTES, KERNELS, MODELS, STORAGES, VALUE_BYTES
 from ..report.analysis import OUTPUTS
 from ..structure.reorder import ORDERINGS
+from .figures import check_figure, check_writable
 from .guard import echo_error, run_guarded
 
 __all__ = [
@@ -184,36 +185,6 @@ def comma_list(values: tuple[str, ...], choices: tuple[str, ...]) -> tuple[str, 
                                   f"{', '.join([*choices, 'all'])})")
             names.append(part)
     return tuple(dict.fromkeys(names))
-
-
-def check_figure(path: str | None, option: str = "--plot") -> None:
-    """Fail at once, as a usage error, when ``path`` is no figure sparsroof can write."""
-    if path is None:
-        return
-    from ..errors import FigureError, OptionError
-    from ..plot.style import figure_format
-
-    try:
-        figure_format(path)
-    except FigureError as err:
-        raise OptionError(f"{option} {err}") from None
-    check_writable(path)
-
-
-def check_writable(path: str) -> None:
-    """Fail at once, not after minutes of work, when ``path`` cannot be written."""
-    from pathlib import Path
-
-    from ..errors import OptionError
-
-    target = Path(path)
-    folder = target.parent
-    if target.is_dir():
-        raise OptionError(f"{target}: cannot write: it is a directory")
-    if not folder.is_dir():
-        raise OptionError(f"{target}: cannot write: no directory {folder}")
-    if not os.access(folder, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
-        raise OptionError(f"{target}: cannot write: permission denied")
 
 
 def emit(text: str) -> None:

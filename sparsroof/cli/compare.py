@@ -25,8 +25,8 @@ from .common import (
     table_console,
     timing_options,
 )
+from .figures import echo_written
 from .guard import echo_message
-from .plot import echo_written
 
 if TYPE_CHECKING:
     from ..hardware.spec import HwSpec

@@ -13,7 +13,6 @@ from ..model.traffic import MODELS
 from ..plot import (
     figure_format,
     measured_spec,
-    parse_size,
     plot_points,
     plot_ridgeline_results,
     read_measured,
@@ -21,47 +20,14 @@ from ..plot import (
     save,
     sparsity_roofline_figure,
 )
-from ..plot.style import DEFAULT_DPI
-from .common import check_figure, hw_option
+from .common import hw_option
+from .figures import DPI_OPTION, SIZE_OPTION, checked_figure, echo_written, size_of
 
 __all__ = ["command", "SIZE_OPTION", "DPI_OPTION", "checked_figure", "size_of", "echo_written"]
 
 
-def _checked_size(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    """A bad --size is refused while the options are read, before any file is."""
-    if value is not None:
-        size_of(value)
-    return value
-
-
-SIZE_OPTION = click.option(
-    "--size", metavar="WxH", default=None, callback=_checked_size,
-    help="Figure size in inches, e.g. 8x5 (a legend of many names is added beside it).",
-)
-DPI_OPTION = click.option(
-    "--dpi", type=click.IntRange(30, 1200), default=DEFAULT_DPI, show_default=True,
-    help="Resolution of PNG output (dots per inch).",
-)
-
-
-def checked_figure(ctx: click.Context, param: click.Parameter, value: str | None
-                   ) -> str | None:
-    """A figure file of an unknown format or in a folder that cannot be written is
-    refused while the options are read (a usage error, as ``analyze --plot`` does)."""
-    check_figure(value, "-o")
-    return value
-
-
 _OUT = click.option("-o", "--out", "out", required=True, metavar="FILE",
                     callback=checked_figure, help="Figure file: .png, .svg or .pdf.")
-
-
-def size_of(text: str | None) -> tuple[float, float] | None:
-    return parse_size(text) if text else None
-
-
-def echo_written(path: object) -> None:
-    click.echo(f"sparsroof: wrote {path}", err=True)
 
 
 @click.group("plot")

@@ -66,7 +66,7 @@ def command(store_path: str, plot_path: str | None, top: int, output: str,
         failures = store.failures()
         if plot_path:
             from ..plot.aggregate import plot_aggregate, unplottable
-            from .plot import echo_written
+            from .figures import echo_written
 
             points = store_points(store)
             plot_aggregate(points, plot_path)

@@ -11,7 +11,7 @@ from ..matrix.mtx import Matrix, load
 from ..plot import figure_format, save, spy_figure
 from ..plot.spy import bandwidth
 from ..plot.style import import_ahead
-from .plot import DPI_OPTION, SIZE_OPTION, checked_figure, echo_written, size_of
+from .figures import DPI_OPTION, SIZE_OPTION, checked_figure, echo_written, size_of
 
 __all__ = ["command"]
 
