@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from ..matrix.scan import RowCounts
 
 __all__ = ["Counts", "SMALL", "SYMMETRY_SAMPLE", "GROUP_SHIFTS", "MAX_COUNT", "COUNT_ROUTES",
-           "counts", "index_pair", "native"]
+           "THREADED_GROUPING", "counts", "index_pair", "native", "on_two_threads"]
 
 #: matrices with at most this many entries take the numpy route
 SMALL = 1 << 18
@@ -45,7 +45,7 @@ _NATIVE_VERSION = 5
 #: below this many entries the native sweeps run one after the other, not on two threads
 _THREADED = 1 << 16
 #: entries from which the counting sort runs on two threads
-_THREADED_GROUPING = 1 << 20
+THREADED_GROUPING = 1 << 20
 #: share of the entries whose group sweep runs on the second thread (the group sweep costs
 #: about twice the panel sweep, which runs with the symmetry sample and the rest of the
 #: group sweep on the calling thread)
@@ -97,7 +97,7 @@ def index_pair(row: np.ndarray, col: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return np.ascontiguousarray(row, dtype), np.ascontiguousarray(col, dtype)
 
 
-def _on_two_threads(call: Callable[..., Any], here: tuple[Any, ...],
+def on_two_threads(call: Callable[..., Any], here: tuple[Any, ...],
                     there: tuple[Any, ...]) -> tuple[Any, Any]:
     """``call(*here)`` on this thread and ``call(*there)`` on another, side by side (the
     C passes release the GIL): both results, or the first one's exception."""
@@ -127,7 +127,7 @@ def group_by_row(k: Any, row: np.ndarray, col: np.ndarray, rows: int, cols: int,
     """(row pointers, the columns grouped by row in file order, whether the entries came
     in row order, whether also in column order within each row): the stable counting
     sort of the native passes, the caller's arrays untouched. Above
-    :data:`_THREADED_GROUPING` entries each half of the entries is counted and then
+    :data:`THREADED_GROUPING` entries each half of the entries is counted and then
     scattered on its own core: the second half's entries of a row go after the first
     half's, as one pass would put them (not for a hypersparse pattern, whose second count
     of every row would outweigh its entries). ``row_counts`` (the reader's count of this
@@ -135,7 +135,7 @@ def group_by_row(k: Any, row: np.ndarray, col: np.ndarray, rows: int, cols: int,
     if row_counts is not None and row_counts.row is row:
         return _group_counted(k, row, col, rows, row_counts)
     # one count for a hypersparse pattern, a small one, or a process without a second core
-    if row.size < _THREADED_GROUPING or rows > row.size or not two_threads():
+    if row.size < THREADED_GROUPING or rows > row.size or not two_threads():
         indptr = np.zeros(rows + 1, np.int64)
         in_order, sorted_rows = k.count_rows(row, col, cols, indptr)
         grouped = col
@@ -147,7 +147,7 @@ def group_by_row(k: Any, row: np.ndarray, col: np.ndarray, rows: int, cols: int,
 
     h = row.size // 2
     first, second = np.zeros(rows + 1, np.int64), np.zeros(rows + 1, np.int64)
-    (order1, sorted1), (order2, sorted2) = _on_two_threads(
+    (order1, sorted1), (order2, sorted2) = on_two_threads(
         k.count_rows, (row[:h], col[:h], cols, first), (row[h:], col[h:], cols, second))
     # count_rows leaves each half's row pointers: their steps are the half's counts
     return _group_counted(k, row, col, rows, RowCounts(
@@ -175,7 +175,7 @@ def _group_counted(k: Any, row: np.ndarray, col: np.ndarray, rows: int,
         else:
             later = indptr.copy()  # where the second part's entries of each row start
             later[:-1] += first
-            _on_two_threads(k.scatter_rows, (row[:h], col[:h], indptr, grouped),
+            on_two_threads(k.scatter_rows, (row[:h], col[:h], indptr, grouped),
                             (row[h:], col[h:], later, grouped))
     return indptr, grouped, bool(in_order), bool(sorted_rows)
 
@@ -187,11 +187,11 @@ def _grouped(k: Any, row: np.ndarray, col: np.ndarray, rows: int, cols: int,
     indptr, colidx, _, sorted_rows = group_by_row(k, row, col, rows, cols, row_counts)
     if not sorted_rows:
         colidx = col.copy() if colidx is col else colidx
-        if colidx.size < _THREADED_GROUPING or not two_threads():
+        if colidx.size < THREADED_GROUPING or not two_threads():
             k.sort_rows(indptr, colidx)
         else:  # the rows of each half of the entries on their own core
             m = int(np.searchsorted(indptr, indptr[-1] // 2))
-            _on_two_threads(k.sort_rows, (indptr[: m + 1], colidx), (indptr[m:], colidx))
+            on_two_threads(k.sort_rows, (indptr[: m + 1], colidx), (indptr[m:], colidx))
     return indptr, colidx
 
 

@@ -170,18 +170,18 @@ def _symmetrized(built: Any, indptr: np.ndarray, indices: np.ndarray,
     import numpy as np
 
     from ..passes.arrays import two_threads
-    from .counts import _THREADED_GROUPING, _on_two_threads
+    from .counts import THREADED_GROUPING, on_two_threads
 
     n, nnz = indptr.size - 1, indices.size
     if split is None:
-        split = nnz >= _THREADED_GROUPING and two_threads()
+        split = nnz >= THREADED_GROUPING and two_threads()
     h = int(np.searchsorted(indptr, nnz // 2)) if split else n
     parts = [(0, h), (h, n)] if split else [(0, n)]
 
     def each(call: Any, args: list[tuple[Any, ...]]) -> list[Any]:
         if len(args) == 1:
             return [call(*args[0])]
-        return list(_on_two_threads(call, args[0], args[1]))
+        return list(on_two_threads(call, args[0], args[1]))
 
     counts = [np.zeros(n + 1, np.int32) for _ in parts]
     canonical = all(each(built.sym_count, [(indptr, indices, a, b, c)

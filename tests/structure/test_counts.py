@@ -67,12 +67,12 @@ def test_routes_agree_on_random_patterns(case) -> None:  # type: ignore[no-untyp
 def test_routes_agree_where_grouping_and_sorting_run_on_two_threads(case) -> None:  # type: ignore[no-untyped-def]
     from sparsroof.structure import counts as c
 
-    kept = c._THREADED_GROUPING
-    c._THREADED_GROUPING = 2
+    kept = c.THREADED_GROUPING
+    c.THREADED_GROUPING = 2
     try:
         _both(*case)
     finally:
-        c._THREADED_GROUPING = kept
+        c.THREADED_GROUPING = kept
 
 
 @pytest.mark.parametrize("n", [5, 16, 33])
@@ -130,11 +130,11 @@ def test_the_counting_sort_on_two_threads_is_the_one_pass_sort(entries, order) -
         o = np.lexsort(keys)
         row, col = row[o], col[o]
     one = c.group_by_row(k, row, col, 6, 6)
-    c._THREADED_GROUPING, kept = 2, c._THREADED_GROUPING
+    c.THREADED_GROUPING, kept = 2, c.THREADED_GROUPING
     try:
         two = c.group_by_row(k, row, col, 6, 6)
     finally:
-        c._THREADED_GROUPING = kept
+        c.THREADED_GROUPING = kept
     assert np.array_equal(one[0], two[0]) and np.array_equal(one[1], two[1])
     assert one[2:] == two[2:]
     # and both are the stable sort by row
@@ -147,7 +147,7 @@ def test_an_index_outside_the_matrix_is_refused_from_either_thread(monkeypatch) 
 
     k = native()
     require_native(k, "sparsroof.structure._native")
-    monkeypatch.setattr(c, "_THREADED_GROUPING", 2)
+    monkeypatch.setattr(c, "THREADED_GROUPING", 2)
     for bad in (0, 3):  # in the first half, then in the second
         row = np.array([1, 0, 1, 0], np.int32)
         row[bad] = 9
@@ -165,7 +165,7 @@ def test_a_process_kept_to_one_thread_starts_none_and_measures_the_same(
     from sparsroof.structure.features import measure
 
     g = stencil_2d(150)
-    monkeypatch.setattr(module, "_THREADED_GROUPING", 2)
+    monkeypatch.setattr(module, "THREADED_GROUPING", 2)
     m = Matrix.from_scipy(coo_array((np.ones(g.row.size), (g.row[::-1], g.col[::-1])),
                                     shape=(g.rows, g.cols)), "shuffled")
     both = measure(m)
@@ -173,5 +173,5 @@ def test_a_process_kept_to_one_thread_starts_none_and_measures_the_same(
 
     def refused(*args: object) -> None:
         raise AssertionError("a second thread was started")
-    monkeypatch.setattr(module, "_on_two_threads", refused)
+    monkeypatch.setattr(module, "on_two_threads", refused)
     assert repr(measure(m)) == repr(both)
