@@ -40,13 +40,14 @@ def _same(m: Matrix) -> None:
     np.testing.assert_array_equal(got[1], want[1])
 
 
-@settings(max_examples=80, deadline=None)
-@given(st.integers(1, 60), st.integers(0, 300), st.sampled_from(["any", "sorted", "repeats"]),
-       st.integers(0, 2**16))
-def test_native_numbering_is_scipys(n: int, nnz: int, kind: str, seed: int) -> None:
-    """Rows sorted without repeats take scipy's merge of A and A^T; any other pattern its
-    general sum, whose column order the numbering follows; 256 repeats of one entry sum
-    to zero in scipy's 8-bit counts and drop out of the graph."""
+#: the arguments of :func:`_random`: size, entries, kind, seed
+_PATTERNS = (st.integers(1, 60), st.integers(0, 300),
+             st.sampled_from(["any", "sorted", "repeats"]), st.integers(0, 2**16))
+
+
+def _random(n: int, nnz: int, kind: str, seed: int) -> Matrix:
+    """A random n x n pattern of ``kind``: any (unsorted, repeats possible), sorted
+    without repeats, or with 256 repeats of one entry (they wrap to 0 in 8 bits)."""
     rng = np.random.default_rng(seed)
     row, col = rng.integers(0, n, nnz), rng.integers(0, n, nnz)
     if kind == "sorted":
@@ -55,26 +56,26 @@ def test_native_numbering_is_scipys(n: int, nnz: int, kind: str, seed: int) -> N
     elif kind == "repeats":
         row = np.concatenate((row, np.zeros(256, np.int64)))
         col = np.concatenate((col, np.full(256, n - 1)))
-    _same(_matrix(n, row, col))
+    return _matrix(n, row, col)
 
 
 @settings(max_examples=80, deadline=None)
-@given(st.integers(1, 60), st.integers(0, 300), st.sampled_from(["any", "sorted", "repeats"]),
-       st.integers(0, 2**16))
+@given(*_PATTERNS)
+def test_native_numbering_is_scipys(n: int, nnz: int, kind: str, seed: int) -> None:
+    """Rows sorted without repeats take scipy's merge of A and A^T; any other pattern its
+    general sum, whose column order the numbering follows; 256 repeats of one entry sum
+    to zero in scipy's 8-bit counts and drop out of the graph."""
+    _same(_random(n, nnz, kind, seed))
+
+
+@settings(max_examples=80, deadline=None)
+@given(*_PATTERNS)
 def test_the_sum_built_in_two_halves_is_the_sum_built_whole(
         n: int, nnz: int, kind: str, seed: int) -> None:
     """A + A^T from two halves of A's rows (each pass on its own thread, the second
     half's rows moved to follow the first's) is the one-pass sum, array for array, and
     numbers the vertices as scipy does."""
-    rng = np.random.default_rng(seed)
-    row, col = rng.integers(0, n, nnz), rng.integers(0, n, nnz)
-    if kind == "sorted":
-        key = np.unique(row * n + col)
-        row, col = key // n, key % n
-    elif kind == "repeats":
-        row = np.concatenate((row, np.zeros(256, np.int64)))
-        col = np.concatenate((col, np.full(256, n - 1)))
-    m = _matrix(n, row, col)
+    m = _random(n, nnz, kind, seed)
     indptr, indices = _pattern(m.row, m.col, (n, n))
     for whole, halves in zip(_symmetrized(native(), indptr, indices, split=False),
                              _symmetrized(native(), indptr, indices, split=True), strict=True):
