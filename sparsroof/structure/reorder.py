@@ -18,7 +18,9 @@ matrix is row ``row_order[new]`` of the original. The orderings:
 
 Permuting is two gathers over the coordinate arrays (no loop per entry); the entries keep
 their order in the arrays, so the reordered matrix is no longer grouped by row, which
-the structure pass handles.
+the structure pass handles. Reverse Cuthill-McKee by the C passes, of a matrix without an
+array of values (a pattern, or one read for its structure), writes the permuted entries
+grouped by row instead, from the pattern it grouped for the numbering.
 """
 
 from __future__ import annotations
