@@ -26,7 +26,6 @@ from .common import (
     UNIT_OPTION,
     WIDE_OPTION,
     WIDTH_OPTION,
-    check_figure,
     echo_error,
     emit,
     hw_option,
@@ -35,6 +34,7 @@ from .common import (
     timing_options,
     warn_flagged,
 )
+from .figures import check_figure
 from .guard import echo_message
 
 

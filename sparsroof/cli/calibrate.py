@@ -10,7 +10,8 @@ from ..errors import OptionError
 from ..hardware.library import load_spec
 from ..host.calibration import calibrate, save
 from ..report.calibration import calibration_summary
-from .common import check_writable, hw_option
+from .common import hw_option
+from .guard import check_writable
 
 
 @click.command("calibrate")

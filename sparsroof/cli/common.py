@@ -13,7 +13,6 @@ from ..model.timing import DEFAULT_TIMING, TIMING_HELP, TIMINGS
 from ..model.traffic import INDEX_BYTES, KERNELS, MODELS, STORAGES, VALUE_BYTES
 from ..report.analysis import OUTPUTS
 from ..structure.reorder import ORDERINGS
-from .figures import check_figure, check_writable
 from .guard import echo_error, run_guarded
 
 __all__ = [
@@ -31,9 +30,7 @@ __all__ = [
     "MODEL_OPTION",
     "UNIT_OPTION",
     "WIDE_OPTION",
-    "check_figure",
     "comma_list",
-    "check_writable",
     "MAX_MEMORY_OPTION",
     "memory_limit",
     "echo_error",

@@ -17,7 +17,6 @@ from .common import (
     DTYPE_OPTION,
     KERNEL_OPTION,
     OUTPUT_OPTION,
-    check_figure,
     echo_error,
     emit,
     emit_pieces,
@@ -25,7 +24,7 @@ from .common import (
     table_console,
     timing_options,
 )
-from .figures import echo_written
+from .figures import check_figure, echo_written
 from .guard import echo_message
 
 if TYPE_CHECKING:

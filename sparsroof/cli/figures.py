@@ -4,14 +4,13 @@ a figure file refused while the options are read), apart from the commands' own 
 
 from __future__ import annotations
 
-import os
-
 import click
 
 from ..plot.style import DEFAULT_DPI
+from .guard import check_writable
 
-__all__ = ["DPI_OPTION", "SIZE_OPTION", "check_figure", "check_writable", "checked_figure",
-           "echo_written", "size_of"]
+__all__ = ["DPI_OPTION", "SIZE_OPTION", "check_figure", "checked_figure", "echo_written",
+           "size_of"]
 
 
 def size_of(text: str | None) -> tuple[float, float] | None:
@@ -49,22 +48,6 @@ def check_figure(path: str | None, option: str = "--plot") -> None:
     except FigureError as err:
         raise OptionError(f"{option} {err}") from None
     check_writable(path)
-
-
-def check_writable(path: str) -> None:
-    """Fail at once, not after minutes of work, when ``path`` cannot be written."""
-    from pathlib import Path
-
-    from ..errors import OptionError
-
-    target = Path(path)
-    folder = target.parent
-    if target.is_dir():
-        raise OptionError(f"{target}: cannot write: it is a directory")
-    if not folder.is_dir():
-        raise OptionError(f"{target}: cannot write: no directory {folder}")
-    if not os.access(folder, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
-        raise OptionError(f"{target}: cannot write: permission denied")
 
 
 def checked_figure(ctx: click.Context, param: click.Parameter, value: str | None

@@ -13,7 +13,23 @@ import click
 
 from ..errors import SparsroofError
 
-__all__ = ["echo_error", "echo_message", "fitted_message", "run_guarded"]
+__all__ = ["check_writable", "echo_error", "echo_message", "fitted_message", "run_guarded"]
+
+
+def check_writable(path: str) -> None:
+    """Fail at once, not after minutes of work, when ``path`` cannot be written."""
+    from pathlib import Path
+
+    from ..errors import OptionError
+
+    target = Path(path)
+    folder = target.parent
+    if target.is_dir():
+        raise OptionError(f"{target}: cannot write: it is a directory")
+    if not folder.is_dir():
+        raise OptionError(f"{target}: cannot write: no directory {folder}")
+    if not os.access(folder, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
+        raise OptionError(f"{target}: cannot write: permission denied")
 
 
 def fitted_message(line: str, width: int) -> str:

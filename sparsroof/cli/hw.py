@@ -10,8 +10,8 @@ import click
 from ..errors import OptionError
 from ..hardware.library import bundled_names, load_spec, validate_file
 from ..report.hardware import list_csv, list_json, list_table, show_json, show_table
-from .common import OUTPUT_OPTION, WIDE_OPTION, check_writable, emit, table_console
-from .guard import echo_message
+from .common import OUTPUT_OPTION, WIDE_OPTION, emit, table_console
+from .guard import check_writable, echo_message
 
 __all__ = ["command"]
 

@@ -23,7 +23,7 @@ from ..plot import (
 from .common import hw_option
 from .figures import DPI_OPTION, SIZE_OPTION, checked_figure, echo_written, size_of
 
-__all__ = ["command", "SIZE_OPTION", "DPI_OPTION", "checked_figure", "size_of", "echo_written"]
+__all__ = ["command"]
 
 
 _OUT = click.option("-o", "--out", "out", required=True, metavar="FILE",

@@ -8,7 +8,8 @@ from ..batch.store import Store
 from ..batch.summary import store_points, summarise_store
 from ..errors import OptionError
 from ..report.store import store_json, store_tables
-from .common import check_writable, emit, table_console
+from .common import emit, table_console
+from .guard import check_writable
 
 
 def _write_html(source: str, path: str) -> None:

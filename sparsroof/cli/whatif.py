@@ -21,11 +21,11 @@ from ..whatif.study import DEFAULT_SPARSITIES, ModelResult, read_accuracy, study
 from .common import (
     HW_OPTION,
     OUTPUT_OPTION,
-    check_figure,
     emit,
     table_console,
     timing_options,
 )
+from .figures import check_figure
 
 __all__ = ["command"]
 

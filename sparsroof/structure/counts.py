@@ -98,7 +98,7 @@ def index_pair(row: np.ndarray, col: np.ndarray) -> tuple[np.ndarray, np.ndarray
 
 
 def on_two_threads(call: Callable[..., Any], here: tuple[Any, ...],
-                    there: tuple[Any, ...]) -> tuple[Any, Any]:
+                   there: tuple[Any, ...]) -> tuple[Any, Any]:
     """``call(*here)`` on this thread and ``call(*there)`` on another, side by side (the
     C passes release the GIL): both results, or the first one's exception."""
     found: list[Any] = []
@@ -176,7 +176,7 @@ def _group_counted(k: Any, row: np.ndarray, col: np.ndarray, rows: int,
             later = indptr.copy()  # where the second part's entries of each row start
             later[:-1] += first
             on_two_threads(k.scatter_rows, (row[:h], col[:h], indptr, grouped),
-                            (row[h:], col[h:], later, grouped))
+                           (row[h:], col[h:], later, grouped))
     return indptr, grouped, bool(in_order), bool(sorted_rows)
 
 
