@@ -130,8 +130,7 @@ def _rcm(matrix: Matrix, route: str = "compiled") -> tuple[np.ndarray, np.ndarra
     m = matrix.rows
     built = _native_route(matrix, route)
     if built is not None:
-        order = _native_rcm(built, *_pattern(matrix.row, matrix.col, (m, m),
-                                             matrix.row_counts))
+        order, _ = _native_order(built, matrix)
         return order, order
     from scipy.sparse.csgraph import reverse_cuthill_mckee
 
@@ -145,6 +144,15 @@ def _rcm(matrix: Matrix, route: str = "compiled") -> tuple[np.ndarray, np.ndarra
     both = _pattern_csr(np.concatenate((row, col)), np.concatenate((col, row)), (m + k, m + k))
     order = reverse_cuthill_mckee(both, symmetric_mode=True)
     return order[order < m], order[order >= m] - m
+
+
+def _native_order(built: Any, matrix: Matrix
+                  ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
+    """Reverse Cuthill-McKee of a square ``matrix`` by the C passes, and the pattern
+    grouped by row it was numbered from (int32 row pointers and columns)."""
+    n = matrix.rows
+    pattern = _pattern(matrix.row, matrix.col, (n, n), matrix.row_counts)
+    return _native_rcm(built, *pattern), pattern
 
 
 def _native_rcm(built: Any, indptr: np.ndarray, indices: np.ndarray,
@@ -216,9 +224,7 @@ def _rcm_grouped(built: Any, matrix: Matrix) -> tuple[np.ndarray, Matrix]:
     from ..matrix.scan import RowCounts
 
     _check_size(matrix)
-    n = matrix.rows
-    indptr, indices = _pattern(matrix.row, matrix.col, (n, n), matrix.row_counts)
-    order = _native_rcm(built, indptr, indices)
+    order, (indptr, indices) = _native_order(built, matrix)
     row = np.empty_like(matrix.row)
     col = np.empty_like(row)
     built.permuted_rows(indptr, indices, order, _inverse(order, np.dtype(np.int32)), row, col)
