@@ -19,8 +19,9 @@ The two phases of *A Performance Modeling and Optimization Analysis Tool for SpM
   it, and the core's costs of :mod:`sparsroof.host.core_cost`: x-line misses at each cache
   level, mispredicted row exits (counted only beyond what the predictor learns), and
   entries past 32 and 128 in one row; for COO and a HYB's COO part, the runs of additions
-  into y through memory and their simulated stall (:func:`stall_of`, whose window and
-  latency the calibration chooses per format among
+  into y through memory and their simulated stall (:func:`stall_of`; for COO what the
+  order of its rows costs beyond the same rows sorted by length; the window and latency
+  of the simulation the calibration chooses per format among
   :data:`~sparsroof.host.core_cost.STALL_WINDOWS` x
   :data:`~sparsroof.host.core_cost.STALL_LATENCIES`, by the error on held-out runs).
   Capacities are what one core sees (a level's capacity over its ``instances``), since
@@ -88,9 +89,10 @@ from .memory_roofs import effective_roofs, monotone_roofs, with_roofs
 from .stopwatch import NOISE_TOLERANCE
 
 __all__ = ["FormatFit", "Calibration", "Sample", "features", "executed", "scattered_entries",
-           "kernel_loops", "stall_of", "stalls_of", "fit", "held_out_error", "held_out_errors",
-           "choose_fill", "choose_stall", "calibrate", "save", "load", "SCHEMA_VERSION", "FILLS",
-           "NOISE_TOLERANCE", "NOISY_SHARE", "SWEEP_TIMING", "checked_roofs"]
+           "kernel_loops", "stall_of", "stalls_of", "SORTED_EXCESS", "fit", "held_out_error",
+           "held_out_errors", "choose_fill", "choose_stall", "calibrate", "save", "load",
+           "SCHEMA_VERSION", "FILLS", "NOISE_TOLERANCE", "NOISY_SHARE", "SWEEP_TIMING",
+           "checked_roofs"]
 
 SCHEMA_VERSION = SCHEMA_VERSIONS["calibration"]
 #: shares of a cache's capacity a working set may fill and still be served from it (other
@@ -235,19 +237,34 @@ def stall_of(lengths: np.ndarray, s: Structure, storage: str, window: int, laten
              ) -> float:
     """The stall of ``storage``'s additions into y through memory
     (:func:`~sparsroof.host.core_cost.chain_stall`), for a matrix of structure ``s``
-    whose rows have ``lengths`` in order: COO adds every entry, a row's entries one
-    chain; HYB adds those beyond its ELL width; the other formats sum in registers (0).
+    whose rows have ``lengths`` in order. A HYB's COO part adds the entries beyond its
+    ELL width, and its stall is the simulation's; the other formats but COO sum in
+    registers (0).
+
+    COO adds every entry, a row's entries one chain, and its stall is what their order
+    costs beyond the same rows sorted by length (:data:`SORTED_EXCESS`): rows of equal
+    length (no excess) cost the kernel a time per row that grows with the row's length
+    piece by piece, which the runs' own counts (:func:`kernel_loops`) fit, while the
+    simulated stall levels off.
 
     >>> from sparsroof.host.sweep import generate
     >>> m = generate("skewed", 1000, 2)
     >>> lengths = np.bincount(m.row, minlength=m.rows)
-    >>> [round(stall_of(order, measure(m), "coo", 12, 6.0)) for order in
-    ...  (lengths, np.sort(lengths))]           # the same rows, sorted by length: less
+    >>> [round(stall_of(order, measure(m), "hyb", 12, 6.0)) for order in
+    ...  (lengths, np.sort(lengths))]   # (1,000 rows: a HYB of width 0) sorted by length: less
     [2270, 1511]
+    >>> [round(stall_of(order, measure(m), "coo", 12, 6.0)) for order in
+    ...  (lengths, np.sort(lengths))]           # COO: the excess over the sorted rows
+    [759, 0]
     >>> stall_of(lengths, measure(m), "csr", 12, 6.0)
     0.0
     """
     return float(stalls_of(lengths, s, storage, [(window, latency)])[0])
+
+
+#: formats whose stall is the excess of their rows' order over the same rows sorted by
+#: length (:func:`stall_of`)
+SORTED_EXCESS = ("coo",)
 
 
 def stalls_of(lengths: np.ndarray, s: Structure, storage: str,
@@ -256,7 +273,11 @@ def stalls_of(lengths: np.ndarray, s: Structure, storage: str,
     if storage not in STALLED:
         return np.zeros(len(pairs))
     width = hyb_width(s.row_length_counts, s.rows) if storage == "hyb" else 0
-    return chain_stalls(scatter_runs(lengths, width), pairs)
+    stalls = chain_stalls(scatter_runs(lengths, width), pairs)
+    if storage in SORTED_EXCESS:  # (an order can stall a little less than sorted: 0)
+        stalls = np.maximum(stalls - chain_stalls(scatter_runs(np.sort(lengths), width),
+                                                  pairs), 0.0)
+    return stalls
 
 
 def features(rows: float, slots: float, bytes_: float, level: str, levels: Iterable[str],
