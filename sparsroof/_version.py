@@ -23,7 +23,9 @@ SCHEMA_HISTORY: dict[str, tuple[tuple[int, str], ...]] = {
                         "through memory, runs of additions as features of their own"),
                     (5, "ELL and HYB fitted on the slots and bytes the host kernels "
                         "execute, padding included; ELL's fixed-width loop has no "
-                        "mispredicted exits")),
+                        "mispredicted exits"),
+                    (6, "COO's stall is what the order of its rows costs beyond the same "
+                        "rows sorted by length")),
     "check": ((1, "first version"),),
     "baseline": ((1, "first version"),),
     "compare": ((1, "first version"),),
