@@ -105,8 +105,7 @@ def command(matrices: tuple[str, ...], hw: tuple[str, ...], kernel: str, widths:
     limit = memory_limit(max_memory)
     specs = [load_spec(name) for name in hw]
     _check_plot(plot_path, plot_kind, ranks, len(specs))
-    if plot_path:
-        import_ahead()
+    imported = import_ahead() if plot_path else None
     if calibration_file and len(specs) > 1:
         raise OptionError("--calibration describes one host: give --hw one spec")
     config = Config.from_options(
@@ -143,6 +142,8 @@ def command(matrices: tuple[str, ...], hw: tuple[str, ...], kernel: str, widths:
             predicted.append(prediction(cal, str(calibration_file), m.matrix, groups[-1][0]))
     render(groups, errors, output, predicted if cal is not None else None, wide=wide)
     analyses = [a for group in groups for a in group]
+    if imported is not None:
+        imported()
     if plot_path and analyses:
         from .figures import echo_written
 

@@ -37,10 +37,11 @@ def command(matrix: str, out: str | None, bins: int, block: int | None, band: st
       sparsroof spy data/lap2d_64.mtx -o lap.png --band auto
       sparsroof spy data/random_1000.mtx -o random.svg --grid 16
     """
-    import_ahead()
+    imported = import_ahead()
     m = load(matrix, values=False)  # a density image reads no values
     path = out or f"{m.name}-spy.png"
     figure_format(path)
+    imported()
     fig = spy_figure(m, bins=bins, block=block, band=_band(band, m),
                      size=size_of(size) or (6.5, 6.0), dpi=dpi)
     echo_written(save(fig, Path(path)))

@@ -8,6 +8,7 @@ every command that does not draw) stays fast. Figures are built with the object 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -64,20 +65,27 @@ def parse_size(text: str) -> tuple[float, float]:
     return width, height
 
 
-def import_ahead() -> None:
+def import_ahead() -> Callable[[], None]:
     """Start importing matplotlib's figure, Agg canvas, colours and ticks on a second
     thread (about half a second, mostly Python), for a command that will draw after a
     load: the import then runs while the load's passes, which release the GIL, wait on
-    the file. The first use of matplotlib waits for the import to finish."""
+    the file. Returns what to call before the first use of matplotlib: it waits for the
+    import to finish (two threads importing matplotlib's modules at once can meet one
+    half imported). A failed import is left to that first use to report."""
     import threading
 
     def run() -> None:
-        import matplotlib.backends.backend_agg  # noqa: F401
-        import matplotlib.colors  # noqa: F401
-        import matplotlib.figure  # noqa: F401
-        import matplotlib.ticker  # noqa: F401
+        try:
+            import matplotlib.backends.backend_agg  # noqa: F401
+            import matplotlib.colors  # noqa: F401
+            import matplotlib.figure  # noqa: F401
+            import matplotlib.ticker  # noqa: F401
+        except Exception:  # noqa: BLE001 - the drawing thread imports again and says why
+            pass
 
-    threading.Thread(target=run, name="sparsroof-import", daemon=True).start()
+    thread = threading.Thread(target=run, name="sparsroof-import", daemon=True)
+    thread.start()
+    return thread.join
 
 
 def new_figure(size: tuple[float, float], dpi: int = DEFAULT_DPI) -> Figure:

@@ -51,3 +51,20 @@ def test_far_outside_falls_back_to_the_tight_box(tmp_path: Path, label_x: float)
     got = imread(save(fig, tmp_path / "far.png"))
     assert got.shape == _tight(fig, tmp_path / "tight.png").shape
     assert got.shape[1] > (4.0 + 2 * 1.0) * fig.dpi
+
+
+def test_the_import_ahead_is_waited_for() -> None:
+    # in a fresh process, drawing waits for the second thread's import: two threads
+    # importing matplotlib's modules at once can meet one half imported (a spy of a
+    # small file failed so, now and then)
+    import subprocess
+    import sys
+
+    code = ("import sys\n"
+            "from sparsroof.plot.style import import_ahead\n"
+            "wait = import_ahead()\n"
+            "wait()\n"
+            "print('matplotlib.backends.backend_agg' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.strip() == "True" and not done.stderr
