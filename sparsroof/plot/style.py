@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -221,6 +222,77 @@ def log_axis(axis: Any, unit: str) -> None:
     axis.set_major_locator(LogLocator(base=10, numticks=30))
     axis.set_major_formatter(FuncFormatter(lambda v, _pos: _tick(v, unit, si)))
     axis.set_minor_formatter(NullFormatter())
+    _minor_marks(axis)
+
+
+def _minor_marks(axis: Any) -> None:
+    """Draw ``axis``'s minor ticks as one line of tick markers instead of a tick object
+    each: matplotlib builds every tick (two lines, two labels, their properties copied)
+    before it draws, and a roofline's 110 minor ticks were about 0.09 s of a 0.25 s
+    figure. The marks sit where matplotlib's would, at its minor locator's places within
+    the view, none on a major tick, with the size, width, colour and direction of its
+    minor ticks; only an axis of a plain Axes on its usual side (bottom, left) is drawn
+    so, others keep matplotlib's ticks."""
+    from matplotlib.axes import Axes
+    from matplotlib.ticker import NullLocator
+
+    name = axis.axis_name
+    if not isinstance(axis.axes, Axes) or axis.get_ticks_position() != {"x": "bottom",
+                                                                         "y": "left"}[name]:
+        return
+    marks = _minor_marks_class()(axis, axis.get_minor_locator())
+    axis.set_minor_locator(NullLocator())
+    axis.axes.add_artist(marks)
+
+
+@cache
+def _minor_marks_class() -> type:
+    import numpy as np
+    from matplotlib import rcParams
+    from matplotlib.lines import Line2D
+    from matplotlib.markers import TICKDOWN, TICKLEFT, TICKRIGHT, TICKUP
+
+    rc: Any = rcParams  # read by names made at run time
+
+    class MinorMarks(Line2D):
+        """The minor tick marks of a bottom or left axis, placed when drawn."""
+
+        def __init__(self, axis: Any, locator: Any) -> None:
+            name = axis.axis_name
+            marker: Any = {
+                ("x", "out"): TICKDOWN, ("x", "in"): TICKUP, ("x", "inout"): "|",
+                ("y", "out"): TICKLEFT, ("y", "in"): TICKRIGHT, ("y", "inout"): "_",
+            }[(name, rc[f"{name}tick.direction"])]
+            super().__init__([], [], linestyle="none", marker=marker,
+                             markersize=rc[f"{name}tick.minor.size"],
+                             markeredgewidth=rc[f"{name}tick.minor.width"],
+                             color=rc[f"{name}tick.color"], clip_on=False,
+                             zorder=axis.get_zorder())
+            self.set_transform(axis.axes.get_xaxis_transform(which="tick1") if name == "x"
+                               else axis.axes.get_yaxis_transform(which="tick1"))
+            self._axis, self._locator = axis, locator
+
+        def draw(self, renderer: Any) -> None:
+            axis = self._axis
+            if not axis.get_visible():
+                return
+            scale = axis.get_transform()
+            lo, hi = sorted(axis.get_view_interval())
+            locs = np.asarray(self._locator(), dtype=float)
+            major = np.asarray(axis.get_majorticklocs(), dtype=float)
+            lo_t, hi_t = scale.transform(np.array([lo, hi]))
+            locs_t, major_t = scale.transform(locs), scale.transform(major)
+            tol = (hi_t - lo_t) * 1e-5
+            on_major = np.isclose(locs_t[:, None], major_t[None, :], atol=tol,
+                                  rtol=0).any(axis=1)
+            slack = (hi_t - lo_t) * 1e-10
+            keep = ~on_major & (locs_t >= lo_t - slack) & (locs_t <= hi_t + slack)
+            zero = np.zeros(int(keep.sum()))
+            self.set_data(*((locs[keep], zero) if axis.axis_name == "x" else
+                            (zero, locs[keep])))
+            super().draw(renderer)
+
+    return MinorMarks
 
 
 def _tick(value: float, unit: str, si: Any) -> str:

@@ -53,6 +53,52 @@ def test_far_outside_falls_back_to_the_tight_box(tmp_path: Path, label_x: float)
     assert got.shape[1] > (4.0 + 2 * 1.0) * fig.dpi
 
 
+@pytest.mark.parametrize("limits", [(0.01, 100.0), (3e-3, 7e4), (1e-12, 1e12)])
+def test_minor_marks_sit_where_matplotlib_puts_its_minor_ticks(
+        tmp_path: Path, limits: tuple[float, float]) -> None:
+    # log_axis draws the minor ticks as one line of markers: the same places as
+    # matplotlib's own minor ticks of an axis with the same view (none on a major tick,
+    # none outside the view, none when the axis spans too many decades); a secondary
+    # axis keeps matplotlib's ticks
+    from sparsroof.plot.style import log_axis
+
+    def axes(ours: bool) -> tuple[matplotlib.figure.Figure, matplotlib.axes.Axes]:
+        fig = new_figure((4.0, 3.0), dpi=100)
+        ax = fig.add_subplot()
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlim(*limits)
+        ax.set_ylim(*limits)
+        ax.plot(limits, limits)
+        if ours:
+            log_axis(ax.xaxis, "")
+            log_axis(ax.yaxis, "s")
+        else:  # matplotlib's minor ticks under log_axis's major ones
+            from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+            for axis in (ax.xaxis, ax.yaxis):
+                axis.set_major_locator(LogLocator(base=10, numticks=30))
+                axis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
+                axis.set_minor_formatter(NullFormatter())
+        return fig, ax
+
+    ours, ax = axes(True)
+    theirs, ref = axes(False)
+    ours.canvas.draw()  # type: ignore[attr-defined]
+    theirs.canvas.draw()  # type: ignore[attr-defined]
+    marks = [a for a in ax.get_children() if type(a).__name__ == "MinorMarks"]
+    assert len(marks) == 2 and not ax.xaxis.get_minorticklocs().size
+    for mark, axis, data in ((marks[0], ref.xaxis, 0), (marks[1], ref.yaxis, 1)):
+        lo, hi = sorted(axis.get_view_interval())
+        want = [t for t in axis.get_minorticklocs() if lo <= t <= hi]
+        assert np.allclose(sorted(mark.get_data()[data]), want)
+    if limits == (0.01, 100.0):
+        assert len(marks[0].get_data()[0]) == 32  # 2..9 in each of 4 decades
+    side = ax.secondary_xaxis("top")
+    log_axis(side.xaxis, "")
+    assert not [a for a in side.get_children() if type(a).__name__ == "MinorMarks"]
+
+
 def test_the_import_ahead_is_waited_for() -> None:
     # in a fresh process, drawing waits for the second thread's import: two threads
     # importing matplotlib's modules at once can meet one half imported (a spy of a
