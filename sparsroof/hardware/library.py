@@ -14,11 +14,9 @@ from collections.abc import Hashable
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from ..errors import SpecError, UnknownSpecError
 from ..userfile import MAX_CONFIG_BYTES, load_yaml, read_text, shown
-from ..userfile.yamlfile import SAFE_LOADER
+from ..userfile.yamlfile import safe_loader
 from .schema import check_spec
 from .spec import HwSpec
 
@@ -59,30 +57,39 @@ def _bundled_files() -> dict[str, Any]:
             if p.name.endswith(".yaml")}
 
 
-class _StrictLoader(SAFE_LOADER):
-    """PyYAML's safe loader, refusing a key written twice in one mapping (a silent overwrite
-    in plain YAML, and in a spec almost always a copy-paste slip)."""
+@functools.cache
+def _strict_loader() -> Any:
+    """PyYAML's safe loader, refusing a key written twice in one mapping (a silent
+    overwrite in plain YAML, and in a spec almost always a copy-paste slip). Made when a
+    spec is first parsed, so that PyYAML is imported only then."""
+    import yaml
 
+    safe = safe_loader()
 
-def _no_duplicates(loader: _StrictLoader, node: yaml.MappingNode, deep: bool = False) -> Any:
-    seen: set[Any] = set()
-    for key_node, _ in node.value:
-        key = loader.construct_object(key_node, deep=deep)
-        if isinstance(key, Hashable):
-            if key in seen:
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"key {shown(key)} written twice", key_node.start_mark)
-            seen.add(key)
-    return SAFE_LOADER.construct_mapping(loader, node, deep)
+    class StrictLoader(safe):  # type: ignore[misc, valid-type]
+        pass
 
+    def no_duplicates(loader: Any, node: yaml.MappingNode, deep: bool = False) -> Any:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = loader.construct_object(key_node, deep=deep)
+            if isinstance(key, Hashable):
+                if key in seen:
+                    raise yaml.constructor.ConstructorError(
+                        None, None, f"key {shown(key)} written twice", key_node.start_mark)
+                seen.add(key)
+        return safe.construct_mapping(loader, node, deep)
 
-_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _no_duplicates)
+    StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
+                                 no_duplicates)
+    return StrictLoader
 
 
 def _read_yaml(text: str, origin: str) -> Any:
     """The data of a spec's YAML text, its aliases bounded (see
     :func:`~sparsroof.userfile.load_yaml`)."""
-    return load_yaml(text, lambda problem: SpecError(origin, problem), loader=_StrictLoader)[0]
+    return load_yaml(text, lambda problem: SpecError(origin, problem),
+                     loader=_strict_loader())[0]
 
 
 @functools.cache
@@ -97,9 +104,20 @@ def _aliases(mentioning: str = "") -> dict[str, str]:
         text = resource.read_text(encoding="utf-8")
         if word is not None and not word.search(text):
             continue
-        for alias in (_read_yaml(text, f"{name}.yaml (bundled)") or {}).get("aliases") or ():
+        data = _bundled(resource, f"{name}.yaml (bundled)", text)
+        for alias in (data if isinstance(data, dict) else {}).get("aliases") or ():
             table[str(alias)] = name
     return table
+
+
+def _bundled(resource: Any, origin: str, text: str | None = None) -> Any:
+    """The data of a bundled spec (``text`` where it was read already), parsed once and
+    kept (:mod:`sparsroof.caching.parsed`)."""
+    from ..caching.parsed import kept
+
+    return kept(resource, lambda: _read_yaml(text if text is not None else
+                                             resource.read_text(encoding="utf-8"), origin),
+                "spec")
 
 
 def bundled_names() -> list[str]:
@@ -116,9 +134,11 @@ def read_spec_file(name_or_path: str | Path) -> tuple[Any, str]:
     text = str(name_or_path)
     path = Path(text)
     if path.suffix in (".yaml", ".yml") or os.path.exists(path):  # never raises
-        content = read_text(path, lambda problem: SpecError(text, problem),
-                            limit=MAX_CONFIG_BYTES)
-        return _read_yaml(content, text), text
+        from ..caching.parsed import kept
+
+        return kept(path, lambda: _read_yaml(read_text(
+            path, lambda problem: SpecError(text, problem), limit=MAX_CONFIG_BYTES), text),
+            "spec"), text
     files = _bundled_files()
     # no alias is a bundled name (the bundled set's test holds it)
     name = text if text in files else _aliases(text).get(text, text)
@@ -129,7 +149,7 @@ def read_spec_file(name_or_path: str | Path) -> tuple[Any, str]:
         hint = f"; did you mean {close[0]!r}?" if close else f" (bundled: {', '.join(known)})"
         raise UnknownSpecError(text, f"no bundled hardware spec of that name{hint}")
     origin = f"{name}.yaml (bundled)"
-    return _read_yaml(files[name].read_text(encoding="utf-8"), origin), origin
+    return _bundled(files[name], origin), origin
 
 
 def load_spec(name_or_path: str | Path) -> HwSpec:

@@ -11,23 +11,35 @@ keys (``<<: *base``) are counted the same way, as the copies they make.
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
-from typing import Any
-
-import yaml
+from typing import TYPE_CHECKING, Any
 
 from .files import MAX_CONFIG_BYTES, Fail, read_text
 
-__all__ = ["MAX_YAML_VALUES", "SAFE_LOADER", "load_yaml", "read_yaml"]
+if TYPE_CHECKING:
+    import yaml
+
+__all__ = ["MAX_YAML_VALUES", "safe_loader", "load_yaml", "read_yaml"]
 
 #: most values (scalars, lists and mappings, each alias counted as the copy it stands
 #: for) a spec, budget or manifest may hold; the bundled ones hold a few hundred
 MAX_YAML_VALUES = 100_000
-#: PyYAML's safe loader, the C one where it is built
-SAFE_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+@cache
+def safe_loader() -> Any:
+    """PyYAML's safe loader, the C one where it is built (PyYAML is imported when a YAML
+    file is first read: a command that reads none, or finds what it read kept, does not
+    pay its 0.02 s)."""
+    import yaml
+
+    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def _children(node: yaml.Node) -> list[yaml.Node]:
+    import yaml
+
     if isinstance(node, yaml.SequenceNode):
         return list(node.value)
     if isinstance(node, yaml.MappingNode):
@@ -41,6 +53,7 @@ def expanded_size(root: yaml.Node, limit: int = MAX_YAML_VALUES) -> int | None:
     than ``limit`` distinct nodes are looked at); None when an alias refers to a value
     that holds it.
 
+    >>> import yaml
     >>> expanded_size(yaml.compose("a: &x [1, 2]\\nb: [*x, *x]"))  # 1 + (1 + 3) + (1 + 7)
     13
     >>> expanded_size(yaml.compose("&x [*x]")) is None
@@ -79,6 +92,8 @@ MAX_NUMBER_CHARS = 1000
 def _long_number(root: yaml.Node) -> bool:
     """Whether a scalar under ``root`` that YAML reads as a number is longer than
     :data:`MAX_NUMBER_CHARS` (each distinct node looked at once)."""
+    import yaml
+
     seen: set[int] = set()
     stack = [root]
     while stack:
@@ -119,7 +134,9 @@ def load_yaml(text: str, fail: Fail, *, loader: Any = None,
     ValueError: holds more than 100,000 values, counting each alias (*name) as a copy of \
 what it names: write fewer values, or use fewer aliases
     """
-    parser = (loader or SAFE_LOADER)(text)
+    import yaml
+
+    parser = (loader or safe_loader())(text)
     try:
         node = parser.get_single_node()
         if node is None:

@@ -48,6 +48,13 @@ def _entries(folder: Path) -> list[Path]:
     return sorted((folder / "structure").glob("*.json"))
 
 
+def _held(folder: Path) -> int:
+    """Bytes of the structure cache's entries and notes (what its size limit counts; the
+    cache folder also keeps parsed specs)."""
+    return sum(p.stat().st_size for sub in ("structure", "files")
+               for p in (folder / sub).glob("*.json"))
+
+
 def _age_notes(folder: Path) -> None:
     """Make every note look as if the file had been hashed long after its last change."""
     for note in (folder / "files").glob("*.json"):
@@ -216,14 +223,14 @@ def test_the_size_limit_evicts_the_least_recently_used(tmp_path: Path, own_cache
         banner, rest = (DATA / "random_1000.mtx").read_text().split("\n", 1)
         paths[-1].write_text(f"{banner}\n% copy {k}\n{rest}")  # another content each
     sparsroof.analyze(paths[0])
-    one = sum(p.stat().st_size for p in own_cache.rglob("*.json"))
+    one = _held(own_cache)
     monkeypatch.setenv("SPARSROOF_CACHE_SIZE", str(int(2.5 * one)))
     sparsroof.analyze(paths[1])
     sparsroof.analyze(paths[0])  # used again: now the most recent
     sparsroof.analyze(paths[2])
     kept = {json.loads(p.read_text())["key"]["content"] for p in _entries(own_cache)}
     assert len(kept) == 2
-    assert sum(p.stat().st_size for p in own_cache.rglob("*.json")) <= 2.5 * one
+    assert _held(own_cache) <= 2.5 * one
     assert cache.fingerprint(paths[1])[0] not in kept  # type: ignore[index]
 
 
