@@ -230,52 +230,65 @@ def _minor_marks(axis: Any) -> None:
     each: matplotlib builds every tick (two lines, two labels, their properties copied)
     before it draws, and a roofline's 110 minor ticks were about 0.09 s of a 0.25 s
     figure. The marks sit where matplotlib's would, at its minor locator's places within
-    the view, none on a major tick, with the size, width, colour and direction of its
-    minor ticks; only an axis of a plain Axes on its usual side (bottom, left) is drawn
-    so, others keep matplotlib's ticks."""
+    the view, none on a major tick, with the rc size, width, colour and direction of
+    minor ticks (``tick_params(which="minor")`` does not reach them). Only an axis of a
+    plain Axes on its usual side (bottom, left), shared with no other, is drawn so;
+    others keep matplotlib's ticks, and so does an axis whose scale or minor locator is
+    set again afterwards (the marks then draw nothing)."""
     from matplotlib.axes import Axes
     from matplotlib.ticker import NullLocator
 
-    name = axis.axis_name
-    if not isinstance(axis.axes, Axes) or axis.get_ticks_position() != {"x": "bottom",
-                                                                         "y": "left"}[name]:
+    ax, name = axis.axes, axis.axis_name
+    shared = ax.get_shared_x_axes() if name == "x" else ax.get_shared_y_axes()
+    if (not isinstance(ax, Axes) or len(shared.get_siblings(ax)) > 1
+            or axis.get_ticks_position() != {"x": "bottom", "y": "left"}[name]):
         return
-    marks = _minor_marks_class()(axis, axis.get_minor_locator())
-    axis.set_minor_locator(NullLocator())
-    axis.axes.add_artist(marks)
+    instead = NullLocator()
+    marks = _minor_marks_class()(axis, axis.get_minor_locator(), instead)
+    axis.set_minor_locator(instead)
+    ax.add_artist(marks)
 
 
 @cache
 def _minor_marks_class() -> type:
     import numpy as np
     from matplotlib import rcParams
+    from matplotlib.artist import Artist
     from matplotlib.lines import Line2D
     from matplotlib.markers import TICKDOWN, TICKLEFT, TICKRIGHT, TICKUP
 
     rc: Any = rcParams  # read by names made at run time
 
-    class MinorMarks(Line2D):
-        """The minor tick marks of a bottom or left axis, placed when drawn."""
+    class MinorMarks(Artist):
+        """The minor tick marks of a bottom or left log axis, placed when drawn (an
+        artist of its own, not one of the axes' lines)."""
 
-        def __init__(self, axis: Any, locator: Any) -> None:
+        def __init__(self, axis: Any, locator: Any, instead: Any) -> None:
+            super().__init__()
             name = axis.axis_name
             marker: Any = {
                 ("x", "out"): TICKDOWN, ("x", "in"): TICKUP, ("x", "inout"): "|",
                 ("y", "out"): TICKLEFT, ("y", "in"): TICKRIGHT, ("y", "inout"): "_",
             }[(name, rc[f"{name}tick.direction"])]
-            super().__init__([], [], linestyle="none", marker=marker,
-                             markersize=rc[f"{name}tick.minor.size"],
-                             markeredgewidth=rc[f"{name}tick.minor.width"],
-                             color=rc[f"{name}tick.color"], clip_on=False,
-                             zorder=axis.get_zorder())
-            self.set_transform(axis.axes.get_xaxis_transform(which="tick1") if name == "x"
-                               else axis.axes.get_yaxis_transform(which="tick1"))
-            self._axis, self._locator = axis, locator
+            self._line = Line2D([], [], linestyle="none", marker=marker,
+                                markersize=rc[f"{name}tick.minor.size"],
+                                markeredgewidth=rc[f"{name}tick.minor.width"],
+                                color=rc[f"{name}tick.color"], clip_on=False)
+            self._line.set_transform(axis.axes.get_xaxis_transform(which="tick1")
+                                     if name == "x" else
+                                     axis.axes.get_yaxis_transform(which="tick1"))
+            self._line.set_figure(axis.axes.figure)
+            self.set_zorder(axis.get_zorder())
+            self._axis, self._locator, self._instead = axis, locator, instead
 
-        def draw(self, renderer: Any) -> None:
+        def places(self) -> np.ndarray:
+            """Where the marks go now: the locator's places within the view, none on a
+            major tick (as matplotlib keeps its minor ticks), or none at all where the
+            axis no longer draws them so."""
             axis = self._axis
-            if not axis.get_visible():
-                return
+            if (not (axis.get_visible() and axis.axes.axison) or axis.get_scale() != "log"
+                    or axis.get_minor_locator() is not self._instead):
+                return np.zeros(0)
             scale = axis.get_transform()
             lo, hi = sorted(axis.get_view_interval())
             locs = np.asarray(self._locator(), dtype=float)
@@ -286,11 +299,16 @@ def _minor_marks_class() -> type:
             on_major = np.isclose(locs_t[:, None], major_t[None, :], atol=tol,
                                   rtol=0).any(axis=1)
             slack = (hi_t - lo_t) * 1e-10
-            keep = ~on_major & (locs_t >= lo_t - slack) & (locs_t <= hi_t + slack)
-            zero = np.zeros(int(keep.sum()))
-            self.set_data(*((locs[keep], zero) if axis.axis_name == "x" else
-                            (zero, locs[keep])))
-            super().draw(renderer)
+            return locs[~on_major & (locs_t >= lo_t - slack) & (locs_t <= hi_t + slack)]
+
+        def draw(self, renderer: Any) -> None:
+            places = self.places()
+            if not places.size:
+                return
+            zero = np.zeros(places.size)
+            self._line.set_data(*((places, zero) if self._axis.axis_name == "x"
+                                  else (zero, places)))
+            self._line.draw(renderer)
 
     return MinorMarks
 

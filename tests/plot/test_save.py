@@ -86,17 +86,46 @@ def test_minor_marks_sit_where_matplotlib_puts_its_minor_ticks(
     theirs, ref = axes(False)
     ours.canvas.draw()  # type: ignore[attr-defined]
     theirs.canvas.draw()  # type: ignore[attr-defined]
-    marks = [a for a in ax.get_children() if type(a).__name__ == "MinorMarks"]
-    assert len(marks) == 2 and not ax.xaxis.get_minorticklocs().size
-    for mark, axis, data in ((marks[0], ref.xaxis, 0), (marks[1], ref.yaxis, 1)):
+    marks = _marks(ax)
+    assert len(marks) == 2 and not ax.xaxis.get_minorticklocs().size and not ax.lines[1:]
+    for mark, axis in ((marks[0], ref.xaxis), (marks[1], ref.yaxis)):
         lo, hi = sorted(axis.get_view_interval())
         want = [t for t in axis.get_minorticklocs() if lo <= t <= hi]
-        assert np.allclose(sorted(mark.get_data()[data]), want)
+        np.testing.assert_allclose(sorted(mark.places()), want)
     if limits == (0.01, 100.0):
-        assert len(marks[0].get_data()[0]) == 32  # 2..9 in each of 4 decades
+        assert len(marks[0].places()) == 32  # 2..9 in each of 4 decades
     side = ax.secondary_xaxis("top")
     log_axis(side.xaxis, "")
-    assert not [a for a in side.get_children() if type(a).__name__ == "MinorMarks"]
+    assert not _marks(side)
+
+
+def _marks(ax: matplotlib.axes.Axes) -> list[object]:
+    return [a for a in ax.get_children() if type(a).__name__ == "MinorMarks"]
+
+
+def test_minor_marks_give_way_to_matplotlib_ticks() -> None:
+    # an axis shared with another keeps matplotlib's ticks; one whose scale is set again
+    # after log_axis, or whose axes are switched off, draws no marks
+    from sparsroof.plot.style import log_axis
+
+    fig = new_figure((4.0, 3.0), dpi=100)
+    left, right = fig.subplots(1, 2, sharey=True)
+    for ax in (left, right):
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlim(0.01, 100)
+        ax.set_ylim(0.01, 100)
+        log_axis(ax.xaxis, "")
+        log_axis(ax.yaxis, "")
+    assert [len(_marks(ax)) for ax in (left, right)] == [1, 1]  # x only: y is shared
+    left.set_xscale("linear")
+    left.set_xlim(1, 100)
+    right.set_axis_off()
+    fig.canvas.draw()  # type: ignore[attr-defined]
+    for ax in (left, right):
+        assert [m.places().size for m in _marks(ax)] == [0]  # type: ignore[attr-defined]
+    assert left.xaxis.get_minorticklocs().size == 0  # linear: no minor ticks by default
+    assert left.yaxis.get_minorticklocs().size > 0  # matplotlib's own, shared
 
 
 def test_the_import_ahead_is_waited_for() -> None:
