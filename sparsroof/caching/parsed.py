@@ -12,7 +12,8 @@ number) is parsed every time. A file changed within
 :data:`~sparsroof.caching.folder.RACY_NS` of its read is not kept (a second write within
 the file system's timestamp granularity could leave its times unchanged). An entry that
 cannot be read is a miss, never an error, and so is a cache folder that cannot be
-written.
+written. The entries, a few kilobytes for each spec file used, are outside the structure
+cache's size limit.
 """
 
 from __future__ import annotations
@@ -22,24 +23,27 @@ import hashlib
 import json
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from .._version import __version__
 from .folder import RACY_NS, cache_dir
 
-__all__ = ["kept"]
+__all__ = ["kept", "bypassed"]
 
 _FOLDER = "parsed"
 
 
-def kept(path: Any, parse: Callable[[], Any], kind: str) -> Any:
+def kept(path: Any, parse: Callable[[], Any], kind: str, code: Sequence[str] = ()) -> Any:
     """``parse()``, the data of the file at ``path``, or what it gave the last time the
-    same file was parsed for the same ``kind``. ``path`` may be anything with a file
-    system path (a resource inside a zip is parsed every time).
+    same file was parsed for the same ``kind`` by the same ``code``: the modules that
+    parse it (their files' sizes and modification times join the key, so an upgrade of
+    the parser or an edit of the reading code parses afresh). ``path`` may be anything
+    with a file system path (a resource inside a zip is parsed every time). Within
+    :func:`bypassed` (a command's ``--no-cache``), nothing is read back nor kept.
     """
-    key = _key(path, kind)
+    key = None if _BYPASSED else _key(path, kind, code)
     if key is None:
         return parse()
     place = json.dumps([kind, os.path.abspath(os.fspath(path))]).encode()
@@ -55,18 +59,50 @@ def kept(path: Any, parse: Callable[[], Any], kind: str) -> Any:
     return data
 
 
-def _key(path: Any, kind: str) -> str | None:
+@contextlib.contextmanager
+def bypassed(when: bool = True) -> Iterator[None]:
+    """Within it (when ``when``), :func:`kept` parses every file and keeps nothing."""
+    before = _BYPASSED[:]
+    _BYPASSED[:] = [True] if when else before
+    try:
+        yield
+    finally:
+        _BYPASSED[:] = before
+
+
+_BYPASSED: list[bool] = []
+
+
+def _key(path: Any, kind: str, code: Sequence[str]) -> str | None:
     """What the data depends on, as text; None for a path that names no file of the file
-    system, or one changed too recently to be trusted."""
+    system, or one changed too recently to be trusted, or code whose files are not
+    found."""
     try:
         name = os.fspath(path)
         st = os.stat(name)
-    except (OSError, TypeError, ValueError):
+        sources = [_source(module) for module in code]
+    except (OSError, TypeError, ValueError, ImportError):
         return None
     if time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) < RACY_NS:
         return None
-    return json.dumps([kind, __version__, os.path.abspath(name), st.st_dev, st.st_ino,
-                       st.st_size, st.st_mtime_ns, st.st_ctime_ns])
+    return json.dumps([kind, __version__, sources, os.path.abspath(name), st.st_dev,
+                       st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns])
+
+
+def _source(module: str) -> list[Any]:
+    """(file, size, modification time) of ``module``'s file, found without importing it."""
+    import importlib.util
+    import sys
+
+    loaded = sys.modules.get(module)
+    origin = getattr(loaded, "__file__", None) if loaded is not None else None
+    if origin is None:
+        spec = importlib.util.find_spec(module)
+        origin = spec.origin if spec is not None else None
+    if origin is None:
+        raise ImportError(module)
+    st = os.stat(origin)
+    return [origin, st.st_size, st.st_mtime_ns]
 
 
 def _keep(entry: Path, key: str, data: Any) -> None:
@@ -77,11 +113,17 @@ def _keep(entry: Path, key: str, data: Any) -> None:
             return
     except (TypeError, ValueError):
         return
-    partial = entry.with_name(f"{entry.name}.{os.getpid()}.tmp")
+    import tempfile
+
     try:
-        entry.parent.mkdir(parents=True, exist_ok=True)
-        partial.write_text(text, encoding="utf-8")
+        entry.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd, partial = tempfile.mkstemp(dir=entry.parent, prefix=".tmp-")
+    except OSError:
+        return
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
         os.replace(partial, entry)
     except OSError:
         with contextlib.suppress(OSError):
-            partial.unlink()
+            os.unlink(partial)

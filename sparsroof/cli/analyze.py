@@ -7,6 +7,7 @@ from typing import Any
 import click
 
 from ..analysis import Analysis, Config, analyze_measured, measure_for
+from ..caching.parsed import bypassed
 from ..errors import MatrixFileError, OptionError
 from ..hardware.library import load_spec
 from ..plot import KINDS, plot_analyses
@@ -103,7 +104,8 @@ def command(matrices: tuple[str, ...], hw: tuple[str, ...], kernel: str, widths:
       sparsroof analyze data/lap2d_64.mtx --hw c2050 --reorder rcm,degree
     """
     limit = memory_limit(max_memory)
-    specs = [load_spec(name) for name in hw]
+    with bypassed(not cache):  # --no-cache: the specs parsed afresh too
+        specs = [load_spec(name) for name in hw]
     _check_plot(plot_path, plot_kind, ranks, len(specs))
     imported = import_ahead() if plot_path else None
     if calibration_file and len(specs) > 1:

@@ -155,8 +155,8 @@ REORDER_OPTION = click.option(
 
 CACHE_OPTION = click.option(
     "--cache/--no-cache", "cache", default=True, show_default=True,
-    help="Reuse the structure measured in an earlier run of the same file content, and keep "
-         "this run's (see docs/performance.md).",
+    help="Reuse what earlier runs kept (the structure measured from the same file content, "
+         "the specs parsed before) and keep this run's (see docs/performance.md).",
 )
 WIDE_OPTION = click.option(
     "--wide", is_flag=True,

@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from ..advisor.advice import BLOCK_CAP, Advice, advise, format_rows, prediction
+from ..caching.parsed import bypassed
 from ..hardware.library import load_spec
 from ..hardware.spec import HwSpec
 from ..host.bench import other_device
@@ -61,7 +62,8 @@ def command(matrix: str, hw: str, calibration_file: str | None, max_block: int |
     """
     from ..host.calibrated import load_calibrated
 
-    spec = load_spec(hw)
+    with bypassed(not cache):  # --no-cache: the spec parsed afresh too
+        spec = load_spec(hw)
     spec, cal = load_calibrated(spec, calibration_file)
     warn_flagged(cal, calibration_file)
     found = measured(matrix, cache=cache, need_matrix=True, need_values=run)

@@ -85,6 +85,11 @@ def _strict_loader() -> Any:
     return StrictLoader
 
 
+#: the modules whose code turns a spec's YAML into its data: a kept spec is parsed again
+#: when one of them changes (:mod:`sparsroof.caching.parsed`)
+_PARSER = (__name__, "sparsroof.userfile.yamlfile", "yaml")
+
+
 def _read_yaml(text: str, origin: str) -> Any:
     """The data of a spec's YAML text, its aliases bounded (see
     :func:`~sparsroof.userfile.load_yaml`)."""
@@ -117,7 +122,7 @@ def _bundled(resource: Any, origin: str, text: str | None = None) -> Any:
 
     return kept(resource, lambda: _read_yaml(text if text is not None else
                                              resource.read_text(encoding="utf-8"), origin),
-                "spec")
+                "spec", _PARSER)
 
 
 def bundled_names() -> list[str]:
@@ -138,7 +143,7 @@ def read_spec_file(name_or_path: str | Path) -> tuple[Any, str]:
 
         return kept(path, lambda: _read_yaml(read_text(
             path, lambda problem: SpecError(text, problem), limit=MAX_CONFIG_BYTES), text),
-            "spec"), text
+            "spec", _PARSER), text
     files = _bundled_files()
     # no alias is a bundled name (the bundled set's test holds it)
     name = text if text in files else _aliases(text).get(text, text)
