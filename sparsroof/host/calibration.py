@@ -238,11 +238,12 @@ def stall_of(lengths: np.ndarray, s: Structure, storage: str, window: int, laten
     """The stall of ``storage``'s additions into y through memory
     (:func:`~sparsroof.host.core_cost.chain_stall`), for a matrix of structure ``s``
     whose rows have ``lengths`` in order. A HYB's COO part adds the entries beyond its
-    ELL width, and its stall is the simulation's; the other formats but COO sum in
-    registers (0).
+    ELL width, and its stall is the simulation's; COO is below; every other format sums
+    in registers (0).
 
     COO adds every entry, a row's entries one chain, and its stall is what their order
-    costs beyond the same rows sorted by length (:data:`SORTED_EXCESS`): rows of equal
+    costs beyond the same rows sorted by length, shortest first (:data:`SORTED_EXCESS`;
+    an order that stalls less, the longest rows first for one, counts 0): rows of equal
     length (no excess) cost the kernel a time per row that grows with the row's length
     piece by piece, which the runs' own counts (:func:`kernel_loops`) fit, while the
     simulated stall levels off.
@@ -251,10 +252,10 @@ def stall_of(lengths: np.ndarray, s: Structure, storage: str, window: int, laten
     >>> m = generate("skewed", 1000, 2)
     >>> lengths = np.bincount(m.row, minlength=m.rows)
     >>> [round(stall_of(order, measure(m), "hyb", 12, 6.0)) for order in
-    ...  (lengths, np.sort(lengths))]   # (1,000 rows: a HYB of width 0) sorted by length: less
+    ...  (lengths, np.sort(lengths))]   # 1,000 rows: HYB's width is 0, all scattered
     [2270, 1511]
     >>> [round(stall_of(order, measure(m), "coo", 12, 6.0)) for order in
-    ...  (lengths, np.sort(lengths))]           # COO: the excess over the sorted rows
+    ...  (lengths, np.sort(lengths))]           # COO: the excess over the rows sorted
     [759, 0]
     >>> stall_of(lengths, measure(m), "csr", 12, 6.0)
     0.0
@@ -263,7 +264,7 @@ def stall_of(lengths: np.ndarray, s: Structure, storage: str, window: int, laten
 
 
 #: formats whose stall is the excess of their rows' order over the same rows sorted by
-#: length (:func:`stall_of`)
+#: length, shortest first (:func:`stall_of`)
 SORTED_EXCESS = ("coo",)
 
 
@@ -274,7 +275,7 @@ def stalls_of(lengths: np.ndarray, s: Structure, storage: str,
         return np.zeros(len(pairs))
     width = hyb_width(s.row_length_counts, s.rows) if storage == "hyb" else 0
     stalls = chain_stalls(scatter_runs(lengths, width), pairs)
-    if storage in SORTED_EXCESS:  # (an order can stall a little less than sorted: 0)
+    if storage in SORTED_EXCESS:  # an order that stalls less than sorted counts 0
         stalls = np.maximum(stalls - chain_stalls(scatter_runs(np.sort(lengths), width),
                                                   pairs), 0.0)
     return stalls

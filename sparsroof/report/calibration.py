@@ -31,8 +31,9 @@ def calibration_summary(cal: Calibration, samples: Sequence[Sample], rounds: int
         f"{100 * (cal.held_out_error or 0):.1f} %",
     ]
     for name, (window, latency) in sorted(cal.stall.items()):
-        excess = " beyond its rows sorted by length" if name in SORTED_EXCESS else ""
-        lines.append(f"{name}: stall of its additions into y{excess} simulated with "
+        excess = (" (beyond the same rows sorted by length)" if name in SORTED_EXCESS
+                  else "")
+        lines.append(f"{name}: stall of its additions into y{excess}, simulated with "
                      f"{window:,} in flight, {latency:g} issue slots apart in one row")
     for name, fit in sorted(cal.fits.items()):
         held = (f", {100 * fit.held_out_median:.1f} % held out of the fit"

@@ -409,8 +409,8 @@ def test_the_stall_that_predicts_held_out_runs_best_is_kept() -> None:
 
     cal = Calibration("s", "d", "fp64", (("L2", 2.0**20), ("DRAM", None)), {},
                       {"coo": f}, stall=chosen)
-    assert ("coo: stall of its additions into y beyond its rows sorted by length simulated "
-            "with 12 in flight, 6 issue slots apart in one row"
+    assert ("coo: stall of its additions into y (beyond the same rows sorted by length), "
+            "simulated with 12 in flight, 6 issue slots apart in one row"
             ) in calibration_summary(cal, carried, 1)
 
 
