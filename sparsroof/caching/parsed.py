@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from .._version import __version__
-from .folder import RACY_NS, cache_dir
+from .folder import RACY_NS, cache_dir, write_whole
 
 __all__ = ["kept", "bypassed"]
 
@@ -113,17 +113,4 @@ def _keep(entry: Path, key: str, data: Any) -> None:
             return
     except (TypeError, ValueError):
         return
-    import tempfile
-
-    try:
-        entry.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd, partial = tempfile.mkstemp(dir=entry.parent, prefix=".tmp-")
-    except OSError:
-        return
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(partial, entry)
-    except OSError:
-        with contextlib.suppress(OSError):
-            os.unlink(partial)
+    write_whole(entry, text)

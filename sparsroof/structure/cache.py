@@ -31,7 +31,6 @@ import contextlib
 import hashlib
 import json
 import os
-import tempfile
 import time
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -40,7 +39,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from .._version import __version__
-from ..caching.folder import RACY_NS, cache_dir
+from ..caching.folder import RACY_NS, cache_dir, write_whole
 from ..matrix.header import Header, name_of
 from .codec import decode_structure, encode_structure
 from .features import Structure, measure
@@ -124,18 +123,7 @@ def _read_json(path: Path) -> Any:
 
 def _write_json(path: Path, doc: Any) -> None:
     """Write ``doc`` whole or not at all; a cache that cannot be written is left alone."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-    except OSError:
-        return
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(doc, handle, separators=(",", ":"))
-        os.replace(tmp, path)
-    except OSError:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+    write_whole(path, json.dumps(doc, separators=(",", ":")))
 
 
 def fingerprint(path: str | os.PathLike[str], root: Path | None = None) -> tuple[str, int] | None:
