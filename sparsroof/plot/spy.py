@@ -137,8 +137,11 @@ def spy_figure(matrix: Matrix, *, bins: int = 512, block: int | None = None,
     ax = fig.add_subplot()
     shown = np.ma.masked_equal(d.counts, 0)
     top = max(int(d.counts.max()), 2)
+    # nearest sampling then the colour map gives the pixels the colour map then nearest
+    # sampling gives, with one channel to sample instead of four
     image = ax.imshow(shown, cmap="viridis", norm=LogNorm(vmin=1, vmax=top),
                       extent=(0, matrix.cols, matrix.rows, 0), interpolation="nearest",
+                      interpolation_stage="data",
                       aspect="equal" if _squareish(matrix) else "auto", gid="density")
     ax.set_facecolor("white")
     notes = []

@@ -186,7 +186,6 @@ def _png_drawn_once(fig: Figure, path: Path, metadata: dict[str, str]) -> bool:
 
     import matplotlib
     import numpy as np
-    from matplotlib.image import imsave
     from matplotlib.transforms import Bbox
 
     dpi = fig.dpi
@@ -208,9 +207,24 @@ def _png_drawn_once(fig: Figure, path: Path, metadata: dict[str, str]) -> bool:
         return False
     image = pixels[rows[0] - pad:rows[-1] + pad + 1, cols[0] - pad:cols[-1] + pad + 1]
     rgba = np.ascontiguousarray(image).view(np.uint8).reshape(*image.shape, 4)
-    imsave(path, rgba, format="png", origin="upper", dpi=dpi, metadata=metadata,
-           pil_kwargs=PNG_KWARGS)
+    _write_png(path, rgba[..., :3] if bool((rgba[..., 3] == 255).all()) else rgba, dpi,
+               metadata)
     return True
+
+
+def _write_png(path: Path, pixels: Any, dpi: float, metadata: dict[str, str]) -> None:
+    """Write ``pixels`` (rows of RGB or RGBA bytes, top row first) as a PNG at ``dpi``
+    with ``metadata``: an opaque figure as RGB, a quarter fewer bytes to compress than
+    RGBA (matplotlib's ``imsave`` writes every image as RGBA)."""
+    import numpy as np
+    from PIL import Image
+    from PIL.PngImagePlugin import PngInfo
+
+    info = PngInfo()
+    for key, value in metadata.items():
+        info.add_text(key, value)
+    Image.fromarray(np.ascontiguousarray(pixels)).save(
+        path, format="png", pnginfo=info, dpi=(dpi, dpi), **PNG_KWARGS)
 
 
 def log_axis(axis: Any, unit: str) -> None:

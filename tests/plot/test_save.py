@@ -143,3 +143,20 @@ def test_the_import_ahead_is_waited_for() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True)
     assert done.stdout.strip() == "True" and not done.stderr
+
+
+def test_an_opaque_png_is_rgb_and_a_transparent_one_rgba(tmp_path: Path) -> None:
+    # an opaque figure loses nothing without its alpha channel (a quarter of the bytes
+    # to compress); a figure that lets the page show through keeps it
+    from PIL import Image
+
+    opaque = save(_figure(), tmp_path / "opaque.png")
+    clear = _figure()
+    clear.patch.set_alpha(0.0)
+    for ax in clear.axes:
+        ax.patch.set_alpha(0.0)
+    seen = save(clear, tmp_path / "clear.png")
+    with Image.open(opaque) as a, Image.open(seen) as b:
+        assert (a.mode, b.mode) == ("RGB", "RGBA")
+        assert a.info["Software"] == "sparsroof" and round(a.info["dpi"][0]) == 100
+        assert np.asarray(b)[0, 0, 3] == 0  # the corner lets the page through
