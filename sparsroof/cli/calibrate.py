@@ -11,7 +11,7 @@ from ..hardware.library import load_spec
 from ..host.calibration import calibrate, save
 from ..report.calibration import calibration_summary
 from .common import hw_option
-from .guard import check_writable
+from .guard import check_writable, echo_message
 
 
 @click.command("calibrate")
@@ -75,7 +75,7 @@ def command(hw: str, output_file: str, dtype: str, rounds: int) -> int:
         save(cal, samples, output_file)
     except OSError as err:
         raise OptionError(f"{output_file}: cannot write: {err.strerror or err}") from None
-    for line in calibration_summary(cal, samples, rounds):
-        click.echo(f"calibrate: {line}", err=True)
+    for line in calibration_summary(cal, samples, rounds):  # wrapped at spaces on a terminal
+        echo_message(f"calibrate: {line}")
     click.echo(f"calibrate: wrote {output_file}", err=True)
     return 0
