@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from .._version import __version__
-from .folder import RACY_NS
+from .folder import RACY_NS, write_whole
 
 __all__ = ["KEEP", "RACY_NS", "answer_key", "replay", "recorded"]
 
@@ -214,24 +214,9 @@ def _store(key: str, chunks: list[list[Any]]) -> None:
     if sum(len(text) for _, text in chunks) > _LARGEST:
         return
     import json
-    import tempfile
 
-    folder = _folder()
-    temporary = None
-    try:
-        os.makedirs(folder, exist_ok=True)
-        fd, temporary = tempfile.mkstemp(dir=folder, suffix=".part")
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump({"chunks": chunks}, f)
-        os.replace(temporary, _entry(key))
-        temporary = None
-        _evict(folder)
-    except OSError:
-        pass
-    finally:
-        if temporary is not None:
-            with contextlib.suppress(OSError):
-                os.remove(temporary)
+    if write_whole(_entry(key), json.dumps({"chunks": chunks}), suffix=".part"):
+        _evict(_folder())
 
 
 def _evict(folder: str) -> None:

@@ -4,8 +4,10 @@ Every command reads a hardware spec, and parsing one costs about 0.01 s beside t
 of importing PyYAML. The data of a file parsed before is kept in the cache folder
 (:func:`~sparsroof.caching.folder.cache_dir`, its ``parsed`` folder, one entry per path
 and kind: a file changed replaces its entry), keyed by what the file is (its path,
-device, inode, size, modification and change times), what read it (``kind``) and this
-version of sparsroof, and read back with the standard library's JSON reader. Only data
+device, inode, size, modification and change times), what read it (``kind``), the
+files of the code that parses it and this version of sparsroof, and read back with the
+standard library's JSON reader (a command's ``--no-cache`` reads nothing back and keeps
+nothing). Only data
 that JSON holds exactly is kept (mappings with text keys, lists, text, numbers, true,
 false and null): a file whose YAML builds anything else (a date, a set, a key that is a
 number) is parsed every time. A file changed within
@@ -28,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from .._version import __version__
-from .folder import RACY_NS, cache_dir, write_whole
+from .folder import RACY_NS, cache_dir, read_json, write_whole
 
 __all__ = ["kept", "bypassed"]
 
@@ -43,34 +45,32 @@ def kept(path: Any, parse: Callable[[], Any], kind: str, code: Sequence[str] = (
     with a file system path (a resource inside a zip is parsed every time). Within
     :func:`bypassed` (a command's ``--no-cache``), nothing is read back nor kept.
     """
-    key = None if _BYPASSED else _key(path, kind, code)
+    key = None if _bypassed else _key(path, kind, code)
     if key is None:
         return parse()
     place = json.dumps([kind, os.path.abspath(os.fspath(path))]).encode()
     entry = cache_dir() / _FOLDER / f"{hashlib.sha256(place).hexdigest()[:32]}.json"
-    try:
-        doc = json.loads(entry.read_text(encoding="utf-8"))
-        if isinstance(doc, dict) and doc.get("key") == key and "data" in doc:
-            return doc["data"]
-    except (OSError, ValueError):
-        pass
+    doc = read_json(entry)
+    if isinstance(doc, dict) and doc.get("key") == key and "data" in doc:
+        return doc["data"]
     data = parse()
     _keep(entry, key, data)
     return data
 
 
+_bypassed = False
+
+
 @contextlib.contextmanager
 def bypassed(when: bool = True) -> Iterator[None]:
     """Within it (when ``when``), :func:`kept` parses every file and keeps nothing."""
-    before = _BYPASSED[:]
-    _BYPASSED[:] = [True] if when else before
+    global _bypassed
+    before = _bypassed
+    _bypassed = before or when
     try:
         yield
     finally:
-        _BYPASSED[:] = before
-
-
-_BYPASSED: list[bool] = []
+        _bypassed = before
 
 
 def _key(path: Any, kind: str, code: Sequence[str]) -> str | None:

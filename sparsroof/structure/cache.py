@@ -39,7 +39,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from .._version import __version__
-from ..caching.folder import RACY_NS, cache_dir, write_whole
+from ..caching.folder import RACY_NS, cache_dir, read_json, write_whole
 from ..matrix.header import Header, name_of
 from .codec import decode_structure, encode_structure
 from .features import Structure, measure
@@ -113,14 +113,6 @@ def _note_path(root: Path, path: str) -> Path:
                             + ".json")
 
 
-def _read_json(path: Path) -> Any:
-    """The JSON document at ``path``, or None when it is missing or unreadable."""
-    try:
-        return json.loads(path.read_bytes())
-    except (OSError, ValueError):
-        return None
-
-
 def _write_json(path: Path, doc: Any) -> None:
     """Write ``doc`` whole or not at all; a cache that cannot be written is left alone."""
     write_whole(path, json.dumps(doc, separators=(",", ":")))
@@ -134,7 +126,7 @@ def fingerprint(path: str | os.PathLike[str], root: Path | None = None) -> tuple
     try:
         before = os.stat(path)
         note_file = _note_path(root, path)
-        note = _read_json(note_file)
+        note = read_json(note_file)
         stamp = _stamp(before)
         if (isinstance(note, dict) and note.get("path") == path and note.get("stamp") == stamp
                 and note.get("hashed_ns", 0) - max(stamp[3:]) >= RACY_NS
@@ -186,7 +178,7 @@ def _entry_path(root: Path, key: dict[str, Any]) -> Path:
 
 def _get(root: Path, key: dict[str, Any]) -> tuple[Header, Structure] | None:
     path = _entry_path(root, key)
-    doc = _read_json(path)
+    doc = read_json(path)
     if not isinstance(doc, dict) or doc.get("schema") != _SCHEMA or doc.get("key") != key:
         return None
     try:

@@ -161,10 +161,21 @@ def test_a_failed_write_or_store_keeps_nothing(tmp_path: Path,
     assert not (tmp_path / "answers").exists()
     monkeypatch.setenv("SPARSROOF_CACHE_DIR", str(tmp_path))
 
-    def refuses(*args: object, **kwargs: object) -> None:
-        raise OSError(28, "No space left on device")
-    import json
-    monkeypatch.setattr(json, "dump", refuses)
+    opened = os.fdopen
+
+    class Full:  # the temporary file, on a full disk
+        def __init__(self, fd: int, *args: object, **kwargs: object) -> None:
+            self._file = opened(fd, "w")
+
+        def __enter__(self) -> Full:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            self._file.close()
+
+        def write(self, text: str) -> int:
+            raise OSError(28, "No space left on device")
+    monkeypatch.setattr(os, "fdopen", Full)
     assert answers.recorded("k2", lambda: 0) == 0
     assert not list((tmp_path / "answers").glob("*")), "no answer, no half-written file"
 
