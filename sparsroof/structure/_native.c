@@ -32,7 +32,7 @@ static inline int bit_length(uint64_t x) { int n = 0; while (x) { x >>= 1; n++; 
 #endif
 
 /* bumped whenever a pass changes: the Python side refuses a stale build */
-#define KERNEL_VERSION 5
+#define KERNEL_VERSION 6
 
 
 INLINE int64_t at(const void *a, int wide, Py_ssize_t i) {
@@ -137,6 +137,127 @@ static PyObject *scatter_rows(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* The same stable grouping in two passes, for arrays larger than the caches: a direct
+ * scatter writes each entry to a random place in the whole output (a cache miss per
+ * entry), while bucket_rows writes to one of a few hundred buckets of 2^shift rows each
+ * (their write positions stay in cache), and settle_rows then groups each bucket's entries
+ * by row within the bucket, which fits in cache. */
+
+/* bucket_rows(row, col, shift, at, out, low): each entry's column to out[at[b]++] and
+ * its row's place in bucket b = row >> shift to low[...]; at holds each bucket's first
+ * free place for these entries, and is advanced */
+static PyObject *bucket_rows(PyObject *self, PyObject *args) {
+    PyObject *o[5];
+    int shift;
+    Buf b[5] = {{{0}}};
+    if (!PyArg_ParseTuple(args, "OOiOOO", &o[0], &o[1], &shift, &o[2], &o[3], &o[4]))
+        return NULL;
+    if (get(o[0], &b[0], 0, 0, "row") || get(o[1], &b[1], 0, b[0].view.itemsize, "col") ||
+        get(o[2], &b[2], 1, 8, "at") || get(o[3], &b[3], 1, b[0].view.itemsize, "out") ||
+        get(o[4], &b[4], 1, 2, "low")) {
+        release(b, 5);
+        return NULL;
+    }
+    if (shift < 0 || shift > 16 || N(b[3]) != N(b[4])) {
+        release(b, 5);
+        PyErr_SetString(PyExc_ValueError, "bucket_rows: a bad shift or output size");
+        return NULL;
+    }
+    Py_ssize_t n = N(b[0]);
+    int64_t *pos = b[2].view.buf;
+    uint16_t *low = b[4].view.buf;
+    const uint16_t mask = (uint16_t)((1u << shift) - 1u);
+    Py_BEGIN_ALLOW_THREADS
+    if (WIDE(b[0])) {
+        const int64_t *r = b[0].view.buf, *c = b[1].view.buf;
+        int64_t *out = b[3].view.buf;
+        for (Py_ssize_t e = 0; e < n; e++) {
+            int64_t q = pos[r[e] >> shift]++;
+            out[q] = c[e];
+            low[q] = (uint16_t)r[e] & mask;
+        }
+    } else {
+        const int32_t *r = b[0].view.buf, *c = b[1].view.buf;
+        int32_t *out = b[3].view.buf;
+        for (Py_ssize_t e = 0; e < n; e++) {
+            int64_t q = pos[r[e] >> shift]++;
+            out[q] = c[e];
+            low[q] = (uint16_t)r[e] & mask;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    release(b, 5);
+    Py_RETURN_NONE;
+}
+
+static void sort_row(char *c, int wide, int64_t s, int64_t n);
+
+/* settle_rows(indptr, out, low, shift, first, last, sort): the entries of buckets
+ * first..last-1, which bucket_rows left in file order, grouped by row in place (stably),
+ * each row then put in column order where sort is true */
+static PyObject *settle_rows(PyObject *self, PyObject *args) {
+    PyObject *o[3];
+    int shift, sort;
+    Py_ssize_t first, last;
+    Buf b[3] = {{{0}}};
+    if (!PyArg_ParseTuple(args, "OOOinnp", &o[0], &o[1], &o[2], &shift, &first, &last, &sort))
+        return NULL;
+    if (get(o[0], &b[0], 0, 8, "indptr") || get(o[1], &b[1], 1, 0, "out") ||
+        get(o[2], &b[2], 0, 2, "low")) {
+        release(b, 3);
+        return NULL;
+    }
+    const int64_t *indptr = b[0].view.buf;
+    Py_ssize_t rows = N(b[0]) - 1, step = (Py_ssize_t)1 << shift;
+    if (shift < 0 || shift > 16 || first < 0 || last < first ||
+        (last > 0 && (last - 1) * step >= (rows > 0 ? rows : 1)) || N(b[1]) != N(b[2]) ||
+        indptr[rows] != N(b[1])) {
+        release(b, 3);
+        PyErr_SetString(PyExc_ValueError, "settle_rows: buckets outside the matrix");
+        return NULL;
+    }
+    int64_t most = 0;  /* the largest bucket */
+    for (Py_ssize_t k = first; k < last; k++) {
+        int64_t lo = k * step, hi = lo + step < rows ? lo + step : rows;
+        if (indptr[hi] - indptr[lo] > most) most = indptr[hi] - indptr[lo];
+    }
+    int wide = WIDE(b[1]);
+    size_t size = (size_t)b[1].view.itemsize;
+    char *buf = malloc(size * (size_t)(most > 0 ? most : 1));
+    int64_t *pos = malloc(sizeof(int64_t) * (size_t)step);
+    if (!buf || !pos) {
+        free(buf);
+        free(pos);
+        release(b, 3);
+        return PyErr_NoMemory();
+    }
+    char *out = b[1].view.buf;
+    const uint16_t *low = b[2].view.buf;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t k = first; k < last; k++) {
+        int64_t lo = k * step, hi = lo + step < rows ? lo + step : rows;
+        int64_t s = indptr[lo], n = indptr[hi] - s;
+        if (hi - lo > 1) {
+            memcpy(buf, out + s * (int64_t)size, (size_t)n * size);
+            memcpy(pos, indptr + lo, sizeof(int64_t) * (size_t)(hi - lo));
+            if (wide)
+                for (int64_t e = 0; e < n; e++)
+                    ((int64_t *)out)[pos[low[s + e]]++] = ((const int64_t *)buf)[e];
+            else
+                for (int64_t e = 0; e < n; e++)
+                    ((int32_t *)out)[pos[low[s + e]]++] = ((const int32_t *)buf)[e];
+        }
+        if (sort)
+            for (int64_t i = lo; i < hi; i++)
+                sort_row(out, wide, indptr[i], indptr[i + 1] - indptr[i]);
+    }
+    Py_END_ALLOW_THREADS
+    free(buf);
+    free(pos);
+    release(b, 3);
+    Py_RETURN_NONE;
+}
+
 static int cmp32(const void *a, const void *b) {
     int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
     return (x > y) - (x < y);
@@ -163,6 +284,22 @@ static int cmp64(const void *a, const void *b) {
 INSERTION(insertion32, int32_t)
 INSERTION(insertion64, int64_t)
 
+/* the n columns from c[s] in increasing order, in place (unless they already are) */
+static void sort_row(char *c, int wide, int64_t s, int64_t n) {
+    size_t size = wide ? 8 : 4;
+    for (int64_t e = s + 1; e < s + n; e++) {
+        if (at(c, wide, e) < at(c, wide, e - 1)) {
+            if (n > SHORT_ROW)
+                qsort(c + s * (int64_t)size, (size_t)n, size, wide ? cmp64 : cmp32);
+            else if (wide)
+                insertion64((int64_t *)c + s, n);
+            else
+                insertion32((int32_t *)c + s, n);
+            return;
+        }
+    }
+}
+
 /* sort_rows(indptr, colidx): the columns of every row in increasing order, in place */
 static PyObject *sort_rows(PyObject *self, PyObject *args) {
     PyObject *o[2];
@@ -175,22 +312,9 @@ static PyObject *sort_rows(PyObject *self, PyObject *args) {
     const int64_t *indptr = b[0].view.buf;
     char *c = b[1].view.buf;
     int wide = WIDE(b[1]);
-    Py_ssize_t rows = N(b[0]) - 1, size = b[1].view.itemsize;
+    Py_ssize_t rows = N(b[0]) - 1;
     Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t i = 0; i < rows; i++) {
-        int64_t s = indptr[i], n = indptr[i + 1] - s;
-        for (int64_t e = s + 1; e < s + n; e++) {
-            if (at(c, wide, e) < at(c, wide, e - 1)) {
-                if (n > SHORT_ROW)
-                    qsort(c + s * size, (size_t)n, (size_t)size, wide ? cmp64 : cmp32);
-                else if (wide)
-                    insertion64((int64_t *)c + s, n);
-                else
-                    insertion32((int32_t *)c + s, n);
-                break;
-            }
-        }
-    }
+    for (Py_ssize_t i = 0; i < rows; i++) sort_row(c, wide, indptr[i], indptr[i + 1] - indptr[i]);
     Py_END_ALLOW_THREADS
     release(b, 2);
     Py_RETURN_NONE;
@@ -1015,6 +1139,10 @@ static PyMethodDef methods[] = {
      "count_rows(row, col, cols, indptr) -> (in row order, every row's columns sorted)"},
     {"scatter_rows", scatter_rows, METH_VARARGS,
      "scatter_rows(row, col, indptr, out): col grouped by row, stably"},
+    {"bucket_rows", bucket_rows, METH_VARARGS,
+     "bucket_rows(row, col, shift, at, out, low): entries to buckets of 2^shift rows"},
+    {"settle_rows", settle_rows, METH_VARARGS,
+     "settle_rows(indptr, out, low, shift, first, last, sort): buckets grouped by row"},
     {"sort_rows", sort_rows, METH_VARARGS, "sort_rows(indptr, colidx): sort each row in place"},
     {"sweep_panels", sweep_panels, METH_VARARGS,
      "sweep_panels(indptr, colidx, halfwidth, state, diag, scalars, tot, mx)"},

@@ -41,7 +41,7 @@ MAX_COUNT = 33
 COUNT_ROUTES = ("compiled", "native", "numba", "numpy")
 #: the version of the passes this module expects of the native build (a stale build of an
 #: older version is not used)
-_NATIVE_VERSION = 5
+_NATIVE_VERSION = 6
 #: below this many entries the native sweeps run one after the other, not on two threads
 _THREADED = 1 << 16
 #: entries from which the counting sort runs on two threads
@@ -50,6 +50,11 @@ THREADED_GROUPING = 1 << 20
 #: about twice the panel sweep, which runs with the symmetry sample and the rest of the
 #: group sweep on the calling thread)
 _GROUP_SHARE = 0.8
+#: entries from which the grouping by row takes two passes (buckets of rows, then rows)
+_BUCKETED = 1 << 20
+#: the number of buckets the two-pass grouping aims at (their write positions and the
+#: bucket being settled stay in cache)
+_BUCKETS = 512
 
 
 @dataclass(frozen=True, eq=False)
@@ -122,18 +127,19 @@ def on_two_threads(call: Callable[..., Any], here: tuple[Any, ...],
 
 
 def group_by_row(k: Any, row: np.ndarray, col: np.ndarray, rows: int, cols: int,
-                 row_counts: RowCounts | None = None
+                 row_counts: RowCounts | None = None, sort: bool = False
                  ) -> tuple[np.ndarray, np.ndarray, bool, bool]:
-    """(row pointers, the columns grouped by row in file order, whether the entries came
-    in row order, whether also in column order within each row): the stable counting
-    sort of the native passes, the caller's arrays untouched. Above
-    :data:`THREADED_GROUPING` entries each half of the entries is counted and then
+    """(row pointers, the columns grouped by row, whether the entries came in row order,
+    whether every row's columns are in increasing order): the stable counting sort of the
+    native passes, the caller's arrays untouched. The columns of each row stay in file
+    order, unless ``sort`` asks for them in increasing order where they had to be moved.
+    Above :data:`THREADED_GROUPING` entries each half of the entries is counted and then
     scattered on its own core: the second half's entries of a row go after the first
     half's, as one pass would put them (not for a hypersparse pattern, whose second count
     of every row would outweigh its entries). ``row_counts`` (the reader's count of this
     very ``row`` array) replaces the counting."""
     if row_counts is not None and row_counts.row is row:
-        return _group_counted(k, row, col, rows, row_counts)
+        return _group_counted(k, row, col, rows, row_counts, sort)
     # one count for a hypersparse pattern, a small one, or a process without a second core
     if row.size < THREADED_GROUPING or rows > row.size or not two_threads():
         indptr = np.zeros(rows + 1, np.int64)
@@ -141,7 +147,7 @@ def group_by_row(k: Any, row: np.ndarray, col: np.ndarray, rows: int, cols: int,
         grouped = col
         if not in_order:
             grouped = np.empty_like(col)
-            k.scatter_rows(row, col, indptr, grouped)
+            sorted_rows = _scatter(k, row, col, indptr, grouped, row.size, None, sort)
         return indptr, grouped, bool(in_order), bool(sorted_rows)
     from ..matrix.scan import RowCounts
 
@@ -152,17 +158,17 @@ def group_by_row(k: Any, row: np.ndarray, col: np.ndarray, rows: int, cols: int,
     # count_rows leaves each half's row pointers: their steps are the half's counts
     return _group_counted(k, row, col, rows, RowCounts(
         row, h, np.diff(first), np.diff(second), (bool(order1), bool(order2)),
-        (bool(sorted1), bool(sorted2))))
+        (bool(sorted1), bool(sorted2))), sort)
 
 
 def _group_counted(k: Any, row: np.ndarray, col: np.ndarray, rows: int,
-                   counted: RowCounts) -> tuple[np.ndarray, np.ndarray, bool, bool]:
+                   counted: RowCounts, sort: bool) -> tuple[np.ndarray, np.ndarray, bool, bool]:
     """:func:`group_by_row` from counts of the entries' rows in one or two parts (the
-    reader's, or two threads'): the parts meet at ``split``, and each part's entries are
-    scattered on its own core."""
-    h, first, second = counted.split, counted.first, counted.second
+    reader's, or two threads'), which meet at ``split``."""
+    h, second = counted.split, counted.second
+    first: np.ndarray | None = counted.first
     indptr = np.zeros(rows + 1, np.int64)
-    np.cumsum(first if second is None else first + second, out=indptr[1:])
+    np.cumsum(counted.first if second is None else counted.first + second, out=indptr[1:])
     seam = 0 < h < row.size
     in_order = all(counted.in_order) and not (seam and row[h] < row[h - 1])
     sorted_rows = in_order and all(counted.sorted) and not (
@@ -171,20 +177,68 @@ def _group_counted(k: Any, row: np.ndarray, col: np.ndarray, rows: int,
     if not in_order:
         grouped = np.empty_like(col)
         if second is None or not seam:
-            k.scatter_rows(row, col, indptr, grouped)
+            h, first = row.size, None
+        sorted_rows = _scatter(k, row, col, indptr, grouped, h, first, sort)
+    return indptr, grouped, bool(in_order), bool(sorted_rows)
+
+
+def _bucket_shift(rows: int, entries: int) -> int | None:
+    """log2 of the rows per bucket of the two-pass grouping (about :data:`_BUCKETS`
+    buckets), or None where one direct scatter serves: a small matrix, whose output stays
+    in cache, or one of so many rows that a bucket's row would not fit in 16 bits.
+
+    >>> _bucket_shift(1_000_000, 10_000_000), _bucket_shift(1_000, 10_000_000)
+    (11, 1)
+    >>> _bucket_shift(1_000_000, 100_000) is None
+    True
+    """
+    if entries < _BUCKETED:
+        return None
+    shift = max(0, (rows - 1) // _BUCKETS).bit_length()
+    return shift if shift <= 16 else None
+
+
+def _scatter(k: Any, row: np.ndarray, col: np.ndarray, indptr: np.ndarray, out: np.ndarray,
+             h: int, first: np.ndarray | None, sort: bool) -> bool:
+    """``col`` grouped by row into ``out`` (stably), the entries before ``h`` and from it
+    on their own cores where ``first`` counts the first part's entries of each row;
+    whether every row's columns are now in increasing order (only where ``sort`` asked
+    for it). A large matrix takes two passes, to buckets of rows and then within each
+    bucket (see the C passes), each split between two threads."""
+    rows = indptr.size - 1
+    shift = _bucket_shift(rows, row.size)
+    threaded = first is not None and two_threads()
+    if shift is None:
+        if not threaded:
+            k.scatter_rows(row, col, indptr, out)
         else:
             later = indptr.copy()  # where the second part's entries of each row start
             later[:-1] += first
-            on_two_threads(k.scatter_rows, (row[:h], col[:h], indptr, grouped),
-                           (row[h:], col[h:], later, grouped))
-    return indptr, grouped, bool(in_order), bool(sorted_rows)
+            on_two_threads(k.scatter_rows, (row[:h], col[:h], indptr, out),
+                           (row[h:], col[h:], later, out))
+        return False
+    low = np.empty(row.size, np.uint16)
+    starts = indptr[:-1:1 << shift].copy()  # each bucket's first entry
+    buckets = starts.size
+    if not threaded:
+        k.bucket_rows(row, col, shift, starts, out, low)
+        k.settle_rows(indptr, out, low, shift, 0, buckets, sort)
+        return sort
+    assert first is not None
+    later = starts + np.add.reduceat(first, np.arange(0, rows, 1 << shift))
+    on_two_threads(k.bucket_rows, (row[:h], col[:h], shift, starts, out, low),
+                   (row[h:], col[h:], shift, later, out, low))
+    middle = int(np.searchsorted(indptr[:-1:1 << shift], indptr[-1] // 2))
+    on_two_threads(k.settle_rows, (indptr, out, low, shift, 0, middle, sort),
+                   (indptr, out, low, shift, middle, buckets, sort))
+    return sort
 
 
 def _grouped(k: Any, row: np.ndarray, col: np.ndarray, rows: int, cols: int,
              row_counts: RowCounts | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Row pointers and the columns grouped by row, each row sorted (never reordering the
     caller's array)."""
-    indptr, colidx, _, sorted_rows = group_by_row(k, row, col, rows, cols, row_counts)
+    indptr, colidx, _, sorted_rows = group_by_row(k, row, col, rows, cols, row_counts, True)
     if not sorted_rows:
         colidx = col.copy() if colidx is col else colidx
         if colidx.size < THREADED_GROUPING or not two_threads():

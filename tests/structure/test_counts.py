@@ -175,3 +175,34 @@ def test_a_process_kept_to_one_thread_starts_none_and_measures_the_same(
         raise AssertionError("a second thread was started")
     monkeypatch.setattr(module, "on_two_threads", refused)
     assert repr(measure(m)) == repr(both)
+
+
+@settings(max_examples=60, deadline=None)
+@given(_patterns(), st.booleans(), st.booleans(), st.sampled_from([np.int32, np.int64]))
+def test_grouping_in_buckets_is_the_stable_sort_by_row(case, threaded, sort, dtype) -> None:  # type: ignore[no-untyped-def]
+    """The two-pass grouping (entries to buckets of rows, then to rows within each
+    bucket), on one or two threads, puts every row's columns where a stable sort by row
+    puts them, in file order, or in increasing order where ``sort`` asks for it."""
+    _skip_without_native()
+    from sparsroof.structure import counts as c
+
+    row, col, rows, cols = case
+    row, col = row.astype(dtype), col.astype(dtype)
+    kept = c._BUCKETED, c._BUCKETS, c.THREADED_GROUPING
+    c._BUCKETED, c._BUCKETS = 1, 4
+    c.THREADED_GROUPING = 2 if threaded else 1 << 40
+    try:
+        indptr, grouped, in_order, sorted_rows = c.group_by_row(native(), row, col, rows, cols,
+                                                                sort=sort)
+    finally:
+        c._BUCKETED, c._BUCKETS, c.THREADED_GROUPING = kept
+    order = np.argsort(row, kind="stable")
+    np.testing.assert_array_equal(indptr, np.concatenate([[0], np.cumsum(
+        np.bincount(row, minlength=rows))]))
+    assert in_order == bool(np.all(np.diff(row) >= 0))
+    expected = col[order]
+    if sort and not in_order:
+        expected = col[np.lexsort((col, row))]
+        assert sorted_rows
+    np.testing.assert_array_equal(grouped, expected)
+    assert grouped.dtype == col.dtype
