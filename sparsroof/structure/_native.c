@@ -143,6 +143,17 @@ static PyObject *scatter_rows(PyObject *self, PyObject *args) {
  * (their write positions stay in cache), and settle_rows then groups each bucket's entries
  * by row within the bucket, which fits in cache. */
 
+#define TO_BUCKETS(T)                                                                       \
+    do {                                                                                    \
+        const T *r = b[0].view.buf, *c = b[1].view.buf;                                     \
+        T *out = b[3].view.buf;                                                             \
+        for (Py_ssize_t e = 0; e < n; e++) {                                                \
+            int64_t q = pos[r[e] >> shift]++;                                               \
+            out[q] = c[e];                                                                  \
+            low[q] = (uint16_t)r[e] & mask;                                                 \
+        }                                                                                   \
+    } while (0)
+
 /* bucket_rows(row, col, shift, at, out, low): each entry's column to out[at[b]++] and
  * its row's place in bucket b = row >> shift to low[...]; at holds each bucket's first
  * free place for these entries, and is advanced */
@@ -168,23 +179,10 @@ static PyObject *bucket_rows(PyObject *self, PyObject *args) {
     uint16_t *low = b[4].view.buf;
     const uint16_t mask = (uint16_t)((1u << shift) - 1u);
     Py_BEGIN_ALLOW_THREADS
-    if (WIDE(b[0])) {
-        const int64_t *r = b[0].view.buf, *c = b[1].view.buf;
-        int64_t *out = b[3].view.buf;
-        for (Py_ssize_t e = 0; e < n; e++) {
-            int64_t q = pos[r[e] >> shift]++;
-            out[q] = c[e];
-            low[q] = (uint16_t)r[e] & mask;
-        }
-    } else {
-        const int32_t *r = b[0].view.buf, *c = b[1].view.buf;
-        int32_t *out = b[3].view.buf;
-        for (Py_ssize_t e = 0; e < n; e++) {
-            int64_t q = pos[r[e] >> shift]++;
-            out[q] = c[e];
-            low[q] = (uint16_t)r[e] & mask;
-        }
-    }
+    if (WIDE(b[0]))
+        TO_BUCKETS(int64_t);
+    else
+        TO_BUCKETS(int32_t);
     Py_END_ALLOW_THREADS
     release(b, 5);
     Py_RETURN_NONE;
