@@ -251,7 +251,11 @@ def bound(t: Traffic, spec: HwSpec, *, unit: str, precision: str, launches: int 
         charged = next(lv.name for lv, s in terms if s > 0 or lv is spec.dram)
         note = (f"the working set fits {unknown}, whose bandwidth {spec.name} does not give: "
                 f"its bytes are charged at {charged} (give the level a bandwidth)")
-    if floor_note and launches:
+    floorless = spec.kind == "gpu" and spec.launch_overhead is None and t.flops_executed
+    if floorless:  # a GPU kernel always pays a launch, but this spec cannot say how long
+        floor_note = (f"{spec.name} gives no launch floor: the bound leaves out the launch "
+                      "every run pays, so a small matrix's bound lies far below any run")
+    if floor_note and (launches or floorless):
         note = f"{note}; {floor_note}" if note else floor_note
     if launches and not t.flops_executed:  # no entries: y = 0 needs a memory set, no kernel
         launches, note = 0, "nothing to compute: no kernel need run"

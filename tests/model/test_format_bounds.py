@@ -129,3 +129,22 @@ def test_a_product_with_nothing_to_compute_has_no_launch_term() -> None:
     one = Traffic("spmv", 1, "csr", "compulsory", "fp64", "int32", 2.0, 2.0, 28.0, 8.0, 24.0)
     assert bound(one, spec, unit="simt", precision="fp64", launches=1).launch_s == \
         pytest.approx(0.97e-6)
+
+
+def test_a_gpu_spec_without_a_floor_says_its_small_bounds_leave_the_launch_out() -> None:
+    """A GPU kernel always pays a launch; a spec that cannot say how long (MI300X, C2050)
+    keeps a valid but far lower bound, and says so. A CPU spec without a floor (no launch
+    to pay) and a product with nothing to compute get no such note."""
+    from sparsroof.model.bound import bound
+    from sparsroof.model.traffic import Traffic
+
+    one = Traffic("spmv", 1, "csr", "compulsory", "fp64", "int32", 2.0, 2.0, 28.0, 8.0, 24.0)
+    for name in ("mi300x", "c2050"):
+        b = bound(one, load_spec(name), unit="simt", precision="fp64")
+        assert b.launch_s == 0 and f"{name} gives no launch floor" in b.note
+    for name in ("h100-sxm", "epyc-7763"):
+        assert "launch floor" not in bound(one, load_spec(name), unit="simt",
+                                           precision="fp64").note
+    empty = replace(one, flops_useful=0.0, flops_executed=0.0)
+    assert "launch floor" not in bound(empty, load_spec("mi300x"), unit="simt",
+                                       precision="fp64").note

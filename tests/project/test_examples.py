@@ -55,7 +55,7 @@ LEFT_OUT = (
     (r"sparsroof calibrate ", "calibrating takes minutes; a made-up calibration stands in"),
     (r"--scheduler", "needs a Dask cluster"),
     (r"--backend cusparse|--device cuda|bench/gpu_check", "needs a GPU with CuPy"),
-    (r'^pip install "?sparsroof\[gpu\]', "installs the GPU extra"),
+    (r'^pip install "?(sparsroof|\.)\[gpu\]', "installs the GPU extra"),
     (r"pip download", "downloads wheels"),
     (r"CORPUS", "names a corpus of matrices outside the repository"),
 )
