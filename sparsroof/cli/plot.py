@@ -67,9 +67,10 @@ def _results(kind: str, results: str | None, measured: str | None, out: str, hw:
              size: str | None, dpi: int) -> None:
     if not results and not measured:
         raise click.UsageError("give RESULTS, --measured RUNS, or both")
-    if results and _whatif_layers(kind, results, measured, out, size, dpi):
-        return
     chosen = load_spec(hw) if hw else None
+    if results and _whatif_layers(kind, results, measured, out, size, dpi,
+                                  chosen.name if chosen else None):
+        return
     points, spec_name = (read_results(results, chosen.name if chosen else None) if results
                          else ([], None))
     runs = read_measured(measured, hw=hw or spec_name or "a100") if measured else []
@@ -81,7 +82,7 @@ def _results(kind: str, results: str | None, measured: str | None, out: str, hw:
 
 
 def _whatif_layers(kind: str, results: str, measured: str | None, out: str, size: str | None,
-                   dpi: int) -> bool:
+                   dpi: int, spec: str | None) -> bool:
     """Draw a whatif study's layers (dense and sparse kernels) on their roofline; False
     when ``results`` is not the JSON of 'sparsroof whatif'."""
     from ..plot import plot_whatif_layers, whatif_document
@@ -92,7 +93,8 @@ def _whatif_layers(kind: str, results: str, measured: str | None, out: str, size
     if kind != "roofline" or measured:
         raise OptionError(f"{results}: a whatif study is drawn by 'plot roofline' alone, "
                           "without --measured")
-    echo_written(plot_whatif_layers(results, out, size=size_of(size), dpi=dpi, doc=doc))
+    echo_written(plot_whatif_layers(results, out, size=size_of(size), dpi=dpi, doc=doc,
+                                    spec=spec))
     return True
 
 
@@ -110,8 +112,9 @@ def _results_command(kind: str, summary: str) -> Any:
     @click.option("--measured", default=None, metavar="RUNS",
                   help="Measured runs to draw beside their bound.")
     @_OUT
-    @hw_option(default=None, help="Hardware spec for the ceilings [default: the one the "
-               "results or the runs name].")
+    @hw_option(default=None, help="Spec of the ceilings: the one the results were bounded "
+               "on (of results of several specs, the one drawn); runs alone are judged on it "
+               "[default: the one the results or the runs name].")
     @SIZE_OPTION
     @DPI_OPTION
     def run(results: str | None, measured: str | None, out: str, hw: str | None,

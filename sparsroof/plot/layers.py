@@ -286,10 +286,14 @@ def shift_summary(points: Sequence[LayerPoint]) -> str:
 
 def plot_whatif_layers(results: str | Path, path: str | Path, *,
                        size: tuple[float, float] | None = None, dpi: int = 150,
-                       doc: dict[str, Any] | None = None) -> Path:
-    """Draw the layer roofline of a saved whatif JSON document and write ``path``."""
+                       doc: dict[str, Any] | None = None, spec: str | None = None) -> Path:
+    """Draw the layer roofline of a saved whatif JSON document and write ``path``;
+    ``spec`` (a spec's name), where given, must be the one the study was bounded on."""
+    from .points import other_spec
     from .style import figure_format, save
 
     figure_format(path)
-    points, _spec = read_whatif_layers(results, doc)
+    points, bounded_on = read_whatif_layers(results, doc)
+    if spec and bounded_on and spec != bounded_on:
+        raise other_spec(str(results), bounded_on, spec)
     return save(layer_roofline_figure(points, size=size or (8.0, 5.5), dpi=dpi), path)

@@ -170,11 +170,20 @@ def _of_one_spec(source: str, pairs: list[tuple[RoofPoint, str]], spec: str | No
     """The points of the one spec the results hold, or of ``spec`` among several."""
     specs = sorted({s for _, s in pairs if s})
     if len(specs) <= 1:
+        if spec and specs and spec != specs[0]:
+            raise other_spec(source, specs[0], spec)
         return [p for p, _ in pairs], (specs[0] if specs else None)
     if spec not in specs:
         raise FigureError(f"{source}: results of {len(specs)} specs ({', '.join(specs)}): "
                           "pass --hw with one of them to draw its results")
     return [p for p, s in pairs if s == spec], spec
+
+
+def other_spec(source: str, bounded_on: str, asked: str) -> FigureError:
+    """The error of results bounded on one spec drawn under another's ceilings: their
+    points would sit where that spec's bounds do not put them."""
+    return FigureError(f"{source}: the results are bounds on {bounded_on}, not {asked}: "
+                       f"drop --hw, or compute them again with --hw {asked}")
 
 
 def read_distributed(path: str | Path) -> list[tuple[str, str, list[RankBound]]]:

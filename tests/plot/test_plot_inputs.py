@@ -183,3 +183,25 @@ def test_a_bad_figure_size_is_a_usage_error(tmp_path: Path) -> None:
     assert out.returncode == 2
     assert out.stderr.strip() == ("sparsroof: error: --size '12by5': expected WIDTHxHEIGHT "
                                   "in inches, e.g. 8x5")
+
+
+def test_results_are_drawn_only_under_the_spec_they_were_bounded_on(tmp_path: Path) -> None:
+    """--hw names the ceilings; results bounded on another spec would sit under roofs that
+    are not theirs (their launch ceiling, their peaks), so the plot refuses in one line.
+    The same spec, named by an alias, draws."""
+    doc = run("analyze", "data/lap2d_64.mtx", "--hw", "a100", "-O", "json")
+    assert doc.returncode == 0, doc.stderr
+    results = tmp_path / "a100.json"
+    results.write_text(doc.stdout)
+    study = run("whatif", "swin_tiny", "--hw", "a100", "-O", "json")
+    assert study.returncode == 0, study.stderr
+    layers = tmp_path / "layers.json"
+    layers.write_text(study.stdout)
+    for kind, source in (("roofline", results), ("reuse", results), ("roofline", layers)):
+        out = run("plot", kind, str(source), "--hw", "h100-sxm", "-o", str(tmp_path / "x.png"))
+        assert out.returncode == 1 and out.stderr.count("\n") == 1, out.stderr
+        assert out.stderr == (f"sparsroof: error: {source}: the results are bounds on "
+                              "a100-80gb, not h100-sxm: drop --hw, or compute them again "
+                              "with --hw h100-sxm\n")
+        out = run("plot", kind, str(source), "--hw", "a100", "-o", str(tmp_path / "x.png"))
+        assert out.returncode == 0, out.stderr
