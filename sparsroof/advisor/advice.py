@@ -236,7 +236,7 @@ def advise(m: Matrix, prices: Prices, *, size: int, s_v: int = 8, s_i: int = 4,
     single: dict[str, tuple[float, float]] = {}
     for f in names:
         single[f] = _priced(st, [(0, n - 1, f)], at, s_v, s_i, xpr)[0][0]
-    best = min(names, key=lambda f: single[f][0])
+    best = min(names, key=lambda f: single[f])  # on a tie (a launch floor), fewer bytes
     w, parts, seen = single[best][1], [(0, n - 1, best)], []
     for _ in range(SEARCH_ROUNDS):
         found, _ = partition(st, at(w), s_v, s_i, limit, xpr)

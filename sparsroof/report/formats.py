@@ -65,28 +65,40 @@ def _measured(run: Any) -> float | None:
 
 def run_report(spec: str, advice: Advice, runs: dict[str, Any], same_device: bool
                ) -> list[Any]:
-    """The advised partition and each single format, predicted on ``spec`` and measured
-    here (``runs``: :func:`sparsroof.host.partitioned.measure_answers`), and the gains."""
+    """The advised partition and each single format, priced on ``spec`` as the advisor
+    prices them (the bytes the paper's kernels read, so ELL and HYB with their padding:
+    above their SoL in the table before) and measured here (``runs``:
+    :func:`sparsroof.host.partitioned.measure_answers`), and the gains. A partition that
+    is one format for the whole matrix is that format's run: one row, no gain."""
     a = advice
     names = [b.storage for b in a.blocks]
+    alone = next((k for k, r in runs.items() if k != "partition" and r is runs["partition"]),
+                 None)
     label = "partition" if len(a.blocks) > 1 else f"partition ({names[0]})"
     predicted = {"partition": a.total_s} | a.single_s
     rows = []
     for key, run in runs.items():
+        if key == alone:
+            continue
         t = _measured(run)
         rows.append([label if key == "partition" else key, si(predicted[key], "s"),
                      si(t, "s") if t is not None else "-",
                      f"{run.error:.0e}" if t is not None else f"not run: {run}"])
-    table = fitted_table(("answer", "predicted", "measured", "y vs scipy"), rows,
+    table = fitted_table(("answer", "priced", "measured", "y vs scipy"), rows,
                          left=("answer", "y vs scipy"),
-                         title=f"measured here (fastest run), predicted on {spec}")
+                         title=f"measured here (fastest run), priced on {spec}")
     lines = [table]
     part = _measured(runs["partition"])
     timed = {k: t for k, r in runs.items() if k != "partition" and (t := _measured(r))}
-    if part and timed:
+    if alone is not None:
+        lines.append(f"the partition is {alone} for the whole matrix: one kernel, no gain "
+                     "to measure")
+    elif part and timed:
         best = min(timed, key=lambda k: timed[k])
         lines.append(f"measured gain {timed[best] / part:.3f}x over the fastest single format "
                      f"here ({best}); predicted {a.gain:.3f}x over {a.best_single}")
+    lines.append("priced as the partition above is (ELL and HYB with their padding), "
+                 "not by the SoL column")
     if not same_device:
         lines.append(f"the predictions are for {spec}, another device than this host: "
                      "compare the gains, not the times")

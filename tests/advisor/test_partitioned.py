@@ -96,3 +96,26 @@ def test_a_spec_of_another_device_is_said() -> None:
     assert out.exit_code in (0, 3), out.output
     notes = [line for line in out.stderr.splitlines() if "another device" in line]
     assert len(notes) == 1 and notes[0].startswith("sparsroof: note: a100-80gb is a spec")
+
+
+def test_a_partition_of_one_format_is_that_format_timed_once() -> None:
+    """On the A100 every format of the small Laplacian sits at the launch floor: the tie
+    goes to the format that moves the fewest bytes (DIA), the advice is DIA for the whole
+    matrix, and --run times that kernel once: the partition's run is DIA's, with no gain
+    to report (two timings of one kernel differ only by noise)."""
+    out = CliRunner().invoke(cli, ["formats", "data/lap2d_64.mtx", "--hw", "a100", "--run",
+                                   "-O", "json", "--no-cache"])
+    assert out.exit_code == 0, out.output
+    doc = json.loads(out.stdout)
+    single = doc["partition"]["single_s"]
+    assert [b["storage"] for b in doc["partition"]["blocks"]] == ["dia"]
+    assert single["dia"] == min(single.values()) == single["csr"]  # a tie at the floor
+    assert doc["measured"]["partition"] == doc["measured"]["dia"]
+    assert out.stderr.count("the partition,") == 0 and "dia for the whole matrix" in out.stderr
+    table = CliRunner().invoke(cli, ["formats", "data/lap2d_64.mtx", "--hw", "a100", "--run",
+                                     "--no-cache"], env={"COLUMNS": "80"})
+    assert table.exit_code == 0, table.output
+    assert "measured gain" not in table.stdout
+    assert "the partition is dia for the whole matrix: one kernel, no gain" in table.stdout
+    measured = table.stdout.split("measured here")[1].splitlines()
+    assert sum(line.startswith(("partition (dia)", "dia ")) for line in measured) == 1
