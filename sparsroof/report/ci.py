@@ -36,7 +36,9 @@ __all__ = [
     "baseline_json",
 ]
 
-_HEADERS = ("check", "matrix", "d", "metric", "value", "limit", "margin", "status", "note")
+#: status beside the metric, so that a table folded to fit the terminal keeps it in every
+#: part
+_HEADERS = ("check", "matrix", "d", "metric", "status", "value", "limit", "margin", "note")
 
 
 def format_value(unit: str, value: float | str) -> str:
@@ -93,9 +95,9 @@ def message(o: Outcome) -> str:
 def cells(o: Outcome) -> tuple[str, ...]:
     """The table cells of one outcome, in the order of the headers."""
     unit = METRICS[o.key].unit
-    return (o.check, o.matrix, str(o.width), METRICS[o.key].label,
+    return (o.check, o.matrix, str(o.width), METRICS[o.key].label, o.status.upper(),
             format_value(unit, o.value), format_value(unit, o.limit),
-            format_margin(o.margin), o.status.upper(), _note(o))
+            format_margin(o.margin), _note(o))
 
 
 def check_counts(report: CheckReport) -> tuple[int, int]:
