@@ -55,7 +55,7 @@ _GAP = 2
 #: word folds, since no terminal of 80 columns beside a key column could hold it.
 _PROSE_WORD = 60
 #: short identifying columns a table repeats in every column group, beside its text keys
-_KEY_NUMBERS = ("d", "x", "n", "row", "P")
+_KEY_NUMBERS = ("d", "x", "n", "row", "P", "sparsity")
 
 
 def _stack(header: str, width: int) -> str:

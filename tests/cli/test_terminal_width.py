@@ -88,6 +88,23 @@ def test_a_table_too_wide_folds_into_column_groups() -> None:
     assert len(headers) >= 2
 
 
+@pytest.mark.parametrize(("args", "keys"), [
+    (("check", "examples/budgets.yaml"), "check  matrix  d  metric  status"),
+    (("whatif", "swin_tiny", "--pattern", "unstructured,block4,2:4"),
+     "pattern  sparsity  kernel / unit"),
+])
+def test_every_part_of_a_folded_table_names_its_rows(args: tuple[str, ...],
+                                                      keys: str) -> None:
+    """Each part of a folded table repeats the columns that say what a row is: a budget
+    check's status stays with its metric, and a study's rows keep their sparsity."""
+    text = _run(args, 80)
+    parts = text.count("columns ")
+    heads = [" ".join(line.split()) for line in text.splitlines()
+             if line.split()[:1] == keys.split()[:1]]
+    assert parts >= 2 and len(heads) == parts, text
+    assert all(h.startswith(" ".join(keys.split())) for h in heads), heads
+
+
 def test_piped_output_keeps_its_full_width() -> None:
     """Without a terminal and without COLUMNS, a table keeps its natural width, so a file
     of results has one line per row."""
