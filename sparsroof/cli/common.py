@@ -160,7 +160,7 @@ CACHE_OPTION = click.option(
 )
 WIDE_OPTION = click.option(
     "--wide", is_flag=True,
-    help="Table output: every column (the default columns fit 100 terminal columns).",
+    help="Table output: every column (the default ones are the numbers most read).",
 )
 
 

@@ -3,8 +3,9 @@
 Text columns (names, labels) may wrap at spaces, never inside a word; number columns never
 wrap, and are never narrower than their widest cell, so a squeezed table wraps its words
 instead of printing ``…`` inside a figure or a name. A table too wide for the terminal, even
-so, folds into column groups rather than overflowing. Each table has a default set of
-columns chosen to fit 100 columns and shows every column with ``wide``.
+so, folds into column groups rather than overflowing; a column marked spare is left out
+instead (and the caption says so) where that alone spares the fold. Each table has a
+default set of columns and shows every column with ``wide``.
 """
 
 from __future__ import annotations
@@ -86,8 +87,9 @@ class FittedTable:
     def __init__(self, headers: Sequence[str], rows: Sequence[Sequence[str]], *,
                  left: Collection[str], title: str | None, caption: str | None,
                  keep: Sequence[int], sections: Collection[int],
-                 prose: Collection[str] = ()) -> None:
+                 prose: Collection[str] = (), spare: Collection[str] = ()) -> None:
         self.headers, self.rows, self.left = list(headers), [list(r) for r in rows], left
+        self.spare = [i for i in keep if headers[i] in spare]
         self.title, self.caption = title, caption
         self.keep, self.sections, self.prose = list(keep), set(sections), set(prose)
         self.natural: dict[int, int] = {}
@@ -109,31 +111,33 @@ class FittedTable:
                 self.least[i] = self.natural[i]
                 self.stacked[i] = max(widest, longest_word, 1)
 
-    def _keys(self) -> list[int]:
+    def _keys(self, keep: Sequence[int]) -> list[int]:
         keys = []
-        for i in self.keep:
+        for i in keep:
             if self.headers[i] not in self.left and self.headers[i] not in _KEY_NUMBERS:
                 break
             keys.append(i)
-        return keys[: max(1, len(self.keep) - 1)]
+        return keys[: max(1, len(keep) - 1)]
 
     @staticmethod
     def _span(widths: dict[int, int], columns: Sequence[int]) -> int:
         return sum(widths[i] for i in columns) + _GAP * (len(columns) - 1)
 
-    def groups(self, width: int) -> list[list[int]]:
-        """The kept columns in groups that fit ``width`` (one group when all fit).
+    def groups(self, width: int, keep: Sequence[int] | None = None) -> list[list[int]]:
+        """The columns ``keep`` (by default the kept ones) in groups that fit ``width``
+        (one group when all fit).
 
         >>> t = FittedTable(["name", "a", "b"], [["x y", "1234", "5678"]], left={"name"},
         ...                 title=None, caption=None, keep=[0, 1, 2], sections=())
         >>> t.groups(80), t.groups(10)
         ([[0, 1, 2]], [[0, 1], [0, 2]])
         """
-        if self._span(self.stacked, self.keep) <= width:
-            return [self.keep]
-        keys = self._keys()
+        keep = self.keep if keep is None else keep
+        if self._span(self.stacked, keep) <= width:
+            return [list(keep)]
+        keys = self._keys(keep)
         groups: list[list[int]] = []
-        for i in (i for i in self.keep if i not in keys):
+        for i in (i for i in keep if i not in keys):
             if groups and self._span(self.stacked, [*groups[-1], i]) <= width:
                 groups[-1].append(i)
             else:
@@ -182,10 +186,32 @@ class FittedTable:
             table.add_row(*(row[i] for i in columns))
         return table
 
+    def spared(self, width: int) -> list[int]:
+        """The spare columns to leave out at ``width``: all of them where that keeps the
+        table in one group and it would fold otherwise, else none.
+
+        >>> t = FittedTable(["name", "a", "b"], [["x y", "1234", "5678"]], left={"name"},
+        ...                 title=None, caption=None, keep=[0, 1, 2], sections=(),
+        ...                 spare={"b"})
+        >>> t.spared(80), t.spared(10), t.spared(4)
+        ([], [2], [])
+        """
+        if not self.spare or len(self.groups(width)) == 1:
+            return []
+        rest = [i for i in self.keep if i not in self.spare]
+        return self.spare if self._span(self.stacked, rest) <= width else []
+
     def __rich_console__(self, console: Any, options: Any) -> Any:
         width = options.max_width
-        groups = self.groups(width)
-        keys = self._keys()
+        spared = self.spared(width)
+        keep = [i for i in self.keep if i not in spared]
+        caption = self.caption
+        if spared:
+            left_out = ", ".join(self.headers[i] for i in spared)
+            caption = ((caption + "\n") if caption else "") + (
+                f"left out to fit {width} columns: {left_out} (a wider terminal shows it)")
+        groups = self.groups(width, keep)
+        keys = self._keys(keep)
         for k, columns in enumerate(groups):
             title = self.title if k == 0 else None
             if len(groups) > 1:
@@ -193,21 +219,24 @@ class FittedTable:
                     f"columns {k + 1} of {len(groups)}: "
                     f"{', '.join(self.headers[i] for i in columns if i not in keys)}")
             yield self._table(columns, width, title,
-                              self.caption if k == len(groups) - 1 else None)
+                              caption if k == len(groups) - 1 else None)
 
 
 def fitted_table(headers: Sequence[str], rows: Sequence[Sequence[str]], *,
                  left: Collection[str] = (), title: str | None = None,
                  caption: str | None = None, keep: Sequence[int] | None = None,
-                 sections: Collection[int] = (), prose: Collection[str] = ()) -> Any:
+                 sections: Collection[int] = (), prose: Collection[str] = (),
+                 spare: Collection[str] = ()) -> Any:
     """A table of the columns at positions ``keep`` (all by default) that fits the console
     it is printed in (:class:`FittedTable`).
 
     Columns named in ``left`` are text, left-justified and wrapped at spaces when space
     runs out; the others are numbers, right-justified, never wrapped and at least as wide
     as their widest cell. A rule is drawn before each row index in ``sections``. Columns
-    named in ``prose`` are free text (sources, notes) whose long words may fold.
+    named in ``prose`` are free text (sources, notes) whose long words may fold. Columns
+    named in ``spare`` are left out, with a line in the caption, where that alone keeps
+    the table from folding.
     """
     keep = list(range(len(headers))) if keep is None else list(keep)
     return FittedTable(headers, rows, left=left, title=title, caption=caption, keep=keep,
-                       sections=sections, prose=prose)
+                       sections=sections, prose=prose, spare=spare)
