@@ -97,10 +97,12 @@ def command(matrices: tuple[str, ...], hw: tuple[str, ...], kernel: str, widths:
     Examples:
       sparsroof analyze data/lap2d_64.mtx --hw a100
       sparsroof analyze data/*.mtx --kernel spmm --d 1,4,16,64 -O json
-      sparsroof analyze data/lap2d_64.mtx --model all --storage all --kernel spmm --d 16 --wide
-      sparsroof analyze data/lap2d_64.mtx --hw a100,h100-sxm,mi300x
-      sparsroof analyze data/lap2d_64.mtx --hw clx-ridgeline --dtype fp32 --kernel spmm \\
-          --d 16 --ranks 1,2,4,8 --plot ridge.png --plot-kind ridgeline
+      sparsroof analyze data/lap2d_64.mtx --model all --storage all \\
+          --kernel spmm --d 16 --wide
+      sparsroof analyze data/lap2d_64.mtx --hw a100,h100-sxm,mi250x-gcd
+      sparsroof analyze data/lap2d_64.mtx --hw clx-ridgeline --dtype fp32 \\
+          --kernel spmm --d 16 --ranks 1,2,4,8 \\
+          --plot ridge.png --plot-kind ridgeline
       sparsroof analyze data/lap2d_64.mtx --hw c2050 --reorder rcm,degree
     """
     limit = memory_limit(max_memory)

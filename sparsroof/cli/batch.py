@@ -121,7 +121,8 @@ def command(paths: tuple[str, ...], hw: tuple[str, ...], kernel: str,
     \b
     Examples:
       sparsroof batch data --hw a100 --hw v100 --store results.db
-      sparsroof batch data --store results.db --max-nnz 1000000 --name 'lap*' --dry-run
+      sparsroof batch data --store results.db --max-nnz 1000000 \\
+          --name 'lap*' --dry-run
       sparsroof batch data --kernel spmm --d 1,16 --export results.csv
     """
     specs = [load_spec(h) for h in hw]

@@ -75,9 +75,12 @@ def command(matrix: str, hw: str, kernel: str, widths: tuple[str, ...], dtype: s
     \b
     Examples:
       sparsroof bench data/lap2d_64.mtx --hw myhost.yaml
-      sparsroof bench data/lap2d_64.mtx --hw myhost.yaml --kernel spmm --d 1,16 --storage csr,bsr
-      sparsroof bench data/lap2d_64.mtx --hw myhost.yaml --calibration calibration.json
-      sparsroof bench data/lap2d_64.mtx --hw h100-sxm --backend cusparse --timing graph
+      sparsroof bench data/lap2d_64.mtx --hw myhost.yaml --kernel spmm \\
+          --d 1,16 --storage csr,bsr
+      sparsroof bench data/lap2d_64.mtx --hw myhost.yaml \\
+          --calibration calibration.json
+      sparsroof bench data/lap2d_64.mtx --hw h100-sxm --backend cusparse \\
+          --timing graph
     """
     choices = GPU_FORMATS if backend == "cusparse" else KERNEL_FORMATS
     formats = comma_list(storages + old_formats, choices) or choices

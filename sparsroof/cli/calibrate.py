@@ -33,7 +33,8 @@ def command(hw: str, output_file: str, dtype: str, rounds: int) -> int:
     Example:
       sparsroof hw probe -o myhost.yaml
       sparsroof calibrate --hw myhost.yaml -o calibration.json
-      sparsroof formats data/lap2d_64.mtx --hw myhost.yaml --calibration calibration.json
+      sparsroof formats data/lap2d_64.mtx --hw myhost.yaml \\
+          --calibration calibration.json
     """
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn

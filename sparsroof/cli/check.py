@@ -58,8 +58,10 @@ def command(budget: str, measured: str | None, baseline: str | None, tolerance: 
     \b
     Examples:
       sparsroof check examples/budgets.yaml
-      sparsroof check examples/budgets.yaml --junit report.xml --write-baseline base.json
-      sparsroof check examples/budgets.yaml --baseline base.json --tolerance 5%
+      sparsroof check examples/budgets.yaml --junit report.xml \\
+          --write-baseline base.json
+      sparsroof check examples/budgets.yaml --baseline base.json \\
+          --tolerance 5%
       sparsroof check examples/budgets.yaml -O json | jq '.counts'
     """
     as_json = output == "json" or old_json

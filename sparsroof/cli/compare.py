@@ -78,8 +78,8 @@ def command(runs_file: str, hw: str, kernel: str, width: int, dtype: str, time_u
     Examples:
       sparsroof compare measured.csv --hw v100-sxm2
       sparsroof compare bench.json -O json
-      sparsroof compare ginkgo-spmv.json --hw a100 --time-unit ns --timing sync \
-          --matrix-dir data
+      sparsroof compare ginkgo-spmv.json --hw a100 --time-unit ns \\
+          --timing sync --matrix-dir data
       sparsroof compare measured.csv --hw v100-sxm2 --plot measured.png
       sparsroof compare bench.json --calibration calibration.json
     """

@@ -56,7 +56,8 @@ def command(matrix: str, hw: str, calibration_file: str | None, max_block: int |
     \b
     Examples:
       sparsroof formats data/lap2d_64.mtx --hw a100
-      sparsroof formats data/lap2d_64.mtx --hw myhost.yaml --calibration calibration.json
+      sparsroof formats data/lap2d_64.mtx --hw myhost.yaml \\
+          --calibration calibration.json
       sparsroof formats data/lap2d_64.mtx --hw a100 --reorder rcm
       sparsroof formats data/lap2d_64.mtx --hw a100 --run
     """

@@ -45,7 +45,8 @@ def command() -> None:
       sparsroof plot sparsity-roofline points.csv -o sparsity.svg
       sparsroof whatif swin_tiny --accuracy acc.csv --points swin.csv
       sparsroof plot accuracy swin.csv -o accuracy.png
-      sparsroof analyze data/*.mtx --kernel spmm --d 1,4,16,64 --model all -O json > models.json
+      sparsroof analyze data/*.mtx --kernel spmm --d 1,4,16,64 \\
+          --model all -O json > models.json
       sparsroof plot reuse models.json -o reuse.png
       sparsroof analyze data/lap2d_64.mtx --hw clx-ridgeline --dtype fp32 \\
           --kernel spmm --d 16 --ranks 1,2,4,8,16 --output json > ranks.json
@@ -138,8 +139,9 @@ command.add_command(_results_command(
 @click.option("--measured", default=None, metavar="RUNS",
               help="Measured runs to draw on the lines (as for 'plot roofline').")
 @click.option("--at", "at", type=click.Choice(["class", *MODELS]), default="class",
-              show_default=True, help="The model whose line each run is drawn on ('class': "
-              "each matrix's class model).")
+              show_default=True, metavar="MODEL",
+              help=f"The model whose line each run is drawn on: class (each matrix's class "
+              f"model), {', '.join(MODELS)}.")
 @click.option("--storage", default=None, metavar="NAME",
               help="Storage format drawn [default: the first of the results].")
 @_OUT
@@ -159,10 +161,12 @@ def reuse(results: str, measured: str | None, at: str, storage: str | None, out:
 
     \b
     Examples:
-      sparsroof analyze data/*.mtx --kernel spmm --d 1,4,16,64 --model all -O json > models.json
+      sparsroof analyze data/*.mtx --kernel spmm --d 1,4,16,64 \\
+          --model all -O json > models.json
       sparsroof plot reuse models.json -o reuse.png
       sparsroof analyze data/lap2d_64.mtx --model all -O json > spmv.json
-      sparsroof plot reuse spmv.json --measured measured.csv --at compulsory -o reuse.png
+      sparsroof plot reuse spmv.json --measured measured.csv \\
+          --at compulsory -o reuse.png
     """
     from ..plot.reuse import reuse_figure, reuse_storage
 

@@ -101,14 +101,16 @@ def command(model: str | None, hw: str, patterns: tuple[str, ...], sparsities: t
 
     \b
     Examples:
-      sparsroof whatif swin_tiny --hw a100 --pattern unstructured,block2,block4,block16
-      sparsroof whatif swin_tiny --hw a100 --pattern 2:16 --launches 0   # launch-free
+      sparsroof whatif swin_tiny --hw a100 \\
+          --pattern unstructured,block2,block4,block16
+      sparsroof whatif swin_tiny --hw a100 --pattern 2:16 \\
+          --launches 0   # launch-free
       sparsroof whatif convnext_tiny --pattern 2:4,1:4,2:8,2:16 --nm-native
       sparsroof whatif resnet50 --batch 32 -O csv > resnet50.csv
       sparsroof whatif swin_tiny --accuracy acc.csv --plot swin.png
       sparsroof whatif deit_small --measured layer-times.csv
-      sparsroof whatif --mlp 4096,4096,16384 --ranks 2,4,8,16,32,64 --hw clx-ridgeline \\
-          --dtype fp32 --plot mlp-ridge.png
+      sparsroof whatif --mlp 4096,4096,16384 --ranks 2,4,8,16,32,64 \\
+          --hw clx-ridgeline --dtype fp32 --plot mlp-ridge.png
     """
     if mlp:
         _refuse_given(_NETWORK_ONLY, "--mlp studies one dense MLP layer")

@@ -127,3 +127,33 @@ def test_piped_output_keeps_its_full_width() -> None:
     assert "columns 1 of" not in out.stdout
     assert any(len(line) > 150 for line in out.stdout.splitlines())
 
+
+
+def _command_paths(group: object, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    """Every command under ``group`` (the lazy group's too), as its words."""
+    import click
+
+    paths = [prefix]
+    if isinstance(group, click.Group):
+        ctx = click.Context(group)
+        for name in group.list_commands(ctx):
+            paths += _command_paths(group.get_command(ctx, name), (*prefix, name))
+    return paths
+
+
+def test_every_help_fits_80_columns() -> None:
+    """Every --help, its examples included, fits an 80-column terminal: a long example
+    goes on over lines that end with a backslash, as a shell reads them."""
+    from click.testing import CliRunner
+
+    from sparsroof.cli import cli
+
+    wide, paths = [], _command_paths(cli)
+    assert len(paths) > 20 and ("plot", "reuse") in paths, paths
+    for path in paths:
+        out = CliRunner().invoke(cli, [*path, "--help"], env={"COLUMNS": "80"},
+                                 terminal_width=80)
+        assert out.exit_code == 0, (path, out.output)
+        wide += [f"{' '.join(path)}: {line}" for line in out.output.splitlines()
+                 if len(line) > 80]
+    assert not wide, "\n".join(wide)
