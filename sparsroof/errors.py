@@ -27,6 +27,7 @@ __all__ = [
     "ExportError",
     "FigureError",
     "GpuError",
+    "unknown_choice",
 ]
 
 
@@ -127,6 +128,22 @@ class OptionError(SparsroofError):
     """A combination of options that cannot work (reported as a usage error)."""
 
     exit_code = 2
+
+
+def unknown_choice(part: str, choices: list[str] | tuple[str, ...], where: str = ""
+                   ) -> OptionError:
+    """The error of a value not among ``choices``: the closest one named where a slip of
+    the keyboard explains it, and every choice.
+
+    >>> str(unknown_choice("cssr", ("csr", "coo", "all")))
+    "unknown choice 'cssr'; did you mean 'csr'? (choose from csr, coo, all)"
+    """
+    import difflib
+
+    close = difflib.get_close_matches(part, list(choices), n=1, cutoff=0.6)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    return OptionError(f"{where}unknown choice {part!r}{hint} (choose from "
+                       f"{', '.join(choices)})")
 
 
 class UnitError(ValueError):

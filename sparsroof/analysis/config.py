@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
-from ..errors import OptionError
+from ..errors import OptionError, unknown_choice
 from ..hardware.spec import UNITS
 from ..model.timing import DEFAULT_TIMING, check_timing
 from ..model.traffic import INDEX_BYTES, KERNELS, MODELS, STORAGES, VALUE_BYTES
@@ -159,9 +159,8 @@ def _names(values: Sequence[str], table: Sequence[str], extra: Sequence[str] = (
                 names.extend(table)
             elif part:
                 if part not in table and part not in extra:
-                    where = f"{{opt:{option}}}: " if option else ""
-                    raise OptionError(f"{where}unknown choice {part!r} (choose from "
-                                      f"{', '.join([*extra, *table, 'all'])})")
+                    raise unknown_choice(part, [*extra, *table, "all"],
+                                         f"{{opt:{option}}}: " if option else "")
                 names.append(part)
     return tuple(dict.fromkeys(names))
 

@@ -170,7 +170,7 @@ def comma_list(values: tuple[str, ...], choices: tuple[str, ...]) -> tuple[str, 
     >>> comma_list(("csr,coo", "csr"), ("csr", "coo", "dia")), comma_list(("all",), ("a", "b"))
     (('csr', 'coo'), ('a', 'b'))
     """
-    from ..errors import OptionError
+    from ..errors import unknown_choice
 
     names: list[str] = []
     for part in (p.strip() for value in values for p in value.split(",")):
@@ -178,8 +178,7 @@ def comma_list(values: tuple[str, ...], choices: tuple[str, ...]) -> tuple[str, 
             names += choices
         elif part:
             if part not in choices:
-                raise OptionError(f"unknown choice {part!r} (choose from "
-                                  f"{', '.join([*choices, 'all'])})")
+                raise unknown_choice(part, [*choices, "all"])
             names.append(part)
     return tuple(dict.fromkeys(names))
 
