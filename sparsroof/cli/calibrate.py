@@ -62,10 +62,14 @@ def command(hw: str, output_file: str, dtype: str, rounds: int) -> int:
 
         rates = roof_rates(measure_roofs(spec, say))
         spec = with_roofs(spec, rates, "measured by sparsroof calibrate")
-        start = time.perf_counter()
+        first: list[float] = []  # when the first step ended: it pays the start-up (the
+        # kernels' compilation), so the pace is that of the steps after it
 
         def step(i: int, n: int, name: str) -> None:
-            left = time_left(time.perf_counter() - start, i, n)
+            now = time.perf_counter()
+            if i <= 1 or not first:
+                first[:] = [now]
+            left = time_left(now - first[0], i - 1, n - 1)
             bar.update(task, total=n, completed=i, description=name, left=left)
             if not console.is_terminal:
                 click.echo(f"calibrate: [{i}/{n}] {name}, {left}", err=True)
