@@ -124,7 +124,10 @@ _TEXT = ("hw", "format", "model", "roof", "bound")
 
 def _cells(spec: str, r: Result) -> list[str]:
     t, b = r.traffic, r.bound
-    roof = f"{b.unit} {b.precision} / {b.memory_level}{'*' if b.in_cache else ''}"
+    # '+': main memory binds but is charged less than the bytes, the caches holding the
+    # rest of the working set
+    held = not b.in_cache and b.memory_s * b.bandwidth < t.bytes_total * (1 - 1e-9)
+    roof = f"{b.unit} {b.precision} / {b.memory_level}{'*' if b.in_cache else '+' if held else ''}"
     share = b.attainable_flops / b.peak_flops if b.peak_flops else None
     return [spec, str(t.width), _format_cell(t), _model_cell(r), roof,
             si(t.flops_executed, ""), si(t.bytes_a, "B"), si(t.bytes_b, "B"),
@@ -151,7 +154,8 @@ def to_table(analyses: Analysis | Sequence[Analysis], wide: bool = False) -> Any
     caption = "\n".join([
         FLOPS_CONVENTION,
         "AI = FLOPs per byte; % peak = share of the compute roof's peak"
-        + ("; roof = compute unit / memory level (* the working set fits that cache)"
+        + ("; roof = compute unit / memory level (* the working set fits that cache; + "
+           "the caches hold part of it, main memory is charged the rest)"
            if wide else "; --wide: every column"),
         *_notes(group), *(line for a in group for line in not_computed(a))])
     return fitted_table(COLUMNS, rows, left=_TEXT, title=_title(group), caption=caption,

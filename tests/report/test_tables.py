@@ -110,3 +110,24 @@ def test_classify_gives_each_reason_a_line_under_the_table() -> None:
     assert "why lap2d_64: banded: every entry on 5 diagonals, 99% full" in lines
     rows = [line for line in lines if line.startswith(("lap2d_64", "random_1000"))]
     assert len(rows) == 2 and "bandwidth=64" in rows[0] and "density=" in rows[1]
+
+
+@pytest.mark.parametrize("timing", ["graph", "cold"])
+def test_the_roof_marks_a_working_set_the_caches_hold_in_part(timing: str) -> None:
+    """The dense product of the Laplacian moves 134 MB; the A100's 40 MiB L2 holds part of
+    it, so main memory binds but is charged less than the bytes ('+'), while the CSR rows
+    fit the L2 ('*'). Timed cold, no cache is credited: neither mark."""
+    a = analyze(load(DATA / "lap2d_64.mtx"), load_spec("a100"),
+                Config.from_options(storage="csr,dense", model="compulsory", timing=timing))
+    roofs = {r.traffic.storage: r for r in a.results}
+    dense = roofs["dense"].bound
+    assert dense.memory_level == "HBM2e"
+    assert (dense.memory_s * dense.bandwidth < roofs["dense"].traffic.bytes_total) == \
+        (timing != "cold")
+    lines = render(to_table(a, wide=True), width=250).splitlines()
+    dense_line = next(line for line in lines if line.split()[1:2] == ["dense"])
+    csr_line = next(line for line in lines if line.split()[1:2] == ["csr"])
+    if timing == "cold":
+        assert "HBM2e+" not in dense_line and "*" not in csr_line
+    else:
+        assert "/ HBM2e+" in dense_line and "/ L2*" in csr_line
