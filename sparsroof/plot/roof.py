@@ -175,7 +175,8 @@ def _draw_ceilings(ax: Axes, peaks: list[tuple[str, float]], levels: list[tuple[
     unit, peak, level, bw = roof
     ridge = peak / bw
     ax.plot([xlo, ridge, xhi], [bw * xlo, peak, peak], gid="roof", **_ROOF)
-    ax.annotate(f"ridge {ridge:.3g} FLOP/B", (ridge, peak), xytext=(4, -4),
+    ax.annotate(f"ridge {ridge:.3g} FLOP/B ({unit} {precision}, {level})", (ridge, peak),
+                xytext=(4, -4),
                 textcoords="offset points", fontsize=7, color="0.25", ha="left", va="top")
 
 
