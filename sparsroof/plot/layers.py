@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import FigureError
 from ..units import si
 from ..userfile import finite_numbers, read_json
-from .roof import decades, roofline_axes
+from .roof import decades, launch_handle, launch_ticks, roofline_axes
 from .style import MARKERS, PALETTE, new_figure
 
 if TYPE_CHECKING:
@@ -56,6 +56,13 @@ class LayerPoint:
     peak_flops: float
     memory_level: str
     bandwidth: float
+    launch_s: float = 0.0  # the launch term of its bound (0: none, or an older document)
+
+    @property
+    def launch_bound(self) -> bool:
+        """Whether the launch sets the point: it attains F / t_launch, under its roof."""
+        return self.launch_s > 0 and \
+            self.flops_useful / self.launch_s <= self.attainable_flops * (1 + 1e-9)
 
     @property
     def intensity(self) -> float:
@@ -116,7 +123,9 @@ def _layer_point(source: str, where: str, model: str, pattern: str, sparsity: fl
         unit=_text(source, at, bound, "unit"), precision=_text(source, at, bound, "precision"),
         flops_useful=t["flops_useful"], bytes_total=t["bytes_a"] + t["bytes_b"] + t["bytes_c"],
         attainable_flops=b["attainable_flops"], peak_flops=b["peak_flops"],
-        memory_level=_text(source, at, bound, "memory_level"), bandwidth=b["bandwidth"])
+        memory_level=_text(source, at, bound, "memory_level"), bandwidth=b["bandwidth"],
+        launch_s=finite_numbers(bound, ("launch_s",), _fail(source), where=at,
+                                minimum=0)["launch_s"] if "launch_s" in bound else 0.0)
 
 
 def read_whatif_layers(path: str | Path, doc: dict[str, Any] | None = None
@@ -252,6 +261,16 @@ def _draw_layers(ax: Axes, points: Sequence[LayerPoint]) -> None:
     handles: list[Line2D | Patch] = [Line2D([], [], ls="", marker="o", mfc="none", mec="black",
                                             label="dense GEMM")]
     handles += [Patch(color=c, label=f"{pat} (filled)") for pat, c in color_of.items()]
+    held = [p for p in points if p.launch_bound]
+    launches = sorted({p.launch_s for p in held})
+    top = max(p.peak_flops for p in points)
+    if launch_ticks(ax, [(f"{p.model}|{p.layer}|{p.pattern}|{p.sparsity:g}",
+                          p.flops_useful / p.launch_s, p.intensity, p.intensity,
+                          "black" if p.dense else color_of[p.pattern]) for p in held],
+                    top * (1 + 1e-9), reach=1.3):
+        handles.append(launch_handle(
+            f"launch ceiling F / {', '.join(si(t, 's') for t in launches)}: holds "
+            f"{len(held)} of {len(points)}"))
     kinds = ax.legend(handles=handles, title="kernel", loc="upper left", fontsize=7.5,
                       title_fontsize=7.5, framealpha=0.9)
     if levels:

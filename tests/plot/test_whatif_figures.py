@@ -75,6 +75,31 @@ def test_layer_points_are_the_studys_flops_over_bytes(study: Path) -> None:
     # 2:4: nnz 4096, F = 131072 over 4096·2 + 2 bits·4096 + 6144 = 15360 bytes, 8.533
     # FLOP/B; median of 3.506 / 11.636 = 0.301 and 8.533 / 11.636 = 0.733 is 0.517
     assert "intensity x0.52," in ax.get_title()
+    # launches 0: no kernel is held by its launch, and no tick is drawn
+    assert not any((a.get_gid() or "").startswith("launch|") for a in ax.lines)
+
+
+def test_a_layer_its_launch_holds_carries_its_launch_tick(tmp_path: Path) -> None:
+    """With the A100's 1.3 us launch, the toy's small kernels are held by their launch:
+    each sits on a dotted tick at F / 1.3 us (F its useful FLOPs), and the legend counts
+    them (the launch-free study of the test above draws none)."""
+    (tmp_path / "toy.yaml").write_text(MANIFEST)
+    out = cli("whatif", str(tmp_path / "toy.yaml"), "--hw", "a100", "--pattern",
+              "unstructured,2:4", "--sparsity", "75", "-O", "json")
+    assert out.returncode == 0, out.stderr
+    (tmp_path / "toy.json").write_text(out.stdout)
+    points, _ = read_whatif_layers(tmp_path / "toy.json")
+    assert all(p.launch_s == pytest.approx(1.3e-6) and p.launch_bound for p in points)
+    ax = layer_roofline_figure(points).axes[0]
+    ticks = {a.get_gid(): a.get_ydata()[0] for a in ax.lines
+             if (a.get_gid() or "").startswith("launch|")}
+    assert ticks == pytest.approx({f"launch|toy|{p.layer}|{p.pattern}|{p.sparsity:g}":
+                                   p.flops_useful / 1.3e-6 for p in points})
+    for p in points:  # each point sits on its tick
+        assert p.attainable_flops == pytest.approx(p.flops_useful / 1.3e-6)
+    labels = [t.get_text() for leg in (ax.get_legend(), *ax.artists) if leg is not None
+              and hasattr(leg, "get_texts") for t in leg.get_texts()]
+    assert f"launch ceiling F / 1.3 us: holds {len(points)} of {len(points)}" in labels
 
 
 def test_plot_roofline_draws_a_whatif_study(study: Path, tmp_path: Path) -> None:
