@@ -72,7 +72,9 @@ def import_ahead() -> Callable[[], None]:
     load: the import then runs while the load's passes, which release the GIL, wait on
     the file. Returns what to call before the first use of matplotlib: it waits for the
     import to finish (two threads importing matplotlib's modules at once can meet one
-    half imported). A failed import is left to that first use to report."""
+    half imported). A failed import is left to that first use to report. On a host of
+    two cores the load's passes keep to their calling thread while it runs
+    (:func:`sparsroof.passes.arrays.beside`)."""
     import threading
 
     def run() -> None:
@@ -84,8 +86,11 @@ def import_ahead() -> Callable[[], None]:
         except Exception:  # noqa: BLE001 - the drawing thread imports again and says why
             pass
 
+    from ..passes.arrays import beside
+
     thread = threading.Thread(target=run, name="sparsroof-import", daemon=True)
     thread.start()
+    beside(thread)  # on two cores, the load's passes leave it the second one
     return thread.join
 
 

@@ -198,3 +198,35 @@ def test_a_process_kept_to_one_thread_reads_on_one(monkeypatch: pytest.MonkeyPat
     one = load(path, values=False)
     assert one.row_counts is None or one.row_counts.second is None  # one part, one thread
     assert np.array_equal(one.row, two.row) and np.array_equal(one.col, two.col)
+
+
+@pytest.mark.parametrize("cores", [2, 4])
+def test_a_thread_beside_the_passes_keeps_them_to_one_on_two_cores(
+        monkeypatch: pytest.MonkeyPatch, cores: int) -> None:
+    """While a thread counted beside the passes lives (an import ahead of a figure), a host
+    of two cores reads on one thread, leaving the other core to it; four cores read on
+    two. The arrays are the same either way, and the thread's end gives the core back."""
+    import threading
+
+    from sparsroof.passes import arrays
+
+    path = ROOT / "data" / "lap2d_64.mtx"
+    monkeypatch.setattr(scan, "_SPLIT", 16)
+    monkeypatch.setattr(arrays, "_cores", lambda: cores)
+    monkeypatch.setattr(arrays, "_BESIDE", [])
+    two = load(path, values=False)
+    release = threading.Event()
+    busy = threading.Thread(target=release.wait, daemon=True)
+    busy.start()
+    arrays.beside(busy)
+    try:
+        during = load(path, values=False)
+    finally:
+        release.set()
+        busy.join()
+    after = load(path, values=False)
+    parts = [m.row_counts is not None and m.row_counts.second is not None
+             for m in (two, during, after)]
+    assert parts == [True, cores > 2, True]
+    assert all(np.array_equal(m.row, two.row) and np.array_equal(m.col, two.col)
+               for m in (during, after))
