@@ -107,7 +107,7 @@ def list_table(specs: Sequence[HwSpec], wide: bool = False) -> Any:
     core = set(LIST_COLUMNS) - {"device", "sparse TFLOP/s", "ridge tensor"}
     return fitted_table(LIST_COLUMNS, rows, left=("name", "device", "caches"),
                         title="Bundled and given hardware specs", caption=caption,
-                        keep=pick(LIST_COLUMNS, core, wide))
+                        keep=pick(LIST_COLUMNS, core, wide), prose=("device",))
 
 
 def show_json(spec: HwSpec) -> str:

@@ -1,6 +1,7 @@
 """Tables for people: they fit the terminal, and a number is never cut.
 
-Text columns (names, labels) may wrap at spaces, never inside a word; number columns never
+Text columns (names, labels) may wrap at spaces, never inside a word, a label into two
+lines at most (free text, such as a source, as far as it must); number columns never
 wrap, and are never narrower than their widest cell, so a squeezed table wraps its words
 instead of printing ``…`` inside a figure or a name. A table too wide for the terminal, even
 so, folds into column groups rather than overflowing; a column marked spare is left out
@@ -55,6 +56,9 @@ _GAP = 2
 #: is kept whole; the table folds into column groups rather than break it. Only a longer
 #: word folds, since no terminal of 80 columns beside a key column could hold it.
 _PROSE_WORD = 60
+#: the most lines a cell of a label column (not free text) wraps into before the table
+#: folds into column groups instead
+_LABEL_LINES = 2
 #: short identifying columns a table repeats in every column group, beside its text keys
 _KEY_NUMBERS = ("d", "x", "n", "row", "P", "sparsity")
 
@@ -72,6 +76,31 @@ def _stack(header: str, width: int) -> str:
         else:
             lines.append(word)
     return "\n".join(lines)
+
+
+def _wrapped(line: str, width: int) -> int:
+    """How many lines ``line`` takes wrapped at spaces within ``width`` (no word longer)."""
+    count, used = 1, -1
+    for word in line.split():
+        if used >= 0 and used + 1 + len(word) > width:
+            count, used = count + 1, len(word)
+        else:
+            used = len(word) if used < 0 else used + 1 + len(word)
+    return count
+
+
+def _in_lines(lines: Sequence[str], least: int, natural: int, most: int = _LABEL_LINES
+              ) -> int:
+    """The narrowest width from ``least`` up in which every line of a label column wraps
+    into at most ``most`` lines.
+
+    >>> _in_lines(["simt fp64 / L2*"], 4, 15), _in_lines(["compulsory (optimistic)"], 12, 23)
+    (9, 12)
+    """
+    width = least
+    while width < natural and any(_wrapped(line, width) > most for line in lines):
+        width += 1
+    return width
 
 
 class FittedTable:
@@ -106,6 +135,8 @@ class FittedTable:
                 self.least[i] = max([1, longest_word, *words])
                 if header in prose:  # free text: only a word past any line may fold
                     self.least[i] = min(self.least[i], _PROSE_WORD)
+                else:  # a label: at most two lines a cell, a row stays easy to read
+                    self.least[i] = _in_lines(lines, self.least[i], self.natural[i])
                 self.stacked[i] = self.least[i]
             else:
                 self.least[i] = self.natural[i]

@@ -157,3 +157,24 @@ def test_every_help_fits_80_columns() -> None:
         wide += [f"{' '.join(path)}: {line}" for line in out.output.splitlines()
                  if len(line) > 80]
     assert not wide, "\n".join(wide)
+
+
+@pytest.mark.parametrize("columns", [80, 100, 120])
+def test_a_label_wraps_into_two_lines_at_most(columns: int) -> None:
+    """A squeezed table narrows its label columns (format, model, roof) only as far as
+    two lines a cell, and folds into parts rather than stack a label's words one a line:
+    every row of the wide analysis table takes one or two lines."""
+    text = _run(("analyze", "data/lap2d_64.mtx", "--storage", "csr,ell,hyb", "--wide"),
+                columns)
+    heights, height = [], 0
+    for line in text.splitlines():
+        if line[:2] == "1 ":  # a row starts (d = 1)
+            if height:
+                heights.append(height)
+            height = 1
+        elif height and line.startswith("   ") and line.strip():
+            height += 1
+        elif height:
+            heights.append(height)
+            height = 0
+    assert heights and max(heights) <= 2, text
