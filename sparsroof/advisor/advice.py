@@ -274,7 +274,8 @@ def format_rows(s: Any, spec: HwSpec, calibrated: dict[str, float] | None = None
                 dtype: str = "fp64", timing: str = DEFAULT_TIMING) -> list[FormatRow]:
     """Every storage format of SpMV for structure ``s``, fastest first: the calibrated
     ones (``calibrated``: seconds per storage) by calibrated time, then the rest by SoL
-    (the bound for any kernel, for runs timed by ``timing``)."""
+    (the bound for any kernel, for runs timed by ``timing``); among equal times (a launch
+    floor), the one that moves fewer bytes first, as the advisor picks it."""
     from ..model.bound import bound
     from ..model.traffic import STORAGES, traffic
 
@@ -291,7 +292,8 @@ def format_rows(s: Any, spec: HwSpec, calibrated: dict[str, float] | None = None
                   footprint=t.bytes_total, timing=timing)
         rows.append(FormatRow(storage, t.bytes_total, t.flops_useful, t.flops_executed,
                               b.sol_s, (calibrated or {}).get(storage)))
-    return sorted(rows, key=lambda r: (r.calibrated_s is None, r.calibrated_s or r.sol_s))
+    return sorted(rows, key=lambda r: (r.calibrated_s is None, r.calibrated_s or r.sol_s,
+                                       r.bytes_total))
 
 
 def prediction(spec: HwSpec, s: Any, rows: list[FormatRow], calibration: Any = None,

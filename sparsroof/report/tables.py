@@ -122,8 +122,10 @@ class FittedTable:
         self.title, self.caption = title, caption
         self.keep, self.sections, self.prose = list(keep), set(sections), set(prose)
         self.natural: dict[int, int] = {}
-        self.least: dict[int, int] = {}  # text at its longest word, numbers whole
+        self.least: dict[int, int] = {}  # labels in two lines, numbers whole
         self.stacked: dict[int, int] = {}  # as least, number headers stacked
+        self.word: dict[int, int] = {}  # a label at its longest word (a fallback)
+        self.lines: dict[int, int] = {}  # a label in two lines a cell
         for i in self.keep:
             header, cells = self.headers[i], [r[i] for r in self.rows]
             lines = [line for c in cells for line in c.splitlines()] or [""]
@@ -135,9 +137,10 @@ class FittedTable:
                 self.least[i] = max([1, longest_word, *words])
                 if header in prose:  # free text: only a word past any line may fold
                     self.least[i] = min(self.least[i], _PROSE_WORD)
-                else:  # a label: at most two lines a cell, a row stays easy to read
+                self.word[i] = self.least[i]
+                if header not in prose:  # a label: two lines a cell, a row easy to read
                     self.least[i] = _in_lines(lines, self.least[i], self.natural[i])
-                self.stacked[i] = self.least[i]
+                self.stacked[i] = self.lines[i] = self.least[i]
             else:
                 self.least[i] = self.natural[i]
                 self.stacked[i] = max(widest, longest_word, 1)
@@ -232,8 +235,19 @@ class FittedTable:
         rest = [i for i in self.keep if i not in self.spare]
         return self.spare if self._span(self.stacked, rest) <= width else []
 
+    def _words_at(self, width: int) -> None:
+        """Let labels narrow to their longest word (rows of three lines and more) where at
+        two lines a cell some part would not fit ``width`` even alone: the key columns
+        and one more, or a long label, would then be cut."""
+        for i in self.word:  # two lines a cell first, whatever an earlier width chose
+            self.least[i] = self.stacked[i] = self.lines[i]
+        if max(self._span(self.stacked, g) for g in self.groups(width)) > width:
+            for i, w in self.word.items():
+                self.least[i] = self.stacked[i] = w
+
     def __rich_console__(self, console: Any, options: Any) -> Any:
         width = options.max_width
+        self._words_at(width)
         spared = self.spared(width)
         keep = [i for i in self.keep if i not in spared]
         caption = self.caption

@@ -32,7 +32,7 @@ static inline int bit_length(uint64_t x) { int n = 0; while (x) { x >>= 1; n++; 
 #endif
 
 /* bumped whenever a pass changes: the Python side refuses a stale build */
-#define KERNEL_VERSION 6
+#define KERNEL_VERSION 7
 
 
 INLINE int64_t at(const void *a, int wide, Py_ssize_t i) {
@@ -148,7 +148,12 @@ static PyObject *scatter_rows(PyObject *self, PyObject *args) {
         const T *r = b[0].view.buf, *c = b[1].view.buf;                                     \
         T *out = b[3].view.buf;                                                             \
         for (Py_ssize_t e = 0; e < n; e++) {                                                \
-            int64_t q = pos[r[e] >> shift]++;                                               \
+            uint64_t k = (uint64_t)r[e] >> shift;                                           \
+            if (k >= (uint64_t)buckets || (uint64_t)pos[k] >= (uint64_t)size) {             \
+                bad = 1; /* a row outside the buckets, or a bucket overfull: never */       \
+                break;   /* written past the arrays */                                      \
+            }                                                                               \
+            int64_t q = pos[k]++;                                                           \
             out[q] = c[e];                                                                  \
             low[q] = (uint16_t)r[e] & mask;                                                 \
         }                                                                                   \
@@ -169,15 +174,16 @@ static PyObject *bucket_rows(PyObject *self, PyObject *args) {
         release(b, 5);
         return NULL;
     }
-    if (shift < 0 || shift > 16 || N(b[3]) != N(b[4])) {
+    if (shift < 0 || shift > 16 || N(b[3]) != N(b[4]) || N(b[1]) != N(b[0])) {
         release(b, 5);
         PyErr_SetString(PyExc_ValueError, "bucket_rows: a bad shift or output size");
         return NULL;
     }
-    Py_ssize_t n = N(b[0]);
+    Py_ssize_t n = N(b[0]), buckets = N(b[2]), size = N(b[3]);
     int64_t *pos = b[2].view.buf;
     uint16_t *low = b[4].view.buf;
     const uint16_t mask = (uint16_t)((1u << shift) - 1u);
+    int bad = 0;
     Py_BEGIN_ALLOW_THREADS
     if (WIDE(b[0]))
         TO_BUCKETS(int64_t);
@@ -185,6 +191,10 @@ static PyObject *bucket_rows(PyObject *self, PyObject *args) {
         TO_BUCKETS(int32_t);
     Py_END_ALLOW_THREADS
     release(b, 5);
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "bucket_rows: an entry outside its buckets");
+        return NULL;
+    }
     Py_RETURN_NONE;
 }
 
@@ -206,18 +216,28 @@ static PyObject *settle_rows(PyObject *self, PyObject *args) {
         return NULL;
     }
     const int64_t *indptr = b[0].view.buf;
-    Py_ssize_t rows = N(b[0]) - 1, step = (Py_ssize_t)1 << shift;
-    if (shift < 0 || shift > 16 || first < 0 || last < first ||
+    Py_ssize_t rows = N(b[0]) - 1, step = (Py_ssize_t)1 << (shift & 31);
+    if (rows < 0 || shift < 0 || shift > 16 || first < 0 || last < first ||
         (last > 0 && (last - 1) * step >= (rows > 0 ? rows : 1)) || N(b[1]) != N(b[2]) ||
         indptr[rows] != N(b[1])) {
         release(b, 3);
         PyErr_SetString(PyExc_ValueError, "settle_rows: buckets outside the matrix");
         return NULL;
     }
-    int64_t most = 0;  /* the largest bucket */
+    int64_t most = 0;  /* the largest bucket, its row pointers checked in order */
+    Py_ssize_t end = last * step < rows ? last * step : rows;
+    int bad = first * step <= end && (indptr[first * step < end ? first * step : end] < 0 ||
+                                      indptr[end] > N(b[1]));
+    for (Py_ssize_t i = first * step; i < end && !bad; i++)
+        bad = indptr[i + 1] < indptr[i];
     for (Py_ssize_t k = first; k < last; k++) {
         int64_t lo = k * step, hi = lo + step < rows ? lo + step : rows;
         if (indptr[hi] - indptr[lo] > most) most = indptr[hi] - indptr[lo];
+    }
+    if (bad) {
+        release(b, 3);
+        PyErr_SetString(PyExc_ValueError, "settle_rows: row pointers out of order");
+        return NULL;
     }
     int wide = WIDE(b[1]);
     size_t size = (size_t)b[1].view.itemsize;
@@ -238,12 +258,18 @@ static PyObject *settle_rows(PyObject *self, PyObject *args) {
         if (hi - lo > 1) {
             memcpy(buf, out + s * (int64_t)size, (size_t)n * size);
             memcpy(pos, indptr + lo, sizeof(int64_t) * (size_t)(hi - lo));
-            if (wide)
-                for (int64_t e = 0; e < n; e++)
-                    ((int64_t *)out)[pos[low[s + e]]++] = ((const int64_t *)buf)[e];
-            else
-                for (int64_t e = 0; e < n; e++)
-                    ((int32_t *)out)[pos[low[s + e]]++] = ((const int32_t *)buf)[e];
+            for (int64_t e = 0; e < n && !bad; e++) {
+                int64_t at_row = low[s + e];  /* its row's place in the bucket */
+                if (at_row >= hi - lo || pos[at_row] >= indptr[lo + at_row + 1]) {
+                    bad = 1;  /* a place outside the bucket, or a row overfull */
+                    break;
+                }
+                int64_t q = pos[at_row]++;
+                if (wide)
+                    ((int64_t *)out)[q] = ((const int64_t *)buf)[e];
+                else
+                    ((int32_t *)out)[q] = ((const int32_t *)buf)[e];
+            }
         }
         if (sort)
             for (int64_t i = lo; i < hi; i++)
@@ -253,6 +279,10 @@ static PyObject *settle_rows(PyObject *self, PyObject *args) {
     free(buf);
     free(pos);
     release(b, 3);
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "settle_rows: an entry outside its bucket's rows");
+        return NULL;
+    }
     Py_RETURN_NONE;
 }
 

@@ -41,7 +41,7 @@ MAX_COUNT = 33
 COUNT_ROUTES = ("compiled", "native", "numba", "numpy")
 #: the version of the passes this module expects of the native build (a stale build of an
 #: older version is not used)
-_NATIVE_VERSION = 6
+_NATIVE_VERSION = 7
 #: below this many entries the native sweeps run one after the other, not on two threads
 _THREADED = 1 << 16
 #: entries from which the counting sort runs on two threads

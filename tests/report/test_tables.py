@@ -131,3 +131,21 @@ def test_the_roof_marks_a_working_set_the_caches_hold_in_part(timing: str) -> No
         assert "HBM2e+" not in dense_line and "*" not in csr_line
     else:
         assert "/ HBM2e+" in dense_line and "/ L2*" in csr_line
+
+
+def test_a_long_label_wraps_into_more_lines_rather_than_cut_a_number() -> None:
+    """A label may take two lines a cell; where even so a part of the folded table would
+    not fit (a long name among the key columns), the labels wrap at every word instead,
+    and no number or name is cut."""
+    from sparsroof.report.tables import fitted_table
+
+    name = "spmv latency budget of the production pressure solver on the big cluster nodes"
+    traits = " ".join(f"word{k:02d}" for k in range(30))
+    table = fitted_table(["matrix", "n", "traits", "x"], [[name, "12345", traits, "9.99"]],
+                         left=("matrix", "traits"))
+    text = render(table, width=80)
+    fits(text, 80)
+    words = text.split()
+    assert {"12345", "9.99", "word09", "word29", "pressure"} <= set(words), text
+    # the same table, wide enough, keeps each label in two lines at most
+    assert render(table, width=400).count("\n") <= 4

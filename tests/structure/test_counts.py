@@ -206,3 +206,60 @@ def test_grouping_in_buckets_is_the_stable_sort_by_row(case, threaded, sort, dty
         assert sorted_rows
     np.testing.assert_array_equal(grouped, expected)
     assert grouped.dtype == col.dtype
+
+
+@pytest.mark.parametrize(("rows", "buckets"), [(65536, 1), (65537, 2), (70000, 1), (3, 512),
+                                               (1, 1)])
+def test_grouping_in_buckets_at_the_widest_buckets_and_a_reader_split(
+        monkeypatch: pytest.MonkeyPatch, rows: int, buckets: int) -> None:
+    """Buckets of 2^16 rows (the widest a bucket's row fits 16 bits for), a last bucket
+    cut short, and more rows than that (one direct scatter instead), each from the
+    reader's counts of two parts split at an arbitrary entry: the stable sort by row."""
+    _skip_without_native()
+    from sparsroof.matrix.scan import RowCounts
+    from sparsroof.structure import counts as c
+
+    monkeypatch.setattr(c, "_BUCKETED", 1)
+    monkeypatch.setattr(c, "_BUCKETS", buckets)
+    rng = np.random.default_rng(rows)
+    row = rng.integers(0, rows, 3000).astype(np.int32)
+    col = rng.integers(0, 50, 3000).astype(np.int32)
+    shift = c._bucket_shift(rows, row.size)
+    assert shift == (None if (rows - 1) // buckets >= 1 << 16 else
+                     max(0, (rows - 1) // buckets).bit_length())
+    for split in (0, 1, 1234, 2999):
+        first = np.bincount(row[:split], minlength=rows)
+        second = np.bincount(row[split:], minlength=rows)
+        counted = RowCounts(row, split, first, second, (False, False), (False, False))
+        for sort in (False, True):
+            indptr, grouped, _, in_rows = c.group_by_row(native(), row, col, rows, 50,
+                                                         counted, sort=sort)
+            # sorted where asked and grouped in buckets; the direct scatter leaves the sort
+            # to its caller, and says so
+            assert in_rows == (sort and shift is not None)
+            expected = col[np.lexsort((col, row))] if in_rows else \
+                col[np.argsort(row, kind="stable")]
+            np.testing.assert_array_equal(grouped, expected, err_msg=f"{split} {sort}")
+            assert indptr[-1] == row.size
+
+
+def test_the_bucket_passes_refuse_arguments_that_would_write_past_their_arrays() -> None:
+    """The two passes take their counts from the caller; counts that disagree with the
+    entries are refused with an error, never written past an array."""
+    _skip_without_native()
+    k = native()
+    row, col = np.array([0, 5, 9], np.int32), np.array([1, 2, 3], np.int32)
+    out, low = np.empty(3, np.int32), np.empty(3, np.uint16)
+    with pytest.raises(ValueError, match="outside its buckets"):  # row 9 in bucket 4 of 2
+        k.bucket_rows(row, col, 1, np.array([0, 0], np.int64), out, low)
+    with pytest.raises(ValueError, match="outside its buckets"):  # bucket 4 starts past 3
+        k.bucket_rows(row, col, 1, np.array([0, 1, 2, 2, 3], np.int64), out, low)
+    with pytest.raises(ValueError, match="bad shift or output size"):
+        k.bucket_rows(row, col[:2], 1, np.zeros(5, np.int64), out, low)
+    with pytest.raises(ValueError, match="out of order"):
+        k.settle_rows(np.array([0, 2, 1, 3], np.int64), out, low, 1, 0, 2, False)
+    with pytest.raises(ValueError, match="outside its bucket's rows"):  # three in row 1
+        k.settle_rows(np.array([0, 1, 2, 3], np.int64), out, np.ones(3, np.uint16), 1, 0,
+                      2, False)
+    with pytest.raises(ValueError, match="buckets outside the matrix"):
+        k.settle_rows(np.array([0, 1, 2, 3], np.int64), out, low, 1, 0, 3, False)
