@@ -10,6 +10,7 @@ import click
 
 from ..errors import OptionError
 from ..matrix import generate as gen
+from .guard import check_writable
 
 _SEED = click.option("--seed", type=int, default=0, show_default=True,
                      help="Random seed: the same seed gives the same matrix.")
@@ -76,6 +77,7 @@ def _make(kind: str) -> click.Command:
     seeded = "seed" in inspect.signature(fn).parameters
 
     def run(output: str, shuffle: bool = False, **params: Any) -> int:
+        check_writable(output)  # before the work, not after it
         if "pattern" in params:
             params["n"], params["m"] = _nm(params.pop("pattern"))
         seed = params.get("seed", 0)

@@ -345,11 +345,13 @@ def shuffled(g: Generated, seed: int) -> Generated:
 
 
 def write(g: Generated, path: str | Path, comment: str = "") -> None:
-    """Write ``g`` as a real general Matrix Market coordinate file."""
+    """Write ``g`` as a real general Matrix Market coordinate file (an OSError where
+    ``path`` cannot be written: the parser's own writer would say nothing)."""
     import fast_matrix_market as fmm
 
-    fmm.write_coo(str(path), (g.values, (g.row, g.col)), shape=(g.rows, g.cols),
-                  comment=comment)
+    with open(path, "wb") as out:
+        fmm.write_coo(out, (g.values, (g.row, g.col)), shape=(g.rows, g.cols),
+                      comment=comment)
 
 
 def describe(kind: str, params: dict[str, Any]) -> str:

@@ -95,3 +95,17 @@ def test_shuffle_scrambles_the_numbering_and_rcm_undoes_it(tmp_path) -> None:  #
     again = gen.shuffled(plain, 3)
     assert np.array_equal(np.sort(again.row * 3600 + again.col),
                           np.sort(m.row.astype(np.int64) * 3600 + m.col))
+
+
+def test_generate_into_a_missing_folder_fails_before_it_works(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The writer of the parser says nothing when it cannot open its file: the command
+    checks the folder first, and a write that fails raises, so it never reports a file it
+    did not write."""
+    target = tmp_path / "no" / "such" / "m.mtx"
+    out = sparsroof("generate", "banded", "--n", "100", "--halfwidth", "3", "-o", str(target),
+                    cwd=ROOT)
+    assert out.returncode == 2 and out.stderr.count("\n") == 1, out.stderr
+    assert "cannot write: no directory" in out.stderr and "wrote" not in out.stderr
+    assert not target.exists()
+    with pytest.raises(OSError):
+        gen.write(gen.GENERATORS["banded"][0](n=10, halfwidth=1), target)
