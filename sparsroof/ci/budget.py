@@ -98,7 +98,7 @@ _SETTINGS = ("hw", "kernel", "widths", "dtype", "index", "storage", "model", "un
              "calls_per_sync")
 _CHECK_KEYS = ("name", "matrices", *_SETTINGS, "limits")
 _DEFAULTS = {"kernel": "spmv", "widths": [1], "dtype": "fp64", "index": "int32",
-             "storage": "csr", "model": "compulsory", "unit": "simt",
+             "storage": "csr", "model": "compulsory", "unit": None,
              "timing": DEFAULT_TIMING, "calls_per_sync": 1}
 
 
@@ -243,7 +243,9 @@ def _settings(raw: dict[str, Any], defaults: dict[str, Any], base: Path,
                     index=_choice("index", s["index"], INDEX_BYTES),
                     storages=(_choice("storage", s["storage"], STORAGES),),
                     models=(_choice("model", s["model"], MODELS),),
-                    unit=_choice("unit", s["unit"], UNITS),
+                    # unset, as analyze leaves it: the sparse kernel on the SIMT cores,
+                    # the dense GEMM it is compared with on the tensor cores
+                    unit=None if s["unit"] is None else _choice("unit", s["unit"], UNITS),
                     timing=_choice("timing", s["timing"], TIMINGS),
                     calls_per_sync=_calls_per_sync(s["calls_per_sync"]))
     try:

@@ -135,6 +135,33 @@ def test_example_budget_passes_and_matches_analyze() -> None:
                       ("random_1000", 16)]
 
 
+def test_the_speedup_over_dense_is_the_one_analyze_gives(tmp_path: Path) -> None:
+    """A check that leaves the unit unset compares with the dense GEMM as analyze does (on
+    the A100's fp64 tensor cores, at 19.5 TFLOP/s, not the 9.7 of its SIMT cores): at
+    width 64 the dense GEMM of random_1000 is bound by compute, so the two peaks differ
+    by 2x in the speedup. A check that sets its unit moves the dense GEMM with it, as
+    ``analyze --unit`` does."""
+    settings = {"kernel": "spmm", "widths": [64], "storage": "ell", "model": "random"}
+    for unit in (None, "simt"):
+        budget = tmp_path / f"b-{unit}.yaml"
+        check = {"name": "x", "matrices": [str(DATA / "random_1000.mtx")], "hw": "a100",
+                 **settings, "limits": {"min_speedup_over_dense": 1}}
+        if unit:
+            check["unit"] = unit
+        budget.write_text(yaml.safe_dump({"checks": [check]}))
+        result = sparsroof("check", str(budget), "-O", "json", cwd=ROOT)
+        assert result.returncode == 0, result.stderr
+        point = json.loads(result.stdout)["points"][0]
+        args = ["analyze", str(DATA / "random_1000.mtx"), "--hw", "a100", "--kernel", "spmm",
+                "--d", "64", "--storage", "ell", "--model", "random", "-O", "json",
+                *(["--unit", unit] if unit else [])]
+        analysed = json.loads(sparsroof(*args, cwd=ROOT).stdout)["matrices"][0]["results"][0]
+        assert point["speedup_over_dense"] == pytest.approx(analysed["speedup_vs_dense"])
+        dense = analysed["dense_sol_s"]
+        assert dense == pytest.approx(2 * 1000 * 1000 * 64 / (9.7e12 if unit else 19.5e12),
+                                      rel=1e-3)
+
+
 def test_globs_are_relative_to_the_budget_file(tmp_path: Path) -> None:
     (tmp_path / "sub").mkdir()
     for name in ("a", "b"):
