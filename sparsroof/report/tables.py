@@ -153,6 +153,19 @@ class FittedTable:
             keys.append(i)
         return keys[: max(1, len(keep) - 1)]
 
+    def _fold_keys(self, keep: Sequence[int], width: int) -> list[int]:
+        """The key columns every part of the table folded to ``width`` repeats: where
+        they are wide (long names), only as many of the first as take at most two thirds
+        of the width and leave room for the widest other column."""
+        keys = self._keys(keep)
+        rest = [i for i in keep if i not in keys]
+        while len(keys) > 1 and rest and (
+                3 * self._span(self.stacked, keys) > 2 * width or
+                self._span(self.stacked, keys) + _GAP + max(self.stacked[i] for i in rest)
+                > width):
+            rest.insert(0, keys.pop())
+        return keys
+
     @staticmethod
     def _span(widths: dict[int, int], columns: Sequence[int]) -> int:
         return sum(widths[i] for i in columns) + _GAP * (len(columns) - 1)
@@ -169,7 +182,7 @@ class FittedTable:
         keep = self.keep if keep is None else keep
         if self._span(self.stacked, keep) <= width:
             return [list(keep)]
-        keys = self._keys(keep)
+        keys = self._fold_keys(keep, width)
         groups: list[list[int]] = []
         for i in (i for i in keep if i not in keys):
             if groups and self._span(self.stacked, [*groups[-1], i]) <= width:
@@ -191,8 +204,11 @@ class FittedTable:
         text = [i for i in columns if self.headers[i] in self.left]
         while self._span(widths, columns) > width:
             wider = [i for i in text if widths[i] > floor[i]]
-            if not wider:
-                break
+            if not wider:  # even at their longest words: text folds inside a word (its
+                # characters all kept), never a number
+                wider = [i for i in text if widths[i] > 1]
+                if not wider:
+                    break
             # free text gives way first, then the widest column
             widest = max(wider, key=lambda i: (self.headers[i] in self.prose, widths[i]))
             widths[widest] -= 1
@@ -256,7 +272,7 @@ class FittedTable:
             caption = ((caption + "\n") if caption else "") + (
                 f"left out to fit {width} columns: {left_out} (a wider terminal shows it)")
         groups = self.groups(width, keep)
-        keys = self._keys(keep)
+        keys = self._fold_keys(keep, width)
         for k, columns in enumerate(groups):
             title = self.title if k == 0 else None
             if len(groups) > 1:

@@ -149,3 +149,26 @@ def test_a_long_label_wraps_into_more_lines_rather_than_cut_a_number() -> None:
     assert {"12345", "9.99", "word09", "word29", "pressure"} <= set(words), text
     # the same table, wide enough, keeps each label in two lines at most
     assert render(table, width=400).count("\n") <= 4
+
+
+@pytest.mark.parametrize("width", [80, 100])
+def test_wide_key_columns_repeat_only_as_far_as_the_parts_have_room(width: int) -> None:
+    """A store's table keyed by a long matrix name, its class, spec, kernel, width,
+    format and model: repeating every key in each part would leave no room for a number,
+    so the parts repeat the first keys only, and every figure is printed whole."""
+    from sparsroof.report.tables import fitted_table
+
+    headers = ["matrix", "class", "spec", "kernel", "d", "format", "model", "AI F/B",
+               "attainable", "of peak", "bound"]
+    names = ["body_encoder_layer_2_ffn_conv1_fully_connected", "Groebner_id2003_aug"]
+    rows = [[n, "unstructured-pruned", "a100-80gb", "spmv", "1", "csr", "cache-aware",
+             "0.0988", f"{k + 1}61 GFLOP/s", "1.66%", "launch"] for k, n in enumerate(names)]
+    table = fitted_table(headers, rows, left=("matrix", "class", "spec", "kernel", "format",
+                                              "model", "bound"))
+    text = render(table, width)
+    fits(text, width)
+    assert {"0.0988", "161", "261", "1.66%", "unstructured-pruned", "cache-aware", *names} \
+        <= set(text.split()), text
+    parts = text.count("columns ")
+    assert 2 <= parts <= 4
+    assert text.count(names[0]) == parts  # the matrix, the first key, in every part
