@@ -129,19 +129,25 @@ def margin(value: float, limit: float, direction: str) -> float | None:
 
 
 def parse_tolerance(text: str) -> float:
-    """A tolerance written as ``"5%"`` or ``"0.05"`` (zero allowed).
+    """A tolerance written as ``"5%"`` or ``"0.05"`` (zero allowed). A bare number of 1
+    or more is refused: ``5`` is 500 % as a fraction, and most likely meant 5 %.
 
-    >>> parse_tolerance("5%"), parse_tolerance("0")
-    (0.05, 0.0)
+    >>> parse_tolerance("5%"), parse_tolerance("0"), parse_tolerance("150%")
+    (0.05, 0.0, 1.5)
     """
     raw = text.strip()
+    percent = raw.endswith("%")
     try:
-        value = float(raw[:-1]) / 100 if raw.endswith("%") else float(raw)
+        value = float(raw[:-1]) / 100 if percent else float(raw)
     except ValueError:
         value = -1.0
-    if not value >= 0:
+    if not value >= 0 or value == float("inf"):
         raise OptionError(f"--tolerance {text!r} is not a percentage such as '5%' or a "
                           "fraction such as 0.05")
+    if not percent and value >= 1:
+        raise OptionError(f"--tolerance {text!r}: a fraction of {value:g} is "
+                          f"{100 * value:g} %; write '{raw}%' for {raw} %, or a fraction "
+                          "below 1")
     return value
 
 

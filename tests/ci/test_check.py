@@ -418,6 +418,8 @@ INVALID_INPUTS = [
     (["--measured", "{d}/missing.csv"], None, "missing.csv: no such file"),
     (["--baseline", "{d}/t.json"], '{"kind": "check"}', "t.json: not a baseline"),
     (["--baseline", "{d}/t.json", "--tolerance", "five"], "{}", "--tolerance 'five' is not a"),
+    (["--baseline", "{d}/t.json", "--tolerance", "5"], "{}",
+     "--tolerance '5': a fraction of 5 is 500 %; write '5%' for 5 %, or a fraction below 1"),
     (["--junit", "{d}/no/such/dir/r.xml"], None, "r.xml: cannot write"),
     (["--tolerance", "5%"], None, "--tolerance applies to a --baseline"),
 ]
