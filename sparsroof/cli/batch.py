@@ -31,7 +31,7 @@ from .common import (
     memory_limit,
     table_console,
 )
-from .guard import echo_message
+from .guard import check_writable, echo_message
 
 DEFAULT_STORE = "sparsroof-results.db"
 
@@ -133,6 +133,7 @@ def command(paths: tuple[str, ...], hw: tuple[str, ...], kernel: str,
             check_export(export_path)
         except ExportError as err:
             raise OptionError(f"--export {err}") from None
+        check_writable(export_path)  # a missing folder, before the batch, not after it
     size = SizeFilter(min_rows, max_rows, min_nnz, max_nnz)
     found = discover(paths, include_aux=aux, names=names)
     if dry_run:

@@ -424,3 +424,13 @@ def test_an_interrupted_batch_says_what_it_kept(tmp_path: Path, capsys: pytest.C
     assert run_guarded(batch_cli.command, [str(ROOT / "data"), "--store", str(store)]) == 130
     assert (f"sparsroof: batch: interrupted; the 1 matrix finished in this run is kept "
             f"in {store}: the same command goes on from there") in capsys.readouterr().err
+
+
+def test_an_export_into_a_missing_folder_fails_before_the_batch(tree: Path,
+                                                                 tmp_path: Path) -> None:
+    db = tmp_path / "r.db"
+    out = cli("batch", str(tree / "plain"), "--store", str(db), "--export",
+              str(tmp_path / "no" / "r.csv"))
+    assert out.returncode == 2 and out.stderr.count("\n") == 1, out.stderr
+    assert "r.csv: cannot write: no directory" in out.stderr
+    assert not db.exists()  # no matrix was analysed
