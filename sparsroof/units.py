@@ -135,10 +135,11 @@ def binary(n: float) -> str:
     """A size in bytes with a binary prefix (what a limit, a file or a cache holds), three
     significant digits; under 1 KiB in whole bytes.
 
-    >>> binary(1_123_630), binary(1 << 20), binary(768 * 1024), binary(512)
-    ('1.07 MiB', '1 MiB', '768 KiB', '512 bytes')
+    >>> binary(1_123_630), binary(1 << 20), binary(768 * 1024), binary(512), binary(2**56)
+    ('1.07 MiB', '1 MiB', '768 KiB', '512 bytes', '64 PiB')
     """
-    for shift, prefix in ((40, "Ti"), (30, "Gi"), (20, "Mi"), (10, "Ki")):
+    for shift, prefix in ((60, "Ei"), (50, "Pi"), (40, "Ti"), (30, "Gi"), (20, "Mi"),
+                          (10, "Ki")):
         if abs(n) >= 1 << shift:
             return f"{n / (1 << shift):.3g} {prefix}B"
     return f"{n:,.0f} bytes"

@@ -27,6 +27,7 @@ from ..matrix.collection import Discovery, SizeFilter, Source, load_source, peek
 from ..matrix.limits import memory_headroom
 from ..matrix.mtx import Header, estimate_memory
 from ..model.timing import DEFAULT_TIMING
+from ..units import binary
 from .store import RETRIED_KINDS, FileKey, MatrixResult, SpecResult, Store, json_safe
 
 __all__ = [
@@ -158,10 +159,6 @@ def available_memory() -> int:
     return memory_headroom()[0]
 
 
-def _gib(n: float) -> str:
-    return f"{n / 2**30:.2f} GiB"
-
-
 def _header(source: Source) -> Header | tuple[str, str]:
     """The header of ``source``, or the (status, reason) of its failure: a problem with one
     file is that file's failure, never the batch's. A :class:`SparsroofError` is an
@@ -202,8 +199,8 @@ def _plan_source(source: Source, key: FileKey, hashes: dict[str, HwSpec], config
     factor = _FORMAT_FACTOR.get(header.format, ANALYSIS_FACTOR)
     memory = int(estimate_memory(header) * (factor + (REORDER_FACTOR if config.reorder else 0)))
     if memory > budget:
-        return Planned(source, key, "memory", f"needs about {_gib(memory)} at its peak, the "
-                       f"memory budget is {_gib(budget)}", header.rows, header.entries)
+        return Planned(source, key, "memory", f"needs about {binary(memory)} at its peak, the "
+                       f"memory budget is {binary(budget)}", header.rows, header.entries)
     return Task(source, key, tuple(hashes[h] for h in missing), missing, config, header.rows,
                 header.entries, memory, max_memory)
 

@@ -27,6 +27,7 @@ from typing import Any
 from ..analysis import Config
 from ..errors import BatchError
 from ..passes.arrays import one_thread
+from ..units import binary
 from .plan import Plan, Task, TaskOutcome, analyse_task, run_one, warm_up
 from .store import MatrixResult, Store
 
@@ -274,8 +275,8 @@ def _run_dask(plan: Plan, address: str, timeout: float | None, work: Work,
         for task in plan.tasks:
             if largest and task.memory > largest:
                 record(TaskOutcome(task.key, task.source.name, 0, kind="memory",
-                               reason=f"needs about {task.memory / 2**30:.2f} GiB, no Dask "
-                               f"worker has more than {largest / 2**30:.2f} GiB"))
+                               reason=f"needs about {binary(task.memory)}, no Dask "
+                               f"worker has more than {binary(largest)}"))
             else:
                 tasks.append(task)
         while tasks:
