@@ -34,6 +34,7 @@ def _summary(r: ModelResult) -> dict[str, Any]:
             "feature_share_dense": r.feature_share_dense,
             "feature_share_sparse": r.feature_share_sparse,
             "layers": r.layer_count, "memory_bound_layers": r.memory_bound_layers,
+            "launch_bound_layers": r.launch_bound_layers,
             "flops_useful": r.flops_useful, "dense_flops": r.dense_flops}
 
 
@@ -94,7 +95,14 @@ def to_table(results: Sequence[ModelResult], title: str) -> Any:
                  "mem-bound": f"{r.memory_bound_layers}/{r.layer_count}",
                  "accuracy": "" if r.accuracy is None else f"{r.accuracy:g}"}
         rows.append([cells[h] for h in headers])
-    return fitted_table(headers, rows, title=title, caption=_TABLE_NOTE,
+    caption = _TABLE_NOTE
+    held = max((r.launch_bound_layers for r in results), default=0)
+    if held:
+        n = results[0].layer_count
+        caption += (f"\nthe launch floor binds the pruned kernels of up to {held} of {n} "
+                    "layers: pruning cannot speed those up (--launches 0 leaves the "
+                    "launch out)")
+    return fitted_table(headers, rows, title=title, caption=caption,
                         left=("pattern", "kernel / unit"))
 
 

@@ -149,6 +149,12 @@ class ModelResult:
         return sum(r.count for r in self.layers if r.sparse.bound == "memory")
 
     @property
+    def launch_bound_layers(self) -> int:
+        """Layers (counting repeats) whose pruned kernel takes its launch floor: pruning
+        cannot make them faster."""
+        return sum(r.count for r in self.layers if r.sparse.bound == "launch")
+
+    @property
     def layer_count(self) -> int:
         return sum(r.count for r in self.layers)
 

@@ -118,6 +118,24 @@ def test_model_sums_layers_with_counts(a100) -> None:
     assert r.feature_share_dense == pytest.approx((3 * 6144 + big_features) / total)
 
 
+def test_launch_bound_layers_are_counted_and_said(a100) -> None:
+    """With the A100's 1.3 us launch, the small layer's pruned kernel (0.011 us of
+    memory) takes its launch, three times over; the big one stays compute bound. The
+    table says pruning cannot speed those up; a launch-free study says nothing."""
+    from sparsroof.report.whatif import to_table
+
+    from ..report.test_tables import render
+
+    m = Manifest("toy", "toy.yaml", "", "by hand",
+                 (Layer("fc", m=64, k=128, n=16, count=3), BIG))
+    with_launch = evaluate_model(m, parse_pattern("2:4"), 0.5, a100, Options(launches=1))
+    free = evaluate_model(m, parse_pattern("2:4"), 0.5, a100, Options(launches=0))
+    assert (with_launch.launch_bound_layers, free.launch_bound_layers) == (3, 0)
+    line = "the launch floor binds the pruned kernels of up to 3 of 4 layers"
+    assert line in " ".join(render(to_table([with_launch], "t"), 200).split())
+    assert "launch floor binds" not in render(to_table([free], "t"), 200)
+
+
 def test_batch_scales_n_and_unpruned_layers_stay_dense(a100) -> None:
     r = _layer(SMALL, "unstructured", 0.75, a100, batch=4)
     assert r.dense_traffic.bytes_b == 128 * 64 * 2 and r.dense_traffic.width == 64
