@@ -94,7 +94,7 @@ def validate(paths: tuple[str, ...]) -> int:
             spec = load_spec(path)
             emit(f"{path}: OK ({spec.name}: {spec.device})")
             for line in spec_warnings(spec):
-                echo_message(f"warning: {path}: {line}")
+                echo_message(f"sparsroof: warning: {path}: {line}")
     if bad:
         click.echo(f"sparsroof: {bad} of {len(paths)} spec file(s) have problems", err=True)
     return 1 if bad else 0
