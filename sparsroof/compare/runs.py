@@ -74,6 +74,9 @@ COLUMN_ALIASES = {"seconds": "time_s", "width": "d"}
 
 #: seconds per unit of a time column
 TIME_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
+#: each unit of :data:`TIME_UNITS` in words, for a message
+_UNIT_WORDS = {"s": "seconds", "ms": "milliseconds", "us": "microseconds",
+               "ns": "nanoseconds"}
 #: Ginkgo's format names -> the storage whose traffic its kernel moves
 GINKGO_FORMATS = {
     "csr": "csr", "csri": "csr", "csrm": "csr", "csrc": "csr", "csrs": "csr",
@@ -140,9 +143,10 @@ class _Defaults:
     time_unit: str
 
 
-def _seconds(value: Any, what: str, scale: float, from_text: bool = False) -> float:
-    """A time field as seconds: a positive finite number (never true/false, and in JSON
-    never a string)."""
+def _seconds(value: Any, what: str, unit: str = "s", from_text: bool = False) -> float:
+    """A time field in ``unit`` (a key of :data:`TIME_UNITS`) as seconds: a positive
+    finite number (never true/false, and in JSON never a string)."""
+    scale, words = TIME_UNITS[unit], _UNIT_WORDS[unit]
     if from_text and isinstance(value, str):
         try:
             seconds = float(value.strip()) * scale
@@ -154,9 +158,9 @@ def _seconds(value: Any, what: str, scale: float, from_text: bool = False) -> fl
                                  "such as '21 us'") from None
         if not (math.isfinite(seconds) and seconds > 0):
             raise FieldError(f"{what} {shown(value.strip())} is not a positive number of "
-                             "seconds")
+                             f"{words}")
         return seconds
-    wanted = f"{what} is {described(value)}, expected a positive number of seconds"
+    wanted = f"{what} is {described(value)}, expected a positive number of {words}"
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise FieldError(wanted)
     try:
@@ -257,7 +261,7 @@ def _record_run(row: dict[Any, Any], source: str, d: _Defaults, matrices: _Matri
     raw = row.get("time_s")
     if raw is None or raw == "":
         raise FieldError("no time_s given")
-    time_s = _seconds(raw, "time_s", TIME_UNITS[d.time_unit], isinstance(raw, str))
+    time_s = _seconds(raw, "time_s", d.time_unit, isinstance(raw, str))
     kernel, storage, dtype = _choices(row, d, ("kernel", "format", "dtype"))
     width = _width(row.get("d"), "d", d.width, from_text=isinstance(row.get("d"), str))
     _fits(kernel, width)
@@ -341,7 +345,7 @@ def _bench_run(r: Any, source: str, doc: dict[str, Any], path: Path, matrices: _
         raise FieldError(f"expected an object, found {described(r)}")
     if r.get("min_s") is None:  # skipped kernels have no time
         return None
-    time_s = _seconds(r["min_s"], "min_s", 1.0)
+    time_s = _seconds(r["min_s"], "min_s")
     written = r.get("path") or f"{optional_text(r, 'matrix') or ''}.mtx"
     if not isinstance(written, str) or written == ".mtx":
         raise FieldError(f"path is {described(r.get('path'))}, expected a matrix file")
@@ -392,7 +396,7 @@ def _ginkgo_run(name: str, result: Any, here: str, filename: str, d: _Defaults,
                                   f"{shown(name)}", skipped=True)
         if result.get("time") is None:
             return RowError(here, "no numeric 'time'")
-        time_s = _seconds(result["time"], "time", TIME_UNITS[d.time_unit])
+        time_s = _seconds(result["time"], "time", d.time_unit)
         return MeasuredRun(here, matrices(filename), time_s, d.kernel, storage, d.width,
                            d.dtype)
     except FieldError as err:

@@ -328,3 +328,16 @@ def test_the_json_of_many_runs_is_written_a_run_at_a_time() -> None:
     assert peak < size / 20, (peak, size)
     text = compare_json(judged, summary, errors)
     assert len(text) == size and json.loads(text)["summary"]["count"] == 5_000
+
+
+@pytest.mark.parametrize(("unit", "words"), [("s", "seconds"), ("ms", "milliseconds"),
+                                             ("ns", "nanoseconds")])
+def test_a_bad_time_is_named_in_the_unit_the_file_is_read_in(tmp_path: Path, unit: str,
+                                                              words: str) -> None:
+    runs = tmp_path / "runs.csv"
+    runs.write_text(f"matrix,time_s\n{DATA / 'lap2d_64.mtx'},-3\n{DATA / 'lap2d_64.mtx'},2\n")
+    found, errors = read_runs(str(runs), time_unit=unit)
+    assert len(found) == 1 and found[0].time_s == pytest.approx(
+        2 * {"s": 1, "ms": 1e-3, "ns": 1e-9}[unit])
+    assert [str(e) for e in errors] == [
+        f"{runs}:2: time_s '-3' is not a positive number of {words}"]
