@@ -130,7 +130,7 @@ def spy_figure(matrix: Matrix, *, bins: int = 512, block: int | None = None,
     The image data are exactly :func:`density` counts (zero cells left blank).
     """
     from matplotlib.colors import LogNorm
-    from matplotlib.ticker import FuncFormatter
+    from matplotlib.ticker import FuncFormatter, LogFormatter
 
     d = density(matrix, bins)
     fig = new_figure(size, dpi)
@@ -145,6 +145,9 @@ def spy_figure(matrix: Matrix, *, bins: int = 512, block: int | None = None,
                       aspect="equal" if _squareish(matrix) else "auto", gid="density")
     ax.set_facecolor("white")
     notes = []
+    marked = _mark_few(ax, d, image)
+    if marked:
+        notes.append(f"each of the {marked} occupied cells marked")
     if block:
         notes.append(_grid(ax, matrix, block))
     if band is not None:
@@ -161,9 +164,28 @@ def spy_figure(matrix: Matrix, *, bins: int = 512, block: int | None = None,
             f"cell = {_cell_side(d.cell_rows)} x {_cell_side(d.cell_cols)}")
     bar = fig.colorbar(image, ax=ax, shrink=0.8, pad=0.03)
     bar.ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
+    # counts within one decade label their minor ticks too: 2, 3, 4, not 2 x 10^0
+    bar.ax.yaxis.set_minor_formatter(LogFormatter(labelOnlyBase=False))
     bar.set_label(f"stored entries per cell ({cell})")
     ax.set_title(_caption(matrix, notes), fontsize=9, pad=22)
     return fig
+
+
+#: at most this many occupied cells, each smaller than a few pixels, get a marker too
+_FEW_CELLS = 256
+
+
+def _mark_few(ax: Axes, d: Density, image: Any) -> int:
+    """A square marker on each occupied cell, in its colour, where the cells are few and
+    too small to see (a hypersparse matrix's handful of entries in a 2,000-row image):
+    how many were marked, 0 for none."""
+    rows, cols = np.nonzero(d.counts)
+    if not 0 < rows.size <= _FEW_CELLS or min(d.counts.shape) < 64:
+        return 0
+    ax.scatter((cols + 0.5) * d.cell_cols, (rows + 0.5) * d.cell_rows,
+               c=d.counts[rows, cols], cmap=image.get_cmap(), norm=image.norm, s=18,
+               marker="s", edgecolors="black", linewidths=0.4, zorder=3, gid="marks")
+    return int(rows.size)
 
 
 def _cell_side(side: float) -> str:

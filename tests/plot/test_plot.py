@@ -273,6 +273,31 @@ def test_spy_overlays(tmp_path: Path) -> None:
     assert sorted(tuple(b.get_ydata()) for b in bands) == [(-9.5, 54.5), (9.5, 73.5)]
 
 
+def test_a_few_entries_in_a_large_image_are_marked() -> None:
+    """A hypersparse pattern's handful of entries covers a few cells of under two pixels
+    each: each occupied cell also gets a marker in its colour, at its centre, and the
+    title says so; a pattern of many occupied cells gets none. Counts of one decade
+    label their colour bar's minor ticks plainly (2, 3, not 2 x 10^0)."""
+    rows = np.array([0, 1, 5, 1999, 1999, 1999])
+    cols = np.array([0, 1, 5, 0, 1999, 1998])
+    header = Header("few", "coordinate", "real", "general", 2000, 2000, rows.size)
+    few = Matrix("few", "few", 2000, 2000, rows, cols, np.ones(rows.size), header)
+    fig = spy_figure(few)
+    ax = fig.axes[0]
+    d = density(few)
+    occupied = np.nonzero(d.counts)
+    centres = np.array(sorted(map(tuple, by_gid(ax, "marks").get_offsets().tolist())))
+    want = np.array(sorted(zip((occupied[1] + 0.5) * d.cell_cols,
+                               (occupied[0] + 0.5) * d.cell_rows)))
+    np.testing.assert_allclose(centres, want)
+    assert f"each of the {len(occupied[0])} occupied cells marked" in ax.get_title()
+    fig.canvas.draw()
+    bar_labels = {t.get_text() for t in fig.axes[1].yaxis.get_ticklabels(minor=True)}
+    assert "2" in bar_labels and not any("10^" in t or "times" in t for t in bar_labels)
+    many = matrix_of("lap8", stencil_2d(64))
+    assert not [a for a in spy_figure(many).axes[0].collections if a.get_gid() == "marks"]
+
+
 def test_spy_of_a_real_matrix(corpus: Path, tmp_path: Path) -> None:
     m = load(corpus / "bcsstk13.mtx")
     d = density(m, bins=256)
