@@ -288,7 +288,7 @@ def test_a_few_entries_in_a_large_image_are_marked() -> None:
     occupied = np.nonzero(d.counts)
     centres = np.array(sorted(map(tuple, by_gid(ax, "marks").get_offsets().tolist())))
     want = np.array(sorted(zip((occupied[1] + 0.5) * d.cell_cols,
-                               (occupied[0] + 0.5) * d.cell_rows)))
+                               (occupied[0] + 0.5) * d.cell_rows, strict=True)))
     np.testing.assert_allclose(centres, want)
     assert f"each of the {len(occupied[0])} occupied cells marked" in ax.get_title()
     fig.canvas.draw()
