@@ -116,7 +116,8 @@ def show_json(spec: HwSpec) -> str:
     return json_text(doc)
 
 
-_SI_UNITS = {"bandwidth": "B/s", "capacity": "B", "time": "s", "clock": "Hz", "peak": "FLOP/s"}
+_SI_UNITS = {"bandwidth": "B/s", "capacity": "B", "time": "s", "clock": "Hz", "peak": "FLOP/s",
+             "integer peak": "OP/s"}
 
 
 def _row(what: str, q: Quantity, kind: str | None) -> list[str]:
@@ -132,7 +133,9 @@ def show_table(spec: HwSpec) -> Any:
     """A table of every figure in the spec with its text, SI value and source, fitted to
     the terminal (the sources wrap)."""
     aliases = f" (aliases: {', '.join(spec.aliases)})" if spec.aliases else ""
-    rows = [_row(f"peak {unit} {precision}", q, "peak")
+    # an integer peak is operations per second, not floating-point ones
+    rows = [_row(f"peak {unit} {precision}", q,
+                 "integer peak" if precision.startswith("int") else "peak")
             for (unit, precision), q in spec.peaks.items()]
     for level in spec.memory:
         for what, q, kind in ((f"{level.name} bandwidth", level.bandwidth, "bandwidth"),

@@ -89,3 +89,12 @@ def test_probe_quick_writes_a_valid_spec(tmp_path: Path) -> None:
     nowhere = run("hw", "probe", "--quick", "-o", str(tmp_path / "no" / "x.yaml"))
     assert nowhere.returncode == 2 and "cannot write: no directory" in nowhere.stderr
     assert "probe: memory" not in nowhere.stderr  # refused before measuring
+
+
+def test_hw_show_gives_an_integer_peak_in_operations_not_flops() -> None:
+    out = sparsroof("hw", "show", "a100", cwd=ROOT, env={"COLUMNS": "200"})
+    assert out.returncode == 0, out.stderr
+    int8 = next(line for line in out.stdout.splitlines() if line.startswith("peak tensor int8"))
+    fp16 = next(line for line in out.stdout.splitlines() if line.startswith("peak tensor fp16"))
+    assert "624 TOP/s 624 TOP/s peak" in " ".join(int8.split()), int8
+    assert "FLOP/s" not in int8 and "312 TFLOP/s" in " ".join(fp16.split())
