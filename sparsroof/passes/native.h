@@ -30,6 +30,17 @@ static inline int get(PyObject *obj, Buf *b, int writable, Py_ssize_t size, cons
     return 0;
 }
 
+/* The end of a pass: the buffers released, then None, or a ValueError saying `message`
+ * where the pass found its arguments `bad`. */
+static inline PyObject *finish(Buf *b, int n, int bad, const char *message) {
+    release(b, n);
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, message);
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
 #define N(b) ((b).view.len / (b).view.itemsize)
 #define WIDE(b) ((b).view.itemsize == 8)
 

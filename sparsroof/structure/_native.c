@@ -190,12 +190,7 @@ static PyObject *bucket_rows(PyObject *self, PyObject *args) {
     else
         TO_BUCKETS(int32_t);
     Py_END_ALLOW_THREADS
-    release(b, 5);
-    if (bad) {
-        PyErr_SetString(PyExc_ValueError, "bucket_rows: an entry outside its buckets");
-        return NULL;
-    }
-    Py_RETURN_NONE;
+    return finish(b, 5, bad, "bucket_rows: an entry outside its buckets");
 }
 
 static void sort_row(char *c, int wide, int64_t s, int64_t n);
@@ -278,12 +273,7 @@ static PyObject *settle_rows(PyObject *self, PyObject *args) {
     Py_END_ALLOW_THREADS
     free(buf);
     free(pos);
-    release(b, 3);
-    if (bad) {
-        PyErr_SetString(PyExc_ValueError, "settle_rows: an entry outside its bucket's rows");
-        return NULL;
-    }
-    Py_RETURN_NONE;
+    return finish(b, 3, bad, "settle_rows: an entry outside its bucket's rows");
 }
 
 static int cmp32(const void *a, const void *b) {
