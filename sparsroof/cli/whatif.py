@@ -214,7 +214,7 @@ def _mlp(model: str | None, mlp: str, ranks: tuple[str, ...], hw: str, dtype: st
     elif output == "csv":
         raise OptionError("--mlp writes a table or JSON (-O json)")
     else:
-        table_console().print(mlp_table(layer, spec.name, dtype, rows))
+        table_console().print(mlp_table(layer, spec.name, dtype, rows, unit, precision))
     if plot_file:
         from ..plot.mlp import mlp_ridgeline, mlp_title
 

@@ -140,6 +140,11 @@ def test_cli_json_table_and_saved_figure(tmp_path: Path) -> None:
     assert (tmp_path / "r.png").read_bytes()[:4] == b"\x89PNG"
     table = _cli(*args, cwd=tmp_path)
     assert table.returncode == 0 and "network" in table.stdout and "b/rank" in table.stdout
+    assert "(fp32, at the simt fp32 peak)" in " ".join(table.stdout.split())
+    # fp32 values on an A100's tensor cores run at their tf32 peak: the title says which
+    tensor = _cli("whatif", "--mlp", "4096,4096,16384", "--ranks", "1", "--hw", "a100",
+                  "--dtype", "fp32", cwd=tmp_path)
+    assert "(fp32, at the tensor tf32 peak)" in " ".join(tensor.stdout.split()), tensor.stdout
     bad = _cli("whatif", "swin_tiny", "--mlp", "4,4,4", "--ranks", "2", cwd=tmp_path)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1
     none = _cli("whatif", cwd=tmp_path)
