@@ -19,6 +19,7 @@ after a line's numbers; an array file with no rows makes it divide by zero. So:
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
@@ -182,7 +183,11 @@ def parse_body(source: str | IO[bytes], header: MMHeader, label: str
         else:
             (values, (row, col)), shape = read_coo(source)
     except (ValueError, RuntimeError, OverflowError) as err:
-        raise MatrixFileError(label, fmm_problem(err)) from None
+        # a stream read through CheckedBody starts with the rewritten two-line header
+        # (head): the file's comment lines before its size line go back into the count
+        # (comment lines among the entries, rare, are dropped as read and not counted)
+        shift = 0 if isinstance(source, str) else header.head_lines - 2
+        raise MatrixFileError(label, fmm_problem(err, shift)) from None
     if tuple(shape) != (header.rows, header.cols):  # pragma: no cover - parser disagrees
         raise MatrixFileError(label, f"the parser read a {shape} matrix, the size line "
                                      f"says {header.rows} x {header.cols}")
@@ -207,10 +212,19 @@ def _parser() -> tuple[Callable[[Any], np.ndarray], Callable[[Any], Any]]:
     return fmm.read_array, fmm.read_coo
 
 
-def fmm_problem(err: Exception) -> str:
-    """The parser's message, lower-cased and with a hint where one helps."""
+def fmm_problem(err: Exception, shift: int = 0) -> str:
+    """The parser's message, lower-cased, its line number moved on by ``shift`` (the
+    lines the parser did not see before the one it names), and with a hint where one
+    helps.
+
+    >>> fmm_problem(ValueError("Line 2768: Invalid floating-point value."), 1)
+    'line 2769: Invalid floating-point value'
+    """
     text = str(err).strip().rstrip(".")
     text = text[0].lower() + text[1:] if text else "unreadable Matrix Market data"
+    found = re.match(r"line (\d+):", text)
+    if found and shift:
+        text = f"line {int(found[1]) + shift}:{text[found.end():]}"
     if "index out of bounds" in text:
         text += " (Matrix Market indices are 1-based and must lie within the size line)"
     if "out of range" in text:

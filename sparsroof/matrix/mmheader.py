@@ -47,6 +47,7 @@ class MMHeader:
     entries: int  # lines of data the body must hold (one triangle for symmetric files)
     head_bytes: int  # bytes of banner, comments and size line
     canonical: bool  # a banner the parser reads as written
+    head_lines: int = 2  # lines of banner, comments and size line
 
     @property
     def head(self) -> bytes:
@@ -153,4 +154,5 @@ def read_mm_header(stream: IO[bytes], label: str) -> MMHeader:
     if symmetry != "general" and rows != cols:
         raise MatrixFileError(label, f"line {lineno}: a {symmetry} matrix must be square, "
                                      f"this one is {rows} x {cols}")
-    return MMHeader(obj, fmt, field, symmetry, rows, cols, entries, consumed, canonical)
+    return MMHeader(obj, fmt, field, symmetry, rows, cols, entries, consumed, canonical,
+                    lineno)

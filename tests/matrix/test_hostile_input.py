@@ -269,3 +269,17 @@ def test_analyze_max_memory_option(tmp_path: Path) -> None:
     assert small.returncode == 1 and "--max-memory allows 1 kB" in small.stderr
     bad = sparsroof(*run, "--max-memory", "lots")
     assert bad.returncode == 2 and "--max-memory" in bad.stderr
+
+
+@pytest.mark.parametrize("comments", [0, 3])
+def test_a_file_cut_inside_its_last_line_names_that_line(tmp_path: Path,
+                                                         comments: int) -> None:
+    """The parser reads the entries behind a rewritten two-line header: its line numbers
+    are moved back onto the file's own, comment lines before the size line counted."""
+    lines = ["%%MatrixMarket matrix coordinate real general",
+             *(f"% comment {k}" for k in range(comments)), "4 4 4",
+             "1 1 1.5", "2 2 2.5", "3 3 3.5", "4 4"]  # the last entry cut before its value
+    path = tmp_path / "cut.mtx"
+    path.write_text("\n".join(lines))  # no newline after the cut
+    with pytest.raises(MatrixFileError, match=rf"line {len(lines)}: "):
+        load(path)
