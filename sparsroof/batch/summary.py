@@ -54,6 +54,12 @@ class MatrixPoint:
         """
         return self.attainable_flops / self.peak_flops if self.peak_flops else 0.0
 
+    @property
+    def has_work(self) -> bool:
+        """Whether the row has work to place on a roofline (a matrix without entries has
+        none: no intensity, no rate)."""
+        return self.intensity > 0 and self.attainable_flops > 0
+
 
 @dataclass
 class StoreSummary:
@@ -64,6 +70,7 @@ class StoreSummary:
     by_failure: list[tuple[str, str, int]] = field(default_factory=list)
     furthest: list[MatrixPoint] = field(default_factory=list)
     closest: list[MatrixPoint] = field(default_factory=list)
+    no_work: list[str] = field(default_factory=list)  # matrices not ranked: nothing to do
 
 
 def store_points(store: Store) -> list[MatrixPoint]:
@@ -96,7 +103,11 @@ def summarise_store(store: Store, top: int = 5) -> StoreSummary:
         " GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 7 DESC")
     s.by_failure = [(str(r[0]), str(r[1]), int(r[2])) for r in store.query(
         "SELECT kind, reason, COUNT(*) FROM failures GROUP BY 1, 2 ORDER BY 3 DESC, 1, 2")]
-    points = sorted(store_points(store), key=lambda p: (p.roof_fraction, p.name, p.spec))
+    every = store_points(store)
+    # a matrix without entries has no work to put near or far from a roof: not ranked
+    s.no_work = sorted({p.name for p in every if not p.has_work})
+    points = sorted((p for p in every if p.has_work),
+                    key=lambda p: (p.roof_fraction, p.name, p.spec))
     s.furthest = points[:top]
     s.closest = points[::-1][:top]
     return s

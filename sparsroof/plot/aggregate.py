@@ -98,7 +98,7 @@ def _roofs(ax: Axes, points: Sequence[MatrixPoint], xs: tuple[float, float]) -> 
 
 def unplottable(points: Sequence[MatrixPoint]) -> list[str]:
     """Names of the matrices no log-log plot can show: zero work or zero attainable rate."""
-    return sorted({p.name for p in points if not (p.intensity > 0 and p.attainable_flops > 0)})
+    return sorted({p.name for p in points if not p.has_work})
 
 
 class _Style:

@@ -52,9 +52,11 @@ def store_tables(s: StoreSummary, failures: list[dict[str, Any]]) -> list[Any]:
     heads = ("matrix", "class", "spec", "kernel", "d", "format", "model", "AI F/B",
              "attainable", "of peak", "bound")
     note = " (best row per matrix and spec; of peak = attainable / peak FLOP/s)"
-    return [*shown,
-            _table("furthest from the compute roof" + note, heads, _points_rows(s.furthest)),
-            _table("closest to the compute roof" + note, heads, _points_rows(s.closest))]
+    ranked = [_table("furthest from the compute roof" + note, heads, _points_rows(s.furthest)),
+              _table("closest to the compute roof" + note, heads, _points_rows(s.closest))]
+    if s.no_work:
+        ranked.append(f"not ranked, with no work to do (no entries): {', '.join(s.no_work)}")
+    return [*shown, *ranked]
 
 
 def store_json(s: StoreSummary, failures: list[dict[str, Any]]) -> str:
@@ -70,5 +72,6 @@ def store_json(s: StoreSummary, failures: list[dict[str, Any]]) -> str:
         "failed_files": failures,
         "furthest": [asdict(p) | {"roof_fraction": p.roof_fraction} for p in s.furthest],
         "closest": [asdict(p) | {"roof_fraction": p.roof_fraction} for p in s.closest],
+        "not_ranked": s.no_work,
     })
     return json_text(doc)

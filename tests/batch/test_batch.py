@@ -434,3 +434,22 @@ def test_an_export_into_a_missing_folder_fails_before_the_batch(tree: Path,
     assert out.returncode == 2 and out.stderr.count("\n") == 1, out.stderr
     assert "r.csv: cannot write: no directory" in out.stderr
     assert not db.exists()  # no matrix was analysed
+
+
+def test_a_matrix_without_work_is_not_ranked_by_the_report(tmp_path: Path) -> None:
+    """A matrix without entries has no intensity and no rate: the report ranks only the
+    matrices with work near or far from the roof, and names the others."""
+    import shutil
+
+    folder = tmp_path / "m"
+    folder.mkdir()
+    for name in ("empty.mtx", "a00.mtx"):
+        shutil.copy(ROOT / "tests" / "corpus" / name, folder / name)
+    shutil.copy(ROOT / "data" / "lap2d_64.mtx", folder / "lap2d_64.mtx")
+    db = tmp_path / "r.db"
+    assert cli("batch", str(folder), "--store", str(db), "-j", "1").returncode == 0
+    doc = json.loads(cli("report", str(db), "-O", "json").stdout)
+    ranked = {p["name"] for p in doc["furthest"] + doc["closest"]}
+    assert ranked == {"lap2d_64"} and doc["not_ranked"] == ["a00", "empty"]
+    text = cli("report", str(db)).stdout
+    assert "not ranked, with no work to do (no entries): a00, empty" in text
