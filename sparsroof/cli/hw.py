@@ -80,9 +80,11 @@ def validate(paths: tuple[str, ...]) -> int:
     unit that does not fit, capacities that fall or bandwidths that rise down the memory
     hierarchy. Warnings (stderr) name what a valid spec lacks for a bound that holds: a
     GPU without a launch floor, a launch overhead that is not a minimum, a cache level
-    without a bandwidth. Exit code 1 if any file has a problem (warnings alone: 0).
+    without a bandwidth, a name a bundled spec goes by. Exit code 1 if any file has a
+    problem (warnings alone: 0).
     """
     from ..hardware.completeness import spec_warnings
+    from ..hardware.library import bundled_meaning
 
     bad = 0
     for path in paths:
@@ -93,7 +95,12 @@ def validate(paths: tuple[str, ...]) -> int:
         else:
             spec = load_spec(path)
             emit(f"{path}: OK ({spec.name}: {spec.device})")
-            for line in spec_warnings(spec):
+            shadowed = bundled_meaning(spec.name, path)
+            lines = spec_warnings(spec) + ([
+                f"{spec.name}: name: the bundled spec {shadowed} goes by this name: the "
+                "results of this file would read as that device's; give it a name of its "
+                "own"] if shadowed else [])
+            for line in lines:
                 echo_message(f"sparsroof: warning: {path}: {line}")
     if bad:
         click.echo(f"sparsroof: {bad} of {len(paths)} spec file(s) have problems", err=True)

@@ -130,6 +130,25 @@ def bundled_names() -> list[str]:
     return sorted(_bundled_files())
 
 
+def bundled_meaning(name: str, path: str | Path | None = None) -> str | None:
+    """The bundled spec that ``name`` names (itself, or the one it is an alias of), or
+    None: a user's spec of that name would read as that device in every result. The
+    bundled file itself, given as ``path``, names nothing else.
+
+    >>> bundled_meaning("a100"), bundled_meaning("my-gpu")
+    ('a100-80gb', None)
+    """
+    files = _bundled_files()
+    meant = name if name in files else _aliases(name).get(name)
+    if meant is not None and path is not None:
+        try:
+            if Path(path).resolve() == Path(str(files[meant])).resolve():
+                return None
+        except OSError:
+            pass
+    return meant
+
+
 def read_spec_file(name_or_path: str | Path) -> tuple[Any, str]:
     """The parsed YAML of a bundled spec (by name or alias) or a user's file, and its origin.
 

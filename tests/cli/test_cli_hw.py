@@ -98,3 +98,22 @@ def test_hw_show_gives_an_integer_peak_in_operations_not_flops() -> None:
     fp16 = next(line for line in out.stdout.splitlines() if line.startswith("peak tensor fp16"))
     assert "624 TOP/s 624 TOP/s peak" in " ".join(int8.split()), int8
     assert "FLOP/s" not in int8 and "312 TFLOP/s" in " ".join(fp16.split())
+
+
+def test_hw_validate_warns_of_a_name_a_bundled_spec_goes_by(tmp_path: Path) -> None:
+    """A user's copy named like a bundled spec (or one of its aliases) would read as that
+    device in every result: a warning, not an error; the bundled file itself, or a name
+    of its own, none."""
+    text = (ROOT / "sparsroof" / "hwspecs" / "a100-80gb.yaml").read_text()
+    for name, warned in (("a100", "a100-80gb"), ("a100-80gb", "a100-80gb"), ("my-a100", None)):
+        lines = text.splitlines()
+        lines = [f"name: {name}" if line.startswith("name:") else line for line in lines
+                 if not line.startswith("aliases:")]
+        path = tmp_path / f"{name}.yaml"
+        path.write_text("\n".join(lines) + "\n")
+        out = sparsroof("hw", "validate", str(path), cwd=ROOT)
+        assert out.returncode == 0, out.stderr
+        said = f"name: the bundled spec {warned} goes by this name" if warned else "name:"
+        assert (said in out.stderr) == bool(warned), out.stderr
+    bundled = sparsroof("hw", "validate", "sparsroof/hwspecs/a100-80gb.yaml", cwd=ROOT)
+    assert bundled.returncode == 0 and "goes by this name" not in bundled.stderr
