@@ -55,7 +55,11 @@ def _require(ok: bool, message: str) -> None:
 
 
 def _fraction(name: str, value: float) -> None:
-    _require(0.0 <= value <= 1.0, f"{name} must lie between 0 and 1, got {value}")
+    """A fraction in [0, 1]; a value from 1 to 100 is most likely a percentage, and the
+    error says how to write it (whatif takes its sparsity levels in percent)."""
+    hint = (f" (for {value:g} %, write {value / 100:g})"
+            if 1.0 < value <= 100.0 else "")
+    _require(0.0 <= value <= 1.0, f"{name} must lie between 0 and 1, got {value:g}{hint}")
 
 
 def uniform_random(rows: int, cols: int, nnz: int, seed: int = 0) -> Generated:

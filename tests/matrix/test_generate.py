@@ -109,3 +109,10 @@ def test_generate_into_a_missing_folder_fails_before_it_works(tmp_path) -> None:
     assert not target.exists()
     with pytest.raises(OSError):
         gen.write(gen.GENERATORS["banded"][0](n=10, halfwidth=1), target)
+
+
+def test_a_sparsity_written_as_a_percentage_says_how_to_write_it() -> None:
+    with pytest.raises(OptionError, match=r"got 90 \(for 90 %, write 0.9\)"):
+        gen.GENERATORS["pruned"][0](rows=10, cols=10, sparsity=90.0)
+    with pytest.raises(OptionError, match=r"got -0.5$"):
+        gen.GENERATORS["pruned"][0](rows=10, cols=10, sparsity=-0.5)
