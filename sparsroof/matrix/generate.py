@@ -59,7 +59,8 @@ def _fraction(name: str, value: float) -> None:
     error says how to write it (whatif takes its sparsity levels in percent)."""
     hint = (f" (for {value:g} %, write {value / 100:g})"
             if 1.0 < value <= 100.0 else "")
-    _require(0.0 <= value <= 1.0, f"{name} must lie between 0 and 1, got {value:g}{hint}")
+    _require(0.0 <= value <= 1.0,
+             f"{{opt:{name}}} must lie between 0 and 1, got {value:g}{hint}")
 
 
 def uniform_random(rows: int, cols: int, nnz: int, seed: int = 0) -> Generated:
@@ -69,7 +70,8 @@ def uniform_random(rows: int, cols: int, nnz: int, seed: int = 0) -> Generated:
     >>> 480 <= g.nnz <= 500
     True
     """
-    _require(rows > 0 and cols > 0 and nnz >= 0, "rows, cols must be positive, nnz >= 0")
+    _require(rows > 0 and cols > 0 and nnz >= 0,
+             "{opt:rows}, {opt:cols} must be positive, {opt:nnz} >= 0")
     rng = np.random.default_rng(seed)
     flat = distinct(rng.integers(0, rows * cols, size=nnz, dtype=np.int64))
     values = rng.random(flat.size)
@@ -83,7 +85,7 @@ def banded(n: int, halfwidth: int, fill: float = 1.0, seed: int = 0) -> Generate
     >>> g.nnz, int(np.abs(g.col.astype(int) - g.row).max())
     (13, 1)
     """
-    _require(n > 0 and halfwidth >= 0, "n must be positive and halfwidth >= 0")
+    _require(n > 0 and halfwidth >= 0, "{opt:n} must be positive and {opt:halfwidth} >= 0")
     _fraction("fill", fill)
     rng = np.random.default_rng(seed)
     offsets = np.arange(-halfwidth, halfwidth + 1, dtype=np.int64)
@@ -121,7 +123,7 @@ def stencil_2d(n: int) -> Generated:
     >>> g.rows, g.nnz   # 9 diagonal + 2·(3·2) horizontal + 2·(3·2) vertical neighbours
     (9, 33)
     """
-    _require(n > 0, "n must be positive")
+    _require(n > 0, "{opt:n} must be positive")
     return _stencil((n, n))
 
 
@@ -132,7 +134,7 @@ def stencil_3d(n: int) -> Generated:
     >>> g.rows, g.nnz
     (8, 32)
     """
-    _require(n > 0, "n must be positive")
+    _require(n > 0, "{opt:n} must be positive")
     return _stencil((n, n, n))
 
 
@@ -161,7 +163,7 @@ def block_structured(block_rows: int, block: int, blocks_per_row: int = 4, fill:
     (8, 16)
     """
     _require(block_rows > 0 and block > 0 and blocks_per_row >= 1,
-             "block_rows, block and blocks_per_row must be positive")
+             "{opt:block_rows}, {opt:block} and {opt:blocks_per_row} must be positive")
     _fraction("fill", fill)
     rng = np.random.default_rng(seed)
     bi = np.repeat(np.arange(block_rows, dtype=np.int64), blocks_per_row - 1)
@@ -205,7 +207,8 @@ def power_law(n: int, alpha: float, mean_degree: float = 10.0, seed: int = 0,
     True
     """
     _require(n > 1 and alpha > 1.0 and mean_degree > 0,
-             "n must exceed 1, alpha must exceed 1 and mean_degree must be positive")
+             "{opt:n} must exceed 1, {opt:alpha} must exceed 1 and {opt:mean_degree} must "
+             "be positive")
     rng = np.random.default_rng(seed)
     m = int(round(n * mean_degree))
     perm = rng.permutation(n).astype(np.int64)
@@ -253,7 +256,7 @@ def block_pruned(rows: int, cols: int, block: int = 4, sparsity: float = 0.9,
     64
     """
     _require(rows % block == 0 and cols % block == 0 and block > 0,
-             f"rows and cols must be multiples of block={block}")
+             f"{{opt:rows}} and {{opt:cols}} must be multiples of {{opt:block}} ({block})")
     _fraction("sparsity", sparsity)
     rng = np.random.default_rng(seed)
     nb_r, nb_c = rows // block, cols // block
@@ -286,7 +289,8 @@ def magnitude_pruned(rows: int, cols: int, sparsity: float = 0.9, spread: float 
     >>> abs(g.nnz / 64**2 - 0.25) < 0.05
     True
     """
-    _require(rows > 0 and cols > 0 and spread >= 0, "rows, cols positive and spread >= 0")
+    _require(rows > 0 and cols > 0 and spread >= 0,
+             "{opt:rows}, {opt:cols} positive and {opt:spread} >= 0")
     _fraction("sparsity", sparsity)
     rng = np.random.default_rng(seed)
     scale_r = np.exp(spread * rng.standard_normal(rows))
@@ -311,7 +315,7 @@ def dense(rows: int, cols: int, seed: int = 0) -> Generated:
     >>> dense(3, 2).nnz
     6
     """
-    _require(rows > 0 and cols > 0, "rows and cols must be positive")
+    _require(rows > 0 and cols > 0, "{opt:rows} and {opt:cols} must be positive")
     rng = np.random.default_rng(seed)
     row, col = np.divmod(np.arange(rows * cols, dtype=np.int64), cols)
     return _finish(rows, cols, row, col, rng.standard_normal(rows * cols))

@@ -112,7 +112,11 @@ def test_generate_into_a_missing_folder_fails_before_it_works(tmp_path) -> None:
 
 
 def test_a_sparsity_written_as_a_percentage_says_how_to_write_it() -> None:
-    with pytest.raises(OptionError, match=r"got 90 \(for 90 %, write 0.9\)"):
+    with pytest.raises(OptionError, match=r"got 90 \(for 90 %, write 0.9\)") as err:
         gen.GENERATORS["pruned"][0](rows=10, cols=10, sparsity=90.0)
+    assert str(err.value).startswith("sparsity must")  # the API names its parameter
+    out = sparsroof("generate", "pruned", "--rows", "10", "--cols", "10", "--sparsity", "90",
+                    "-o", "unused.mtx", cwd=ROOT)  # the command line, its option
+    assert out.returncode == 2 and "error: --sparsity must lie between 0 and 1" in out.stderr
     with pytest.raises(OptionError, match=r"got -0.5$"):
         gen.GENERATORS["pruned"][0](rows=10, cols=10, sparsity=-0.5)
