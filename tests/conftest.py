@@ -8,6 +8,7 @@ import traceback
 import warnings
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -43,6 +44,15 @@ def loaded_by_command(args: list[str], watched: Iterable[str], cwd: Path | None 
     assert out.returncode == 0 and "\nLOADED " in out.stderr, out.stderr[-3000:]
     loaded = ast.literal_eval(out.stderr.rsplit("\nLOADED ", 1)[1].strip())
     return loaded, out.stdout, out.stderr
+
+
+def fresh_python(code: str, *args: str | os.PathLike[str], timeout: float = 300,
+                 check: bool = False, **kwargs: Any) -> subprocess.CompletedProcess[str]:
+    """``python -c CODE ARGS`` in a fresh interpreter, its output captured as text: how a
+    test sees what a new process does that this one has done already (imports, memory
+    limits, threads started at import)."""
+    return subprocess.run([sys.executable, "-c", code, *map(str, args)], capture_output=True,
+                          text=True, timeout=timeout, check=check, **kwargs)
 
 
 #: the warning filters of a fresh interpreter started without -W or PYTHONWARNINGS

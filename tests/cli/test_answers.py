@@ -14,7 +14,7 @@ import pytest
 
 from sparsroof.caching import answers
 
-from ..conftest import DATA
+from ..conftest import DATA, fresh_python
 
 LAP = DATA / "lap2d_64.mtx"
 
@@ -31,8 +31,7 @@ def _shell(*args: str | Path, cache: Path, cwd: Path | None = None,
     """(status, stdout, stderr, whether the command ran) of ``sparsroof ARGS``: a kept
     answer is printed without the command group (nor click, numpy or the file)."""
     environ = dict(os.environ) | {"SPARSROOF_CACHE_DIR": str(cache)} | (env or {})
-    out = subprocess.run([sys.executable, "-c", _RUN, *map(str, args)], cwd=cwd,
-                         capture_output=True, text=True, timeout=300, env=environ)
+    out = fresh_python(_RUN, *args, cwd=cwd, env=environ)
     err, _, ran = out.stderr.rpartition("\nRAN ")
     return out.returncode, out.stdout, err, ast.literal_eval(ran.strip())
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 import pytest
 
-from ..conftest import DATA, ROOT, loaded_by_command, sparsroof
+from ..conftest import DATA, ROOT, fresh_python, loaded_by_command, sparsroof
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -285,7 +285,6 @@ def test_numpys_blas_starts_with_one_thread_but_for_hw(
     env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
     if preset is not None:
         env["OPENBLAS_NUM_THREADS"] = preset
-    out = subprocess.run([sys.executable, "-c", code, *args], cwd=ROOT, env=env,
-                         capture_output=True, text=True, timeout=120)
+    out = fresh_python(code, *args, cwd=ROOT, env=env, timeout=120)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stderr.rsplit("\nBLAS ", 1)[1].strip() == str(want)

@@ -18,7 +18,7 @@ from sparsroof.hardware.library import (
 )
 from sparsroof.hardware.spec import PRECISIONS, UNITS
 
-from ..conftest import ROOT
+from ..conftest import ROOT, fresh_python
 
 GOOD = """\
 name: mine
@@ -218,7 +218,6 @@ def test_bundled_specs_found_from_a_non_editable_install(tmp_path: Path) -> None
             "assert all(h.validate_file(n) == [] for n in names)\n"
             "print(len(names), h.load_spec('a100').name)\n")
     env = {"PYTHONPATH": str(target), "PATH": "/usr/bin:/bin"}
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         cwd=tmp_path, env=env)
+    out = fresh_python(code, cwd=tmp_path, env=env)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == [str(len(bundled_names())), "a100-80gb"]

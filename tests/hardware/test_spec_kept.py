@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,6 +13,8 @@ from sparsroof.caching import parsed
 from sparsroof.errors import SpecError
 from sparsroof.hardware import library
 from sparsroof.hardware.library import load_spec
+
+from ..conftest import fresh_python
 
 BUNDLED = Path(library.__file__).resolve().parent.parent / "hwspecs" / "a100-80gb.yaml"
 LONG_AGO = 1_700_000_000_000_000_000  # 2023, in nanoseconds
@@ -98,8 +98,7 @@ def test_a_kept_spec_is_read_without_pyyaml(tmp_path: Path) -> None:
             "from sparsroof.hardware.library import load_spec\n"
             f"print(load_spec({str(path)!r}).name, 'yaml' in sys.modules)\n")
     env = dict(os.environ) | {"SPARSROOF_CACHE_DIR": str(tmp_path / "cache")}
-    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                           check=True, env=env).stdout.split() for _ in range(2)]
+    runs = [fresh_python(code, check=True, env=env).stdout.split() for _ in range(2)]
     assert runs == [["a100-80gb", "True"], ["a100-80gb", "False"]]
 
 

@@ -10,8 +10,6 @@ from __future__ import annotations
 import gzip
 import json
 import os
-import subprocess
-import sys
 import tarfile
 from pathlib import Path
 
@@ -23,7 +21,7 @@ from sparsroof.matrix import limits
 from sparsroof.matrix.collection import discover, load_source, peek_source
 from sparsroof.matrix.mtx import load, peek
 
-from ..conftest import sparsroof
+from ..conftest import fresh_python, sparsroof
 
 COO = b"%%MatrixMarket matrix coordinate real general\n"
 ARRAY = b"%%MatrixMarket matrix array real general\n"
@@ -70,8 +68,7 @@ def _write(path: Path, data: bytes) -> Path:
 
 def test_inputs_that_crashed_the_parser_now_load_or_fail_cleanly(tmp_path: Path) -> None:
     paths = [str(_write(tmp_path / name, data)) for name, (data, _) in NATIVE.items()]
-    out = subprocess.run([sys.executable, "-c", _CHILD, *paths], capture_output=True,
-                         text=True, timeout=120)
+    out = fresh_python(_CHILD, *paths, timeout=120)
     done = [json.loads(line) for line in out.stdout.splitlines()]
     assert out.returncode == 0, (out.returncode, out.stderr[-2000:], done[-1:])
     assert len(done) == len(NATIVE)
@@ -146,8 +143,7 @@ def test_an_address_space_limit_is_seen() -> None:
             "resource.setrlimit(resource.RLIMIT_AS, (3 * 2**30, hard))\n"
             "from sparsroof.matrix.limits import memory_headroom\n"
             "print(*memory_headroom(), sep='|')\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=60, check=True)
+    out = fresh_python(code, timeout=60, check=True)
     have, why = out.stdout.strip().split("|")
     # 3 GiB minus what the interpreter has mapped already, unless a tighter limit binds
     assert int(have) < 3 * 2**30

@@ -12,6 +12,8 @@ from matplotlib.image import imread
 
 from sparsroof.plot.style import new_figure, save
 
+from ..conftest import fresh_python
+
 
 def _figure(label_x: float = 0.5) -> matplotlib.figure.Figure:
     fig = new_figure((4.0, 3.0), dpi=100)
@@ -132,16 +134,12 @@ def test_the_import_ahead_is_waited_for() -> None:
     # in a fresh process, drawing waits for the second thread's import: two threads
     # importing matplotlib's modules at once can meet one half imported (a spy of a
     # small file failed so, now and then)
-    import subprocess
-    import sys
-
     code = ("import sys\n"
             "from sparsroof.plot.style import import_ahead\n"
             "wait = import_ahead()\n"
             "wait()\n"
             "print('matplotlib.backends.backend_agg' in sys.modules)\n")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=True)
+    done = fresh_python(code, check=True)
     assert done.stdout.strip() == "True" and not done.stderr
 
 

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from ..conftest import fresh_python
+
 PACKAGE = Path(__file__).resolve().parents[2] / "sparsroof"
 
 #: layer of each top-level room, highest first; a room imports only rooms of lower layers
@@ -214,15 +216,12 @@ def test_help_lists_each_command_by_its_own_summary() -> None:
 
 
 def test_help_imports_no_command_and_no_numpy() -> None:
-    import subprocess
-    import sys
 
     code = ("import sys; from sparsroof.cli import cli; from click.testing import CliRunner; "
             "CliRunner().invoke(cli, ['--help']); "
             "print(sorted(m for m in sys.modules if m == 'numpy' or m.startswith('sparsroof.cli.')"
             " and m not in ('sparsroof.cli.guard', 'sparsroof.cli.group')))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout
+    out = fresh_python(code, check=True).stdout
     assert out.strip() == "[]"
 
 

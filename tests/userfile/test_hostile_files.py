@@ -30,7 +30,7 @@ from sparsroof.plot.points import read_results
 from sparsroof.userfile import capped
 from sparsroof.whatif.patterns import parse_pattern
 
-from ..conftest import ROOT
+from ..conftest import ROOT, fresh_python
 
 COO = b"%%MatrixMarket matrix coordinate real general\n"
 SMALL = COO + b"2 2 1\n1 1 1\n"
@@ -228,8 +228,7 @@ def test_alias_bombs_are_refused_at_once_without_printing_the_value(
             "from sparsroof.cli import main\n"
             "sys.exit(main(sys.argv[1:]))\n")
     start = time.perf_counter()
-    out = subprocess.run([sys.executable, "-c", code, *args, str(path)], capture_output=True,
-                         text=True, timeout=60)
+    out = fresh_python(code, *args, path, timeout=60)
     assert time.perf_counter() - start < 20
     line = one_line(out)
     assert out.returncode in (1, 2) and line.startswith(f"sparsroof: error: {path}: ")
@@ -277,8 +276,7 @@ def test_devices_pipes_and_folders_are_refused_without_reading(tmp_path: Path) -
     os.mkfifo(fifo)
     folder = tmp_path / "folder.json"
     folder.mkdir()
-    out = subprocess.run([sys.executable, "-c", _READERS, "/dev/zero", str(fifo),
-                          str(folder)], capture_output=True, text=True, timeout=120)
+    out = fresh_python(_READERS, "/dev/zero", fifo, folder, timeout=120)
     assert out.returncode == 0 and out.stderr == "", out.stderr[-2000:]
     lines = out.stdout.splitlines()
     assert len(lines) == 3 * 7
@@ -396,8 +394,7 @@ def test_a_large_run_file_costs_under_1_kb_a_row(tmp_path: Path) -> None:
         handle.write("matrix,time_s,kernel,format,d,dtype,implementation,timing\n")
         for i in range(rows):
             handle.write(f"m.mtx,{1e-5 + i * 1e-12:.6e},spmv,csr,1,fp64,lib-{i % 7},graph\n")
-    out = subprocess.run([sys.executable, "-c", _MEASURE, str(path)], capture_output=True,
-                         text=True, timeout=300, check=True)
+    out = fresh_python(_MEASURE, path, check=True)
     good, bad, per_row = out.stdout.split()
     assert (int(good), int(bad)) == (rows, 0)
     assert float(per_row) < 1000, per_row
@@ -413,8 +410,7 @@ def test_a_large_ginkgo_file_costs_under_1_kb_a_run(tmp_path: Path) -> None:
                        for f in formats}} for i in range(20_000)]
     path = tmp_path / "runs.json"
     path.write_text(json.dumps(cases, indent=4))
-    out = subprocess.run([sys.executable, "-c", _MEASURE, str(path)], capture_output=True,
-                         text=True, timeout=300, check=True)
+    out = fresh_python(_MEASURE, path, check=True)
     good, bad, per_run = out.stdout.split()
     assert (int(good), int(bad)) == (100_000, 0)
     assert float(per_run) < 1000, per_run
