@@ -8,6 +8,7 @@ do about it. Anything that is not a :class:`SparsroofError` is a bug and keeps i
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from pathlib import Path
 
 __all__ = [
@@ -27,6 +28,7 @@ __all__ = [
     "ExportError",
     "FigureError",
     "GpuError",
+    "closest",
     "unknown_choice",
 ]
 
@@ -130,6 +132,19 @@ class OptionError(SparsroofError):
     exit_code = 2
 
 
+def closest(word: str, choices: Iterable[str]) -> str | None:
+    """The one of ``choices`` that a slip of the keyboard turns into ``word``, or None:
+    what every "did you mean" of the tool names.
+
+    >>> closest("cssr", ["csr", "coo"]), closest("zzz", ["csr", "coo"])
+    ('csr', None)
+    """
+    import difflib
+
+    found = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return found[0] if found else None
+
+
 def unknown_choice(part: str, choices: list[str] | tuple[str, ...], where: str = ""
                    ) -> OptionError:
     """The error of a value not among ``choices``: the closest one named where a slip of
@@ -138,10 +153,8 @@ def unknown_choice(part: str, choices: list[str] | tuple[str, ...], where: str =
     >>> str(unknown_choice("cssr", ("csr", "coo", "all")))
     "unknown choice 'cssr'; did you mean 'csr'? (choose from csr, coo, all)"
     """
-    import difflib
-
-    close = difflib.get_close_matches(part, list(choices), n=1, cutoff=0.6)
-    hint = f"; did you mean {close[0]!r}?" if close else ""
+    close = closest(part, choices)
+    hint = f"; did you mean {close!r}?" if close else ""
     return OptionError(f"{where}unknown choice {part!r}{hint} (choose from "
                        f"{', '.join(choices)})")
 

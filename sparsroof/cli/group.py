@@ -72,10 +72,10 @@ class LazyGroup(click.Group):
         """As click's, with the closest command named when one is misspelt."""
         name = args[0] if args else ""
         if name and not name.startswith("-") and name not in COMMANDS:
-            import difflib
+            from ..errors import closest
 
-            close = difflib.get_close_matches(name, list(COMMANDS), n=1, cutoff=0.6)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
+            close = closest(name, COMMANDS)
+            hint = f"; did you mean {close!r}?" if close else ""
             raise click.UsageError(f"no command {name!r}{hint}", ctx)
         return super().resolve_command(ctx, args)
 

@@ -6,7 +6,6 @@ refuses a key written twice.
 
 from __future__ import annotations
 
-import difflib
 import functools
 import os
 import re
@@ -14,7 +13,7 @@ from collections.abc import Hashable
 from pathlib import Path
 from typing import Any
 
-from ..errors import SpecError, UnknownSpecError
+from ..errors import SpecError, UnknownSpecError, closest
 from ..userfile import MAX_CONFIG_BYTES, load_yaml, read_text, shown
 from ..userfile.yamlfile import safe_loader
 from .schema import check_spec
@@ -165,12 +164,12 @@ def read_spec_file(name_or_path: str | Path) -> tuple[Any, str]:
             "spec", _PARSER), text
     files = _bundled_files()
     # no alias is a bundled name (the bundled set's test holds it)
-    name = text if text in files else _aliases(text).get(text, text)
+    name = bundled_meaning(text) or text
     if name not in files:
         aliases = _aliases()
         known = sorted(files) + sorted(aliases)
-        close = difflib.get_close_matches(text, known, n=1, cutoff=0.6)
-        hint = f"; did you mean {close[0]!r}?" if close else f" (bundled: {', '.join(known)})"
+        close = closest(text, known)
+        hint = f"; did you mean {close!r}?" if close else f" (bundled: {', '.join(known)})"
         raise UnknownSpecError(text, f"no bundled hardware spec of that name{hint}")
     origin = f"{name}.yaml (bundled)"
     return _bundled(files[name], origin), origin

@@ -15,10 +15,9 @@ is expected, so ``sparsroof hw validate`` can print one line per problem. The ru
 
 from __future__ import annotations
 
-import difflib
 from typing import Any
 
-from ..errors import SpecError, UnitError
+from ..errors import SpecError, UnitError, closest
 from ..units import KINDS, parse_quantity
 from ..userfile import shown
 from .spec import (
@@ -44,8 +43,8 @@ _MAX_COUNT = 2**40
 
 
 def _suggest(key: object, known: tuple[str, ...] | list[str]) -> str:
-    close = difflib.get_close_matches(str(key), list(known), n=1, cutoff=0.6)
-    return f"did you mean {close[0]!r}?" if close else f"expected one of {', '.join(known)}"
+    close = closest(str(key), known)
+    return f"did you mean {close!r}?" if close else f"expected one of {', '.join(known)}"
 
 
 class _Checker:

@@ -25,14 +25,13 @@ matrix, as equation (1) of *The Sparsity Roofline* writes them.
 
 from __future__ import annotations
 
-import difflib
 import os
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ..errors import ManifestError, OptionError, UnknownManifestError
+from ..errors import ManifestError, OptionError, UnknownManifestError, closest
 from ..userfile import MAX_CONFIG_BYTES, load_yaml, read_text, shown
 from .patterns import parse_pattern, parse_sparsity
 
@@ -217,8 +216,8 @@ def load_manifest(name_or_path: str | Path) -> Manifest:
     files = _bundled()
     key = text.lower().replace("-", "_")
     if key not in files:
-        close = difflib.get_close_matches(key, sorted(files), n=1, cutoff=0.6)
-        hint = (f"did you mean {close[0]!r}?" if close else
+        close = closest(key, sorted(files))
+        hint = (f"did you mean {close!r}?" if close else
                 f"bundled: {', '.join(sorted(files))}; or give a manifest .yaml path")
         raise UnknownManifestError(text, f"no bundled model of that name ({hint})")
     origin = f"{key}.yaml (bundled)"
