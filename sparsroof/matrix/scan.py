@@ -197,8 +197,10 @@ class _Body:
 
         helper = threading.Thread(target=later, name="sparsroof-scan", daemon=True)
         helper.start()
-        lines, zeros, diagonal, _, order, srt = self._part(self.start, middle, 0, counts)
-        helper.join()
+        try:  # a bad line in this half still waits for the other half's reader
+            lines, zeros, diagonal, _, order, srt = self._part(self.start, middle, 0, counts)
+        finally:
+            helper.join()
         if not second:
             return None
         split, more, more_zeros, more_diagonal, _, order2, srt2 = second[0]

@@ -88,7 +88,9 @@ def import_ahead() -> Callable[[], None]:
 
     from ..passes.arrays import beside
 
-    thread = threading.Thread(target=run, name="sparsroof-import", daemon=True)
+    # not a daemon: a command that fails before it draws still lets the import end before
+    # the interpreter does, never stopped halfway through a module at shutdown
+    thread = threading.Thread(target=run, name="sparsroof-import")
     thread.start()
     beside(thread)  # on two cores, the load's passes leave it the second one
     return thread.join
