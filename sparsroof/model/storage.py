@@ -12,9 +12,12 @@ Formats whose padding a kernel can skip (ELL, HYB's ELL part, SELL) are charged 
 entries plus what marks the end of each row: a kernel that stops at a row's first padding
 slot reads one index (or value) there, and never the rest of the padding. Their stored
 footprint, padding included, is reported beside (``stored_bytes``). Formats whose fill is
-part of the layout a kernel computes on (BSR blocks, DIA diagonals) read their fill: a
-block or diagonal is read whole, the kernel cannot know which of its slots are zero
-without reading them.
+part of the layout a kernel computes on (BSR blocks, DIA diagonals, N:M groups) read their
+fill: a block, the part of a diagonal within the matrix, or a group's N slots is read
+whole, the kernel cannot know which of its slots are zero without reading them. A DIA
+diagonal is stored padded to m slots, but the slots that fall outside the matrix (column
+j - i + offset out of range) are never read by a kernel that checks the column before it
+loads (CUSP's, scipy's), so they are part of the stored footprint only.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ __all__ = [
     "hyb",
     "bsr",
     "dia",
+    "nm_slots",
     "nm",
     "dense",
 ]
@@ -254,27 +258,44 @@ def bsr(n_blocks: int, m: int, b: int, s_v: int, s_i: int) -> Storage:
     return Storage(slots, float(slots * s_v), float(index), slots, detail=f"{b}x{b}")
 
 
-def dia(n_diagonals: int, m: int, s_v: int, s_i: int) -> Storage:
-    """DIA: n_diags·m·s_v + n_diags·s_i (each stored diagonal padded to m slots).
+def dia(n_diagonals: int, cells: int, m: int, s_v: int, s_i: int) -> Storage:
+    """DIA: each stored diagonal padded to m slots (stored: n_diags·m·s_v + n_diags·s_i);
+    read and multiplied: the ``cells`` of the diagonals that lie within the matrix, whose
+    zeros a kernel cannot skip, plus the offsets: cells·s_v + n_diags·s_i.
 
-    >>> dia(3, 4, 8, 4).bytes
-    108.0
+    >>> d = dia(3, 10, 4, 8, 4)   # a 4 x 4 tridiagonal: 4 + 3 + 3 cells in range
+    >>> d.bytes, d.stored_bytes, d.executed_entries    # 10·8 + 3·4 ; 3·4·8 + 3·4
+    (92.0, 108.0, 10)
     """
     slots = n_diagonals * m
-    return Storage(slots, float(slots * s_v), float(n_diagonals * s_i), slots,
-                   detail=f"{n_diagonals} diagonals")
+    return Storage(slots, float(cells * s_v), float(n_diagonals * s_i), cells,
+                   detail=f"{n_diagonals} diagonals",
+                   stored=float(slots * s_v + n_diagonals * s_i))
 
 
-def nm(nnz: int, n: int, m_group: int, conforming: float, s_v: int) -> Storage:
-    """N:M structured: nnz·s_v plus ceil(log2 M) bits of position metadata per nonzero.
-    Only a pattern whose every group of M holds at most N entries can be stored this way;
-    ``conforming`` is the share of groups that do (1.0 for a valid N:M matrix).
+def nm_slots(rows: int, cols: int, n: int, m_group: int) -> int:
+    """Value slots of a rows x cols matrix stored as N:M: N per group of M consecutive
+    columns of a row, the last (shorter) group holding min(N, its width), a group with
+    fewer entries padded with zeros: rows·(N·floor(cols/M) + min(N, cols mod M)).
 
-    >>> nm(nnz=8, n=2, m_group=4, conforming=1.0, s_v=2).bytes   # 16 + 8·2 bits
+    >>> nm_slots(2, 10, 2, 4)    # per row 2 + 2 + min(2, 2)
+    12
+    """
+    return rows * (n * (cols // m_group) + min(n, cols % m_group))
+
+
+def nm(slots: int, n: int, m_group: int, conforming: float, s_v: int) -> Storage:
+    """N:M structured: ``slots`` values (see :func:`nm_slots`: N per group of M, zeros
+    where a group holds fewer entries) plus ceil(log2 M) bits of position metadata each;
+    every slot is read and multiplied. Only a pattern whose every group of M holds at most
+    N entries can be stored this way; ``conforming`` is the share of groups that do (1.0
+    for a valid N:M matrix).
+
+    >>> nm(slots=8, n=2, m_group=4, conforming=1.0, s_v=2).bytes   # 16 + 8·2 bits
     18.0
     """
-    meta = nnz * math.ceil(math.log2(m_group)) / 8 if m_group > 1 else 0.0
-    return Storage(nnz, float(nnz * s_v), float(meta), nnz, conforming=conforming,
+    meta = slots * math.ceil(math.log2(m_group)) / 8 if m_group > 1 else 0.0
+    return Storage(slots, float(slots * s_v), float(meta), slots, conforming=conforming,
                    detail=f"{n}:{m_group}")
 
 

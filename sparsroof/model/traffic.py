@@ -149,7 +149,7 @@ def storage_of(s: Structure, name: str, s_v: int, s_i: int, hyb_split: str = "ru
         return formats.bsr(s.blocks[b] if s.stored_entries else 0, s.rows, b, s_v, s_i)
     if name == "nm":
         n, m_group, share = nm_pattern(s.nm_conformance)
-        return formats.nm(s.stored_entries, n, m_group, share, s_v)
+        return formats.nm(formats.nm_slots(s.rows, s.cols, n, m_group), n, m_group, share, s_v)
     table: dict[str, Callable[[], Storage]] = {
         "csr": lambda: formats.csr(s.stored_entries, s.rows, s_v, s_i),
         "csc": lambda: formats.csc(s.stored_entries, s.cols, s_v, s_i),
@@ -160,7 +160,7 @@ def storage_of(s: Structure, name: str, s_v: int, s_i: int, hyb_split: str = "ru
             s.row_length_counts, s.rows, s_v, s_i,
             formats.hyb_least_width(s.row_length_counts, s.rows, s_v, s_i)
             if hyb_split == "least" else None),
-        "dia": lambda: formats.dia(s.n_diagonals, s.rows, s_v, s_i),
+        "dia": lambda: formats.dia(s.n_diagonals, s.diagonal_cells, s.rows, s_v, s_i),
         "dense": lambda: formats.dense(s.rows, s.cols, s_v),
     }
     return table[name]()

@@ -14,8 +14,9 @@ Every feature is computed over whole arrays or in the compiled O(nnz) passes of
   classic profile of Cuthill-McKee orderings;
 * ``near_diagonal_share``: share of entries with |j - i| <= ``near_diagonal_halfwidth``
   = ceil(0.05 · max(rows, cols)); a uniformly random pattern has about 0.1 there;
-* ``diagonal_fill`` = entries / total length of the occupied diagonals (1 for a full
-  stencil or band, the density for a random pattern);
+* ``diagonal_cells`` = total length of the occupied diagonals within the matrix (the
+  slots a DIA kernel reads); ``diagonal_fill`` = entries / ``diagonal_cells`` (1 for a
+  full stencil or band, the density for a random pattern);
 * ``blocks[b]``: non-empty aligned b x b blocks (i // b, j // b); fill = nnz / (blocks·b²);
 * ``nm_conformance["N:M"]``: share of the non-empty groups (i, j // M) of M consecutive
   columns in a row holding at most N entries; ``nm_exact["N:M"]``: share of *all* groups
@@ -125,6 +126,7 @@ class Structure:
     pattern_symmetry: float | None = None
     n_diagonals: int = 0
     diagonal_fill: float = 0.0
+    diagonal_cells: int = 0  # cells of the occupied diagonals within the matrix
     bandwidth: int = 0
     profile: int = 0
     main_diagonal_share: float = 0.0  # stored (i, i) / min(rows, cols)
@@ -313,6 +315,7 @@ def _pattern_fields(matrix: Matrix, c: Counts) -> dict[str, Any]:
         if c.mirror else None,
         "n_diagonals": ndiag, "bandwidth": bw,
         "profile": lower + upper, "diagonal_fill": nnz / cells if cells else 0.0,
+        "diagonal_cells": cells,
         "main_diagonal_share": ondiag / min(rows, cols),
         "near_diagonal_halfwidth": halfwidth, "near_diagonal_share": near / nnz,
         "blocks": {b: int(n) for b, n in zip(BLOCK_SIZES, c.blocks, strict=True)},

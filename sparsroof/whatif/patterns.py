@@ -144,12 +144,15 @@ def blocks_kept(m: int, k: int, b: int, sparsity: float) -> int:
 
 
 def nm_entries(m: int, k: int, n: int, group: int) -> int:
-    """Nonzeros of an N:M matrix with every group full: m·(N·floor(k/M) + min(N, k mod M)).
+    """Nonzeros of an N:M matrix with every group full: its N:M slots (see
+    :func:`sparsroof.model.storage.nm_slots`), m·(N·floor(k/M) + min(N, k mod M)).
 
     >>> nm_entries(2, 10, 2, 4)    # per row 2 + 2 + min(2, 2)
     12
     """
-    return m * (n * (k // group) + min(n, k % group))
+    from ..model.storage import nm_slots
+
+    return nm_slots(m, k, n, group)
 
 
 def fits_2to4(n: int, group: int) -> bool:

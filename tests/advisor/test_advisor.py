@@ -58,7 +58,9 @@ def _block_seconds(m: Matrix, lo: int, hi: int, model: CostModel, fmt: str) -> f
     elif fmt == "hyb":  # the block's own width, by the rule for whole matrices
         s = formats.hyb(np.bincount(lengths), rows, 8, 4)
     elif fmt == "dia":
-        s = formats.dia(np.unique(col - row).size, rows, 8, 4)
+        offsets = np.unique(col - row)  # each diagonal's rows i with 0 <= i + k < cols
+        cells = np.minimum(rows, m.cols - offsets) - np.maximum(0, -offsets)
+        s = formats.dia(offsets.size, int(cells.sum()), rows, 8, 4)
     else:
         s = formats.bsr(np.unique((row // 4) * m.cols + col // 4).size, rows, 4, 8, 4)
     # the paper's kernels read and multiply every stored slot, ELL's padding included

@@ -43,8 +43,13 @@ def test_every_storage_format_by_hand() -> None:
     assert stored["ell"] == 4 * 2 * 12 and stored["csr"] == bytes_a["csr"]
     # SELL, slices of 32 rows sorted longest first: one slice of width 2 (8 slots)
     assert bytes_a["sell"] == 5 * 12 and stored["sell"] == 4 * 2 * 12 + 2 * 4
-    # diagonals j - i: 0, 2, 1, -3, 1 -> 4 distinct, each padded to 4 slots
-    assert bytes_a["dia"] == 4 * 4 * 8 + 4 * 4 and executed["dia"] == 16
+    # diagonals j - i: 0, 2, 1, -3, 1 -> 4 distinct, each stored padded to 4 slots; read
+    # and multiplied where they lie in the matrix: 4 + 4 + 3 (offset 2) + 1 (offset -3)
+    assert bytes_a["dia"] == 12 * 8 + 4 * 4 and executed["dia"] == 12
+    assert stored["dia"] == 4 * 4 * 8 + 4 * 4
+    # N:M: the sparsest pattern every row fits is 2:16 (a row's 5 columns are one group of
+    # at most 2 entries): 2 slots per row, zeros padded in, 4 bits of position each
+    assert bytes_a["nm"] == 4 * 2 * 8 + 4 * 2 * 4 / 8 and executed["nm"] == 8
     # 2 x 2 blocks (i//2, j//2): (0,0) (0,1) (0,1) (1,0) (1,2) -> 4 blocks, 3 block-row ptrs
     assert bytes_a["bsr2"] == 4 * 4 * 8 + 4 * 4 + 3 * 4 and executed["bsr2"] == 16
     # one 32 x 32 block holds everything: 1024 slots, 1 block index, 2 block-row pointers

@@ -135,8 +135,11 @@ def test_bsr_and_dia_fill_is_executed() -> None:
     s = formats.bsr(n_blocks=3, m=8, b=4, s_v=4, s_i=4)
     assert s.executed_entries == 48  # 3 blocks x 16 slots, zeros included
     assert s.bytes == 48 * 4 + 3 * 4 + (2 + 1) * 4
-    d = formats.dia(n_diagonals=3, m=10, s_v=8, s_i=4)
-    assert d.executed_entries == 30 and d.bytes == 30 * 8 + 12
+    # a 10 x 10 tridiagonal: 10 + 9 + 9 cells within the matrix, each read and multiplied;
+    # the two slots outside it are stored (every diagonal padded to 10) but never read
+    d = formats.dia(n_diagonals=3, cells=28, m=10, s_v=8, s_i=4)
+    assert d.executed_entries == 28 and d.bytes == 28 * 8 + 12
+    assert d.values_stored == 30 and d.stored_bytes == 30 * 8 + 12
 
 
 def test_partition_balances_entries() -> None:

@@ -24,7 +24,7 @@ def test_tiny_features_by_hand() -> None:
     # offsets j - i: 0, 1, -1, 0, 2, 0, -3, 0 -> {-3, -1, 0, 1, 2}
     assert s.n_diagonals == 5 and s.bandwidth == 3
     # occupied diagonal lengths 4 (0) + 3 (+1) + 3 (-1) + 2 (+2) + 1 (-3) = 13 cells
-    assert s.diagonal_fill == pytest.approx(8 / 13)
+    assert s.diagonal_cells == 13 and s.diagonal_fill == pytest.approx(8 / 13)
     # lower envelope: rows start at columns 0, 0, 2, 0 -> 0 + 1 + 0 + 3 = 4;
     # upper: columns start at rows 0, 0, 2, 1 -> 0 + 1 + 0 + 2 = 3
     assert s.profile == 7
