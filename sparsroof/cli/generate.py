@@ -83,9 +83,14 @@ def _make(kind: str) -> click.Command:
         seed = params.get("seed", 0)
         if not seeded:
             params.pop("seed", None)
-        g = fn(**params)
-        if shuffle:
-            g = gen.shuffled(g, seed)
+        gen.check_size(kind, params)
+        try:
+            g = fn(**params)
+            if shuffle:
+                g = gen.shuffled(g, seed)
+        except MemoryError:  # the estimate fell short of what numpy asked for
+            raise OptionError(f"{kind}: out of memory while drawing the matrix; give "
+                              "smaller sizes") from None
         gen.write(g, output, comment=gen.describe(kind, params | (
             {"shuffle": True, "seed": seed} if shuffle else {})))
         click.echo(f"wrote {output}: {g.rows:,} x {g.cols:,}, {g.nnz:,} entries ({label})",

@@ -23,7 +23,7 @@ from ..passes.arrays import distinct
 
 __all__ = ["Generated", "GENERATORS", "uniform_random", "banded", "stencil_2d", "stencil_3d",
            "block_structured", "power_law", "nm", "block_pruned", "magnitude_pruned", "dense",
-           "describe", "write"]
+           "describe", "write", "drawn_entries", "check_size"]
 
 _INT32_MAX = 2**31 - 1
 _CHUNK = 1 << 24  # dense cells drawn at once by the weight generators
@@ -334,6 +334,66 @@ GENERATORS: dict[str, tuple[Callable[..., Generated], str]] = {
     "pruned": (magnitude_pruned, "unstructured-pruned"),
     "dense": (dense, "dense"),
 }
+
+
+def drawn_entries(kind: str, params: dict[str, Any]) -> tuple[int, int]:
+    """(entries, lines): the most entries generator ``kind`` draws or keeps with
+    ``params`` (its keyword arguments; duplicates count, before they are dropped), and its
+    rows plus columns.
+
+    >>> drawn_entries("banded", {"n": 1000, "halfwidth": 3})
+    (7000, 2000)
+    >>> drawn_entries("nm", {"rows": 4, "cols": 8, "n": 2, "m": 4})
+    (16, 12)
+    """
+    import inspect
+
+    p = {name: q.default for name, q in
+         inspect.signature(GENERATORS[kind][0]).parameters.items()} | params
+    side = {"stencil2d": 2, "stencil3d": 3}
+    if kind in side:
+        size = p["n"] ** side[kind]
+        return (2 * side[kind] + 1) * size, 2 * size
+    if kind in ("banded", "powerlaw"):
+        per_row = 2 * p["halfwidth"] + 1 if kind == "banded" else \
+            2 * math.ceil(p["mean_degree"]) * (2 if p.get("symmetric") else 1)
+        return p["n"] * per_row, 2 * p["n"]
+    if kind == "block":
+        rows = p["block_rows"] * p["block"]
+        blocks = p["block_rows"] * (2 * p["blocks_per_row"] - 1)  # the diagonal, mirrored
+        return blocks * p["block"] ** 2, 2 * rows
+    lines = p["rows"] + p["cols"]
+    if kind == "random":
+        return p["nnz"], lines
+    if kind == "nm":
+        return p["rows"] * (p["cols"] // max(p["m"], 1)) * p["n"], lines
+    cells = p["rows"] * p["cols"]
+    if kind in ("pruned", "block-pruned"):
+        kept = math.ceil(cells * (1.0 - min(max(p["sparsity"], 0.0), 1.0)))
+        return kept + min(cells, _CHUNK), lines
+    return cells, lines
+
+
+#: bytes per drawn entry at the peak: int64 rows and columns and float64 values, twice
+#: (the draws and what is kept of them); and per row or column (scales, permutations)
+_ENTRY_BYTES, _LINE_BYTES = 48, 16
+
+
+def check_size(kind: str, params: dict[str, Any]) -> None:
+    """Refuse, before anything is drawn, a matrix this process has no memory for, or
+    whose cells cannot be numbered in 64 bits."""
+    from .limits import check_fits
+
+    entries, lines = drawn_entries(kind, params)
+    rows, cols = params.get("rows"), params.get("cols")
+    if kind == "random" and rows and cols and rows * cols >= 2**63:
+        raise OptionError(f"{rows:,} x {cols:,} cells cannot be numbered in 64 bits: "
+                          "give fewer {opt:rows} or {opt:cols}")
+    problem = check_fits(_ENTRY_BYTES * entries + _LINE_BYTES * lines)
+    if problem is not None:
+        noun = "entry" if entries == 1 else "entries"
+        raise OptionError(f"{kind} with these sizes draws up to {entries:,} {noun}: it "
+                          f"{problem}")
 
 
 def shuffled(g: Generated, seed: int) -> Generated:

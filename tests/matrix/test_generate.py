@@ -27,6 +27,9 @@ def test_same_seed_same_matrix_other_seed_other_matrix(kind: str, kwargs: dict) 
     assert np.array_equal(a.values, b.values)
     assert not (np.array_equal(a.row, c.row) and np.array_equal(a.col, c.col))
     assert a.row.min() >= 0 and a.row.max() < a.rows and a.col.max() < a.cols
+    # the size check before drawing counts at least what is drawn, and every line
+    entries, lines = gen.drawn_entries(kind, kwargs)
+    assert a.nnz <= entries and lines == a.rows + a.cols
     keys = a.row.astype(np.int64) * a.cols + a.col
     assert np.unique(keys).size == keys.size  # no duplicate entries
 
@@ -120,3 +123,21 @@ def test_a_sparsity_written_as_a_percentage_says_how_to_write_it() -> None:
     assert out.returncode == 2 and "error: --sparsity must lie between 0 and 1" in out.stderr
     with pytest.raises(OptionError, match=r"got -0.5$"):
         gen.GENERATORS["pruned"][0](rows=10, cols=10, sparsity=-0.5)
+
+
+@pytest.mark.parametrize("args", [
+    ("banded", "--n", "100000000000", "--halfwidth", "3"),
+    ("stencil3d", "--n", "100000"),
+    ("dense", "--rows", "10000000", "--cols", "10000000"),
+    ("nm", "--rows", "100000000", "--cols", "100000000", "--pattern", "2:4"),
+    ("pruned", "--rows", "100000000", "--cols", "100000000"),
+    ("random", "--rows", "100000000000", "--cols", "100000000000", "--nnz", "10"),
+])
+def test_a_matrix_too_large_to_draw_is_refused_before_drawing(tmp_path, args) -> None:  # type: ignore[no-untyped-def]
+    """Petabytes of entries (or cells past 64-bit numbering) are refused in one line
+    naming the kind's sizes, before any array is allocated and before the file is made."""
+    target = tmp_path / "big.mtx"
+    out = sparsroof("generate", *args, "-o", str(target), cwd=ROOT)
+    assert out.returncode == 2 and not target.exists()
+    assert out.stderr.startswith("sparsroof: error: ") and out.stderr.count("\n") == 1
+    assert "entries" in out.stderr or "64 bits" in out.stderr
