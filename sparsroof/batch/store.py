@@ -245,7 +245,18 @@ class Store:
             with contextlib.suppress(StoreError), self._transaction():
                 self.db.execute("DELETE FROM claims WHERE owner = ?", (self.owner.token,))
                 self.db.execute("DELETE FROM writers WHERE owner = ?", (self.owner.token,))
+            self._at_rest()
         self.db.close()
+
+    def _at_rest(self) -> None:
+        """Leave the store as one file in rollback-journal mode when no other process has
+        it open (the next writer turns WAL on again): a reader opened read-only, as
+        ``report`` opens it, cannot remove the -wal and -shm files a WAL store makes, and
+        would leave them beside the user's store. Where another process has it open the
+        mode stays WAL, without waiting."""
+        with contextlib.suppress(sqlite3.Error):
+            self.db.execute("PRAGMA busy_timeout = 0")
+            self.db.execute("PRAGMA journal_mode = DELETE").fetchone()
 
     def _reading(self) -> contextlib.AbstractContextManager[None]:
         return reading(self.path)

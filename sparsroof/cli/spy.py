@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from ..errors import OptionError
+from ..errors import FigureError, OptionError
 from ..matrix.mtx import Matrix, load
 from ..plot import figure_format, save, spy_figure
 from ..plot.spy import bandwidth
@@ -39,6 +39,8 @@ def command(matrix: str, out: str | None, bins: int, block: int | None, band: st
     """
     imported = import_ahead()
     m = load(matrix, values=False)  # a density image reads no values
+    if not m.rows or not m.cols:
+        raise FigureError(f"{matrix}: a {m.rows:,} x {m.cols:,} matrix has no cells to draw")
     path = out or f"{m.name}-spy.png"
     figure_format(path)
     imported()

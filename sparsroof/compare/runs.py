@@ -462,8 +462,8 @@ def read_runs(path: str, *, kernel: str = "spmv", width: int = 1, dtype: str = "
     defaults fill what a row does not say; ``time_unit`` is the unit of CSV ``time_s`` and
     Ginkgo ``time``; a matrix missing where the row says is looked for under
     ``matrix_dir`` (:func:`find_matrix`); with ``locate`` false a matrix is kept as
-    written (a name, matched by the caller). A file that cannot be read at all raises
-    :class:`~sparsroof.errors.MeasuredRunsError`."""
+    written (a name, matched by the caller). A file that cannot be read at all, or holds
+    no row, raises :class:`~sparsroof.errors.MeasuredRunsError`."""
     p = Path(path)
     d = _Defaults(kernel, width, dtype, time_unit)
     matrices = _Matrices(p.parent, matrix_dir, locate)
@@ -492,4 +492,6 @@ def read_runs(path: str, *, kernel: str = "spmv", width: int = 1, dtype: str = "
     errors: list[RowError] = []
     for item in found:
         (good if isinstance(item, MeasuredRun) else errors).append(item)  # type: ignore[arg-type]
+    if not good and not errors:  # a check of nothing must not pass
+        raise MeasuredRunsError(f"{path}: holds no runs (a header or an empty list only)")
     return good, errors

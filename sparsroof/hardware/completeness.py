@@ -36,11 +36,13 @@ def spec_warnings(spec: HwSpec) -> list[str]:
     if lo is not None and lo.kind is None:
         out.append(lead + "launch_overhead: no kind: say 'kind: minimum' once the figure is "
                    "the smallest back-to-back kernel time")
-    for level in spec.memory[:-1]:
+    for at, level in enumerate(spec.memory[:-1]):
         if level.bandwidth is None:
+            slower = next((lv.name for lv in spec.memory[at + 1:] if lv.bandwidth is not None),
+                          spec.dram.name)
             out.append(lead + f"memory.{level.name}.bandwidth: missing: a working set that "
-                       "fits this level is charged no memory time, so its bound is only "
-                       "the compute or launch term")
+                       f"fits this level is charged at {slower}'s bandwidth, so a warm run "
+                       "served from this level can beat the bound")
         if level.capacity is None:
             out.append(lead + f"memory.{level.name}.capacity: missing: no working set can be "
                        "placed in this level")

@@ -64,18 +64,24 @@ def compare_csv(judged: Sequence[Judged]) -> str:
     return csv_text((record(j) for j in judged), "compare", columns=list(record(judged[0])))
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}{'s' * (n != 1)}"
+
+
 def summary_lines(summary: Summary) -> list[str]:
     """The summary in words: counts, quartiles of % of SoL, tightness per band."""
     q = summary.pct_sol_quartiles
-    lines = [f"{summary.count:,} runs judged, {summary.violations:,} faster than their bound "
-             f"(violations), {summary.errors:,} rows with errors"]
+    lines = [f"{_count(summary.count, 'run')} judged, {summary.violations:,} faster than "
+             f"their bound (violations), {_count(summary.errors, 'row')} with errors"]
     if q:
         lines.append(f"% of SoL: median {q[1]:.1f}, quartiles {q[0]:.1f} - {q[2]:.1f}")
     for band, (n, ratio) in summary.bands.items():
         if band == "empty":
-            lines.append(f"  nothing to compute (no entries): {n:,} runs, no kernel need run")
+            lines.append(f"  nothing to compute (no entries): {_count(n, 'run')}, no kernel "
+                         "need run")
         elif ratio is not None:
-            lines.append(f"  {band}-bound: {n:,} runs, median measured/bound {ratio:.2f}x")
+            lines.append(f"  {band}-bound: {_count(n, 'run')}, median measured/bound "
+                         f"{ratio:.2f}x")
     return lines
 
 

@@ -132,6 +132,9 @@ def test_good_tree_exits_zero_and_report_summarises(tree: Path, tmp_path: Path) 
     assert far[0]["roof_fraction"] <= far[1]["roof_fraction"] <= near[1]["roof_fraction"] \
         <= near[0]["roof_fraction"]
     assert plot.read_bytes()[:4] == b"\x89PNG"
+    # the store at rest is one file: the report, which opens it read-only, leaves no -wal
+    # or -shm beside it
+    assert sorted(p.name for p in tmp_path.glob("r.db*")) == ["r.db"]
 
 
 def test_report_exit_code_says_failures_exist(tree: Path, tmp_path: Path) -> None:

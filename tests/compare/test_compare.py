@@ -166,6 +166,17 @@ def test_a_file_without_the_columns_is_one_line_error(tmp_path: Path) -> None:
     assert "line 1: the header needs the columns matrix, time_s" in out.stderr
 
 
+@pytest.mark.parametrize("name,text", [("runs.csv", "matrix,time_s\n"), ("runs.json", "[]")])
+def test_a_file_of_no_runs_fails_rather_than_passing_a_check_of_nothing(
+        tmp_path: Path, name: str, text: str) -> None:
+    path = tmp_path / name
+    path.write_text(text)
+    out = run("compare", str(path))
+    assert out.returncode == 1 and out.stdout == ""
+    assert out.stderr == f"sparsroof: error: {path}: holds no runs (a header or an empty " \
+        "list only)\n"
+
+
 @pytest.mark.parametrize("tail,says", [
     (b"\xff\n", "cannot read: 'utf-8' codec can't decode byte 0xff"),
     (b"x" * 200_000 + b"\n", "line 3: not a CSV table (field larger than field limit"),

@@ -205,3 +205,17 @@ def test_results_are_drawn_only_under_the_spec_they_were_bounded_on(tmp_path: Pa
                               "with --hw h100-sxm\n")
         out = run("plot", kind, str(source), "--hw", "a100", "-o", str(tmp_path / "x.png"))
         assert out.returncode == 0, out.stderr
+
+
+@pytest.mark.parametrize("shape", ["0 0", "5 0", "0 3"])
+def test_spy_of_a_matrix_without_cells_is_one_line(tmp_path: Path, shape: str) -> None:
+    """No cells: nothing to draw, said in one line (not matplotlib's warnings and a blank
+    frame of made-up extent), and no figure written."""
+    path = tmp_path / "none.mtx"
+    path.write_text(f"%%MatrixMarket matrix coordinate real general\n{shape} 0\n")
+    figure = tmp_path / "none.png"
+    out = run("spy", str(path), "-o", str(figure))
+    rows, cols = shape.split()
+    assert out.returncode == 1 and not figure.exists()
+    assert out.stderr == (f"sparsroof: error: {path}: a {rows} x {cols} matrix has no cells "
+                          "to draw\n")
