@@ -85,10 +85,11 @@ class Prices:
 
 
 def sol_prices(spec: HwSpec, precision: str = "fp64", timing: str = DEFAULT_TIMING,
-               calls_per_sync: int = 1) -> Prices:
+               calls_per_sync: int = 1, flops_per_slot: float = 2.0) -> Prices:
     """Roofline prices (see the module docstring): the memory time M(W) of the spec's
     hierarchy spread over the bytes, the launch floor of ``timing`` on a GPU with one,
-    the fp64 (``precision``) SIMT peak.
+    the fp64 (``precision``) SIMT peak for ``flops_per_slot`` FLOPs per stored slot (8
+    for a complex matrix).
 
     >>> from sparsroof.hardware.library import load_spec
     >>> p = sol_prices(load_spec("c2050"))   # 768 KiB of L2, then 144 GB/s of GDDR5
@@ -103,7 +104,7 @@ def sol_prices(spec: HwSpec, precision: str = "fp64", timing: str = DEFAULT_TIMI
     peak = entry_peak(spec, "simt", precision) if ("simt", precision) in spec.peaks else 0.0
     launches = 1 if spec.kind == "gpu" and spec.launch_overhead else 0
     floor = launches * launch_floor(spec, timing, calls_per_sync)[0]
-    z = 2 / peak if peak else 0.0
+    z = flops_per_slot / peak if peak else 0.0
 
     def at(w: float) -> dict[str, CostModel]:
         if w <= 0:
@@ -271,11 +272,13 @@ class FormatRow:
 
 
 def format_rows(s: Any, spec: HwSpec, calibrated: dict[str, float] | None = None,
-                dtype: str = "fp64", timing: str = DEFAULT_TIMING) -> list[FormatRow]:
+                dtype: str = "fp64", timing: str = DEFAULT_TIMING,
+                complex_values: bool = False) -> list[FormatRow]:
     """Every storage format of SpMV for structure ``s``, fastest first: the calibrated
     ones (``calibrated``: seconds per storage) by calibrated time, then the rest by SoL
     (the bound for any kernel, for runs timed by ``timing``); among equal times (a launch
-    floor), the one that moves fewer bytes first, as the advisor picks it."""
+    floor), the one that moves fewer bytes first, as the advisor picks it.
+    ``complex_values``: a complex matrix (see :mod:`sparsroof.model.traffic`)."""
     from ..model.bound import bound
     from ..model.traffic import STORAGES, traffic
 
@@ -284,7 +287,7 @@ def format_rows(s: Any, spec: HwSpec, calibrated: dict[str, float] | None = None
         if storage in ("nm", "dense"):
             continue
         t = traffic(s, kernel="spmv", width=1, storage=storage, model="compulsory",
-                    dtype=dtype, index="int32")
+                    dtype=dtype, index="int32", complex_values=complex_values)
         if t is None:
             continue
         launches = 1 if spec.kind == "gpu" and spec.launch_overhead else 0
@@ -297,13 +300,18 @@ def format_rows(s: Any, spec: HwSpec, calibrated: dict[str, float] | None = None
 
 
 def prediction(spec: HwSpec, s: Any, rows: list[FormatRow], calibration: Any = None,
-               timing: str = DEFAULT_TIMING) -> tuple[int, Prices, float]:
+               timing: str = DEFAULT_TIMING, complex_values: bool = False
+               ) -> tuple[int, Prices, float]:
     """(rows per strip, the prices of every candidate, bytes of x read once) from the SoL
-    model for runs timed by ``timing``, or from ``calibration`` when given."""
+    model for runs timed by ``timing``, or from ``calibration`` when given; a complex
+    matrix (``complex_values``) has values of two fp64 and 8 FLOPs per slot."""
+    from ..model.traffic import COMPLEX_FLOPS, COMPLEX_PARTS
+
     csr = next(r for r in rows if r.storage == "csr")
     size = strip_rows(spec, csr.bytes_total / max(s.rows, 1))
-    x_bytes = s.nonempty_cols * 8
+    parts, flops = (COMPLEX_PARTS, COMPLEX_FLOPS) if complex_values else (1, 1)
+    x_bytes = s.nonempty_cols * 8 * parts
     if calibration is not None:
         targets = {r.storage: r.calibrated_s for r in rows if r.calibrated_s is not None}
         return size, calibrated_prices(calibration, targets), x_bytes
-    return size, sol_prices(spec, "fp64", timing), x_bytes
+    return size, sol_prices(spec, "fp64", timing, flops_per_slot=2.0 * flops), x_bytes

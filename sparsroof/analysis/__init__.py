@@ -17,6 +17,7 @@ from .pipeline import (
     with_reorderings,
 )
 from .results import (
+    COMPLEX_CONVENTION,
     FLOPS_CONVENTION,
     Analysis,
     Gain,
@@ -30,6 +31,7 @@ from .results import (
 
 __all__ = [
     "CLASS_MODEL",
+    "COMPLEX_CONVENTION",
     "FLOPS_CONVENTION",
     "Analysis",
     "Config",

@@ -98,6 +98,7 @@ class _Plan:
     launches: int
     nm_group: tuple[int, int] | None
     block: int | None
+    complex_values: bool = False  # the matrix's field is complex (or hermitian)
 
 
 def _plan(s: Structure, spec: HwSpec, config: Config, verdict: Verdict | None) -> _Plan:
@@ -113,11 +114,11 @@ def _plan(s: Structure, spec: HwSpec, config: Config, verdict: Verdict | None) -
     )
 
 
-def _dense_sol(s: Structure, spec: HwSpec, config: Config, width: int, launches: int
-               ) -> float | None:
+def _dense_sol(s: Structure, spec: HwSpec, config: Config, width: int, launches: int,
+               complex_values: bool = False) -> float | None:
     """SoL of the dense GEMM of the same shape (on tensor units where the spec has them);
     None when the spec has no peak at the precision (the baseline is then absent)."""
-    t = dense_traffic(s.rows, s.cols, width, config.dtype)
+    t = dense_traffic(s.rows, s.cols, width, config.dtype, complex_values)
     try:
         unit, precision = resolve_unit(spec, config.unit or "tensor", config.dtype,
                                        config.precision, config.unit is not None)
@@ -144,7 +145,8 @@ def _unit(spec: HwSpec, config: Config, auto: str) -> tuple[str, str]:
 def _skipped(s: Structure, config: Config, plan: _Plan) -> list[Skipped]:
     """The requested (storage, model) pairs that :func:`traffic` cannot compute here."""
     common = dict(kernel=config.kernel, width=config.widths[0], dtype=config.dtype,
-                  index=config.index, params=plan.params, verdict_block=plan.block)
+                  index=config.index, params=plan.params, verdict_block=plan.block,
+                  complex_values=plan.complex_values)
     return [Skipped(storage, model, unavailable(s, storage, model, plan.params, plan.block), role)
             for storage in config.storages for model, role in plan.models
             if traffic(s, storage=storage, model=model, **common) is None]  # type: ignore[arg-type]
@@ -152,9 +154,10 @@ def _skipped(s: Structure, config: Config, plan: _Plan) -> list[Skipped]:
 
 def _width_results(s: Structure, spec: HwSpec, config: Config, plan: _Plan,
                    width: int) -> list[Result]:
-    dense_sol = _dense_sol(s, spec, config, width, plan.launches)
+    dense_sol = _dense_sol(s, spec, config, width, plan.launches, plan.complex_values)
     common = dict(kernel=config.kernel, width=width, dtype=config.dtype, index=config.index,
-                  params=plan.params, verdict_block=plan.block)
+                  params=plan.params, verdict_block=plan.block,
+                  complex_values=plan.complex_values)
     results = []
     for storage in config.storages:
         unit, precision = _unit(spec, config, auto_unit(storage, plan.nm_group))
@@ -176,7 +179,8 @@ def analyze_structure(info: MatrixInfo, s: Structure, spec: HwSpec, config: Conf
     """Model every (width, storage, model) combination of ``config`` for structure ``s``,
     fastest first within each width; an N:M format the pattern does not fit comes last
     (it cannot hold the matrix, so its time is not attainable)."""
-    plan = _plan(s, spec, config, verdict)
+    plan = replace(_plan(s, spec, config, verdict),
+                   complex_values=info.field == "complex")
     results = [r for w in config.widths for r in _width_results(s, spec, config, plan, w)]
     results.sort(key=lambda r: (r.traffic.width, not r.valid, r.bound.sol_s))
     return Analysis(info, spec.name, spec.device, s, verdict, tuple(results),

@@ -19,10 +19,14 @@ from ..units import si
 if TYPE_CHECKING:  # the distributed bounds (and numpy) load with --ranks
     from ..model.ridgeline import RankBound
 
-__all__ = ["FLOPS_CONVENTION", "MatrixInfo", "Result", "Skipped", "Analysis", "Gain",
+__all__ = ["FLOPS_CONVENTION", "COMPLEX_CONVENTION", "MatrixInfo", "Result", "Skipped",
+           "Analysis", "Gain",
            "Reordering", "records", "document", "rank_bound_dict"]
 
 FLOPS_CONVENTION = "FLOPs = 2 per stored entry per column of B (multiply + add)"
+#: the convention for a complex matrix: A, B and C complex at the chosen precision
+COMPLEX_CONVENTION = ("FLOPs = 8 per stored entry per column of B (a complex multiply + "
+                      "add); each value 2 reals")
 
 
 @dataclass(frozen=True)
@@ -253,7 +257,10 @@ def document(analyses: Iterable[Analysis], errors: Iterable[dict[str, str]] = ()
     """The analysis document: envelope, FLOPs convention, one object per matrix (its
     info, structure, class, every result and the distributed bounds), and errors."""
     doc = envelope("analyze")
+    analyses = list(analyses)
     doc["flops_convention"] = FLOPS_CONVENTION
+    if any(r.traffic.complex_values for a in analyses for r in a.results):
+        doc["complex_convention"] = COMPLEX_CONVENTION  # the results marked complex_values
     doc["matrices"] = [
         {"matrix": asdict(a.matrix), "spec": a.spec, "device": a.device,
          "structure": _structure_dict(a), "class": _verdict_dict(a),

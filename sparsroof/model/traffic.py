@@ -11,6 +11,11 @@ blocks, DIA diagonals, dense) execute more: F_exec = 2·(executed slots)·d; pad
 can skip (ELL, HYB, SELL) is stored (``a_stored_bytes``) but neither read nor executed in
 the bound (:mod:`sparsroof.model.storage`).
 
+A complex matrix (Matrix Market field ``complex`` or ``hermitian``) multiplies complex A,
+B and C at the precision of ``dtype``: each value is two of them (2·s_v bytes), and a
+complex multiply-add is 4 real multiplies and 4 real adds, F = 8·nnz·d
+(:data:`COMPLEX_PARTS`).
+
 A is charged by its storage format for every B model. The sparsity-aware SpMM paper
 charges A 12·nnz in its text (8-byte value + 4-byte index) but writes 8·nnz in its blocked
 equation (4); sparsroof follows the text, since the indices must be read, and adds the
@@ -31,6 +36,8 @@ from .storage import Storage
 __all__ = [
     "VALUE_BYTES",
     "INDEX_BYTES",
+    "COMPLEX_PARTS",
+    "COMPLEX_FLOPS",
     "KERNELS",
     "STORAGES",
     "MODELS",
@@ -73,6 +80,11 @@ class ModelParams:
     hyb_split: str = "rule"  # "rule": Bell & Garland's width; "least": the fewest bytes
 
 
+#: a complex value is this many real values, and its multiply-add this many times the
+#: real one's FLOPs (4 multiplies and 4 adds against 1 and 1)
+COMPLEX_PARTS, COMPLEX_FLOPS = 2, 4
+
+
 @dataclass(frozen=True)
 class Traffic:
     """Bytes moved and FLOPs of one kernel on one matrix, in one format and reuse model."""
@@ -94,6 +106,7 @@ class Traffic:
     storage_detail: str = ""
     model_detail: str = ""
     conforming: float | None = None  # N:M: share of groups that fit; None elsewhere
+    complex_values: bool = False  # A, B and C complex: 2 values and 4x the FLOPs each
 
     @property
     def bytes_total(self) -> float:
@@ -259,11 +272,26 @@ def unavailable(s: Structure, storage: str, model: str, params: ModelParams | No
 
 def traffic(s: Structure, *, kernel: str, width: int, storage: str, model: str, dtype: str,
             index: str, params: ModelParams | None = None,
-            verdict_block: int | None = None) -> Traffic | None:
+            verdict_block: int | None = None, complex_values: bool = False
+            ) -> Traffic | None:
     """Traffic of one kernel configuration on a matrix of structure ``s`` (None when the
-    model does not apply to this matrix or spec)."""
+    model does not apply to this matrix or spec); ``complex_values``: A, B and C complex.
+
+    >>> from sparsroof.structure.features import Structure
+    >>> s = Structure(rows=2, cols=2, stored_entries=2, numeric_nonzeros=2, nonempty_rows=2,
+    ...               nonempty_cols=2, max_row_length=1)
+    >>> real, cplx = (traffic(s, kernel="spmv", width=1, storage="coo", model="compulsory",
+    ...               dtype="fp64", index="int32", complex_values=c) for c in (False, True))
+    >>> real.bytes_total, cplx.bytes_total   # (2·16 + 2·8 + 2·8) ; (2·24 + 2·16 + 2·16)
+    (64.0, 112.0)
+    >>> real.flops_useful, cplx.flops_useful
+    (4.0, 16.0)
+    """
     params = params or ModelParams()
     s_v, s_i = VALUE_BYTES[dtype], INDEX_BYTES[index]
+    flops = 1.0
+    if complex_values:
+        s_v, flops = s_v * COMPLEX_PARTS, float(COMPLEX_FLOPS)
     a = storage_of(s, storage, s_v, s_i, params.hyb_split)
     if storage == "dense":  # a dense A multiplies every row of B: one model only
         b: tuple[float, str] | None = (
@@ -274,16 +302,17 @@ def traffic(s: Structure, *, kernel: str, width: int, storage: str, model: str, 
         return None
     return Traffic(
         kernel=kernel, width=width, storage=storage, model=model, dtype=dtype, index=index,
-        flops_useful=useful_flops(s.stored_entries, width),
-        flops_executed=2.0 * a.executed_entries * width,
+        flops_useful=flops * useful_flops(s.stored_entries, width),
+        flops_executed=flops * 2.0 * a.executed_entries * width,
         bytes_a=a.bytes, bytes_b=b[0], bytes_c=c_bytes(s.rows, width, s_v),
         a_values_stored=a.values_stored, a_index_bytes=a.index_bytes,
         a_stored_bytes=a.stored_bytes, storage_detail=a.detail, model_detail=b[1],
-        conforming=a.conforming,
+        conforming=a.conforming, complex_values=complex_values,
     )
 
 
-def dense_traffic(m: int, k: int, width: int, dtype: str) -> Traffic:
+def dense_traffic(m: int, k: int, width: int, dtype: str, complex_values: bool = False
+                  ) -> Traffic:
     """The dense GEMM of the same shape, the baseline for speedup:
     F = 2·m·k·d, bytes = (m·k + k·d + m·d)·s_v.
 
@@ -291,11 +320,13 @@ def dense_traffic(m: int, k: int, width: int, dtype: str) -> Traffic:
     >>> t.flops_useful, t.bytes_total     # 2·4·5·2 ; (20 + 10 + 8)·4
     (80.0, 152.0)
     """
-    s_v = VALUE_BYTES[dtype]
+    s_v, flops = VALUE_BYTES[dtype], 2.0 * m * k * width
+    if complex_values:
+        s_v, flops = s_v * COMPLEX_PARTS, flops * COMPLEX_FLOPS
     return Traffic(
         kernel="gemm", width=width, storage="dense", model="compulsory", dtype=dtype,
-        index="-", flops_useful=2.0 * m * k * width, flops_executed=2.0 * m * k * width,
+        index="-", flops_useful=flops, flops_executed=flops,
         bytes_a=float(m * k * s_v), bytes_b=float(k * width * s_v),
         bytes_c=c_bytes(m, width, s_v), a_values_stored=m * k,
-        a_stored_bytes=float(m * k * s_v),
+        a_stored_bytes=float(m * k * s_v), complex_values=complex_values,
     )

@@ -10,7 +10,14 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from ..analysis import FLOPS_CONVENTION, Analysis, Result, document, records
+from ..analysis import (
+    COMPLEX_CONVENTION,
+    FLOPS_CONVENTION,
+    Analysis,
+    Result,
+    document,
+    records,
+)
 from ..model.traffic import Traffic
 from ..units import plain, si
 from .document import csv_text, json_text
@@ -151,8 +158,9 @@ def to_table(analyses: Analysis | Sequence[Analysis], wide: bool = False) -> Any
         sections.append(len(rows))
         rows += [_cells(a.spec, r) for r in a.results]
     shown = set(COLUMNS if wide else CORE_COLUMNS) - ({"hw"} if len(group) == 1 else set())
+    complex_values = any(r.traffic.complex_values for a in group for r in a.results)
     caption = "\n".join([
-        FLOPS_CONVENTION,
+        COMPLEX_CONVENTION if complex_values else FLOPS_CONVENTION,
         "AI = FLOPs per byte; % peak = share of the compute roof's peak"
         + ("; roof = compute unit / memory level (* the working set fits that cache; + "
            "the caches hold part of it, main memory is charged the rest)"

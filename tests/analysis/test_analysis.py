@@ -191,3 +191,45 @@ def test_the_band_edges_go_by_the_names_the_tables_give_them() -> None:
     assert Config.from_options(model=("optimistic,pessimistic",)).models == (
         "compulsory", "random")
     assert Config.from_options(model=("pessimistic", "random")).models == ("random",)
+
+
+def test_a_complex_matrix_moves_two_reals_per_value_and_does_four_times_the_flops(
+        tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The same 3 x 3 pattern of 4 entries, real and complex (and hermitian, whose stored
+    lower triangle expands to the same 4 entries), analysed and advised through the
+    command line: complex A, x and y are 16 bytes a value at fp64, a complex multiply-add
+    8 FLOPs (4 real multiplies, 4 real adds)."""
+    import json
+
+    from ..conftest import ROOT, sparsroof
+
+    head = "%%MatrixMarket matrix coordinate"
+    files = {
+        "real": f"{head} real general\n3 3 4\n1 1 1\n2 1 2\n1 2 2\n3 3 4\n",
+        "complex": f"{head} complex general\n3 3 4\n1 1 1 0\n2 1 2 1\n1 2 2 -1\n3 3 4 0\n",
+        "hermitian": f"{head} complex hermitian\n3 3 3\n1 1 1 0\n2 1 2 1\n3 3 4 0\n",
+    }
+    found = {}
+    for name, text in files.items():
+        path = tmp_path / f"{name}.mtx"
+        path.write_text(text)
+        out = sparsroof("analyze", str(path), "--hw", "a100", "--model", "compulsory",
+                        "-O", "json", "--no-cache", cwd=ROOT)
+        assert out.returncode == 0, out.stderr
+        doc = json.loads(out.stdout)
+        [r] = doc["matrices"][0]["results"]
+        found[name] = r["traffic"]
+        assert ("complex_convention" in doc) == (name != "real")
+        rows = json.loads(sparsroof("formats", str(path), "--hw", "a100", "-O", "json",
+                                    "--no-cache", cwd=ROOT).stdout)["formats"]
+        csr = next(f for f in rows if f["storage"] == "csr")
+        assert csr["bytes_total"] == r["traffic"]["bytes_a"] + r["traffic"]["bytes_b"] + \
+            r["traffic"]["bytes_c"]
+    # CSR: values, columns, 4 row pointers; x's 3 referenced rows; y's 3 rows
+    assert found["real"]["bytes_a"] == 4 * 8 + 4 * 4 + 4 * 4
+    assert found["complex"]["bytes_a"] == 4 * 16 + 4 * 4 + 4 * 4
+    assert (found["real"]["bytes_b"], found["complex"]["bytes_b"]) == (3 * 8, 3 * 16)
+    assert (found["real"]["bytes_c"], found["complex"]["bytes_c"]) == (3 * 8, 3 * 16)
+    assert (found["real"]["flops_useful"], found["complex"]["flops_useful"]) == (8, 32)
+    assert found["hermitian"] == found["complex"]
+    assert found["complex"]["complex_values"] and not found["real"]["complex_values"]
