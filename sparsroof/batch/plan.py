@@ -144,8 +144,9 @@ def spec_identity(spec: HwSpec) -> tuple[str, str]:
     data = dataclasses.asdict(spec)
     data.pop("origin")
     for level in data["memory"]:  # a spec that gives no instances keeps its earlier hash
-        if level.get("instances") is None:
-            level.pop("instances", None)
+        for key in ("instances", "latency"):  # nor latency
+            if level.get(key) is None:
+                level.pop(key, None)
     _drop_unset_kinds(data)  # nor does one that says no kind of figure
     if not data.get("launch_floors"):  # nor one without a floor per timing method
         data.pop("launch_floors", None)

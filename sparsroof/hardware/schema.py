@@ -7,7 +7,8 @@ is expected, so ``sparsroof hw validate`` can print one line per problem. The ru
   any key outside :data:`TOP_KEYS` is a problem (with the closest known key suggested);
 - every number is a mapping of ``value`` (the number *with its unit*, e.g. ``2039 GB/s``)
   and ``source`` (where it comes from); counts are plain whole numbers: ``parallelism``,
-  and a level's ``instances`` (how many per-core copies its capacity sums);
+  and a level's ``instances`` (how many per-core copies its capacity sums); a level may
+  give its ``latency``, the least time one load from it takes;
 - a unit that does not fit the quantity ("2 TB" as a bandwidth), zero or a negative value,
   an unknown compute unit or precision, and a memory list that is not ordered fastest
   first with main memory last are problems.
@@ -37,7 +38,7 @@ __all__ = ["check_spec"]
 
 _REQUIRED = ("name", "device", "kind", "peaks", "memory")
 _KINDS = ("gpu", "cpu")
-_LEVEL_KEYS = ("name", "bandwidth", "capacity", "instances")
+_LEVEL_KEYS = ("name", "bandwidth", "capacity", "instances", "latency")
 #: largest count (SMs, threads, instances of a level) a spec may give
 _MAX_COUNT = 2**40
 
@@ -143,10 +144,12 @@ class _Checker:
             instances = self.quantity(f"{key}.instances", raw["instances"], None)
             if instances is not None and capacity is None:
                 self.problem(f"{key}.instances", "given without a capacity to divide")
+        latency = self.quantity(f"{key}.latency", raw["latency"], "time") \
+            if "latency" in raw else None
         if last:
             return (None if bandwidth is None
-                    else MainMemory(raw["name"], bandwidth, capacity, instances))
-        return MemoryLevel(raw["name"], bandwidth, capacity, instances)
+                    else MainMemory(raw["name"], bandwidth, capacity, instances, latency))
+        return MemoryLevel(raw["name"], bandwidth, capacity, instances, latency)
 
     def memory(self, raw: Any) -> tuple[MemoryLevel, ...] | None:
         if not isinstance(raw, list) or not raw:

@@ -105,12 +105,15 @@ class Quantity:
 
 @dataclass(frozen=True)
 class MemoryLevel:
-    """One level of the memory hierarchy; a cache's bandwidth may be unpublished (None)."""
+    """One level of the memory hierarchy; a cache's bandwidth may be unpublished (None).
+    ``latency``, where given, is the least time a load served by this level takes (its
+    load-to-use latency): a kernel whose bytes come from it takes at least that long."""
 
     name: str
     bandwidth: Quantity | None
     capacity: Quantity | None
     instances: Quantity | None = None  # separate copies the capacity sums (per-core caches)
+    latency: Quantity | None = None  # the least time one load from this level takes
 
     @property
     def capacity_per_instance(self) -> float | None:
@@ -123,7 +126,8 @@ class MemoryLevel:
         return {"name": self.name,
                 "bandwidth": self.bandwidth.to_dict() if self.bandwidth else None,
                 "capacity": self.capacity.to_dict() if self.capacity else None,
-                "instances": self.instances.to_dict() if self.instances else None}
+                "instances": self.instances.to_dict() if self.instances else None,
+                "latency": self.latency.to_dict() if self.latency else None}
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,8 @@ def spec_json_schema() -> dict[str, Any]:
              "properties": {"name": {"type": "string"},
                             "bandwidth": _quantity("2039 GB/s"),
                             "capacity": _quantity("40 MiB"),
-                            "instances": _quantity("2")}}
+                            "instances": _quantity("2"),
+                            "latency": _quantity("1.14 ns")}}
     properties: dict[str, Any] = {
         "name": {"type": "string", "minLength": 1},
         "aliases": {"type": "array", "items": {"type": "string"}},

@@ -14,7 +14,9 @@ the bytes its faster levels cannot already hold,
     bytes_j = 0 if W <= C_<j else max(0, bytes - C_<j),   memory_s = max_j bytes_j / β_j
 
 with W the working set, C_<j the summed capacity of the levels above j and β_j the level's
-bandwidth. A working set that fits a cache is charged at that cache's speed (a warm run never
+bandwidth; a level that supplies any bytes takes no less than one load's latency where the
+spec gives one (a CPU's L1 load-to-use time: no kernel is done before its first operand
+arrives). A working set that fits a cache is charged at that cache's speed (a warm run never
 reaches DRAM; *Sparsity-Aware Roofline Models* saw runs "beat" a DRAM bound so), and one a
 little larger than the caches is charged for the part that cannot stay resident, never for
 all of it: a lower bound must allow the best placement. No level is free: a level without a
@@ -103,7 +105,8 @@ def memory_level(spec: HwSpec, footprint: float | None) -> tuple[MemoryLevel, bo
 def memory_terms(spec: HwSpec, nbytes: float, footprint: float | None
                  ) -> list[tuple[MemoryLevel, float]]:
     """(level, seconds) for every level with a known bandwidth: the bytes that level must
-    supply in a warm run over its bandwidth (see the module docstring). ``footprint`` None
+    supply in a warm run over its bandwidth, and no less than the level's latency where it
+    supplies any and the spec gives one (see the module docstring). ``footprint`` None
     charges every byte to main memory (no cache roof).
 
     >>> from sparsroof.hardware.library import load_spec
@@ -115,17 +118,34 @@ def memory_terms(spec: HwSpec, nbytes: float, footprint: float | None
     [('L2', 9.53), ('HBM2e', 5.14)]
     """
     if footprint is None:
-        return [(spec.dram, nbytes / spec.dram.bandwidth.value)]
+        return [(spec.dram, _level_time(spec.dram, nbytes))]
     terms: list[tuple[MemoryLevel, float]] = []
     above = 0.0
     for level in spec.memory:
         if level.bandwidth is None:  # no speed known: it holds nothing for free
             continue
         share = 0.0 if footprint <= above else max(0.0, nbytes - above)
-        terms.append((level, share / level.bandwidth.value))
+        terms.append((level, _level_time(level, share)))
         if level.capacity is not None and level is not spec.memory[-1]:
             above += level.capacity.value
     return terms
+
+
+def _level_time(level: MemoryLevel, nbytes: float) -> float:
+    """The least time ``level`` takes to supply ``nbytes``: at its bandwidth, and no less
+    than one load's latency where it supplies any and the spec gives one.
+
+    >>> from sparsroof.hardware.spec import Quantity
+    >>> l1 = MemoryLevel("L1d", Quantity(1e12, "1 TB/s", "", "peak"), None,
+    ...                  latency=Quantity(1e-9, "1 ns", "", "minimum"))
+    >>> _level_time(l1, 10.0), _level_time(l1, 1e4), _level_time(l1, 0.0)
+    (1e-09, 1e-08, 0.0)
+    """
+    assert level.bandwidth is not None
+    seconds = nbytes / level.bandwidth.value
+    if nbytes > 0 and level.latency is not None:
+        return max(seconds, level.latency.value)
+    return seconds
 
 
 def auto_unit(storage: str, nm_group: tuple[int, int] | None = None) -> str:
@@ -266,6 +286,10 @@ def bound(t: Traffic, spec: HwSpec, *, unit: str, precision: str, launches: int 
     bandwidth = level.bandwidth.value if level.bandwidth else spec.dram.bandwidth.value
     launch_s = launches * floor
     sol, name = sol_seconds(compute_s, memory_s, launch_s)
+    if name == "memory" and level.latency is not None and memory_s == level.latency.value:
+        said = (f"{level.name}'s latency binds: one load from it takes at least "
+                f"{level.latency.text}")
+        note = f"{note}; {said}" if note else said
     return Bound(
         unit=unit,
         precision=precision,
