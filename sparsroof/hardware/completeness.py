@@ -34,6 +34,11 @@ def spec_warnings(spec: HwSpec) -> list[str]:
     if lo is not None and lo.kind not in (None, "minimum"):
         out.append(lead + f"launch_overhead: kind is {lo.kind!r}: a bound needs the "
                    "smallest time a kernel takes ('minimum'), or real runs beat it")
+    for method, floor in spec.launch_floors.items():
+        if floor.kind not in (None, "minimum"):
+            out.append(lead + f"launch_floors.{method}: kind is {floor.kind!r}: a run timed "
+                       f"by {method} can be faster than this floor (a bound needs the "
+                       "smallest time, 'minimum')")
     if lo is not None and lo.kind is None:
         out.append(lead + "launch_overhead: no kind: say 'kind: minimum' once the figure is "
                    "the smallest back-to-back kernel time")

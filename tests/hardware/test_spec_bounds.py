@@ -89,6 +89,22 @@ def test_validate_warns_on_a_gpu_without_launch_floor_but_passes(tmp_path: Path)
     assert "launch_overhead: missing" in out.stderr
 
 
+def test_validate_warns_of_a_floor_per_method_that_is_not_a_minimum(tmp_path: Path) -> None:
+    """A floor per timing method is a bound's promise for runs timed so: an average of
+    calls is above some of them, and validation says which method it weakens."""
+    from dataclasses import replace
+
+    a100 = load_spec("a100")
+    graph = a100.launch_floors["graph"]
+    spec = replace(a100, launch_floors={**a100.launch_floors,
+                                        "graph": replace(graph, kind="average")})
+    assert spec_warnings(a100) == []
+    [said] = spec_warnings(spec)
+    assert said == ("a100-80gb: launch_floors.graph: kind is 'average': a run timed by graph "
+                    "can be faster than this floor (a bound needs the smallest time, "
+                    "'minimum')")
+
+
 def test_memory_term_allows_the_best_placement_in_the_caches() -> None:
     a100 = load_spec("a100")  # L2 40 MiB at 5.5 TB/s, HBM2e at 2039 GB/s
     # 60 MiB: every byte passes the L2; at most 40 MiB of it can stay resident there
