@@ -160,6 +160,7 @@ class Advice:
     single_s: dict[str, float] = field(default_factory=dict)  # each format, one block
     max_block: int = 0  # the longest block the program considered, in strips
     capped: bool = False  # max_block was cut to BLOCK_CAP (the matrix has more strips)
+    strip_rule: str = ""  # how the strips were sized, in words (partition.strip_rule)
 
     @property
     def gain(self) -> float:

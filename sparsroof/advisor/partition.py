@@ -52,8 +52,8 @@ from ..matrix.mtx import Matrix
 from ..passes.arrays import check_route, compiled, distinct
 
 __all__ = ["DP_FORMATS", "STRIP_ROUTES", "PROGRAM_ROUTES", "CostModel", "Strips",
-           "strip_rows", "native", "strips", "sol_models", "partition", "block_counts",
-           "block_price"]
+           "strip_rows", "strip_rule", "native", "strips", "sol_models", "partition",
+           "block_counts", "block_price"]
 
 #: formats the partition considers (HYB's ELL width is chosen per block)
 DP_FORMATS = ("csr", "csc", "coo", "ell", "hyb", "dia", "bsr")
@@ -108,10 +108,30 @@ def strip_rows(spec: HwSpec, csr_bytes_per_row: float) -> int:
     par = spec.parallelism
     if spec.kind == "gpu" and "sms" in par and "warps_per_sm" in par:
         return int(par["sms"].value * par["warps_per_sm"].value)
-    caches = sorted(lv.capacity.value for lv in spec.memory[:-1] if lv.capacity is not None)
-    cache = caches[-2] if len(caches) >= 2 else (caches[-1] if caches else 2**20)
-    rows = int(cache / max(csr_bytes_per_row, 1.0))
+    rows = int(_strip_cache(spec) / max(csr_bytes_per_row, 1.0))
     return max(32, rows // 32 * 32)
+
+
+def _strip_cache(spec: HwSpec) -> float:
+    caches = sorted(lv.capacity.value for lv in spec.memory[:-1] if lv.capacity is not None)
+    return caches[-2] if len(caches) >= 2 else (caches[-1] if caches else 2**20)
+
+
+def strip_rule(spec: HwSpec) -> str:
+    """How :func:`strip_rows` sizes the strips on ``spec``, in words; a GPU spec without
+    its warps per SM says that it falls back to the cache rule.
+
+    >>> from sparsroof.hardware.library import load_spec
+    >>> strip_rule(load_spec("a100")), strip_rule(load_spec("mi300x"))[:44]
+    ('108 SMs x 64 warps', 'mi300x gives no warps per SM: the rows whose')
+    """
+    from ..units import binary
+
+    par = spec.parallelism
+    if spec.kind == "gpu" and "sms" in par and "warps_per_sm" in par:
+        return f"{par['sms'].value:g} SMs x {par['warps_per_sm'].value:g} warps"
+    rule = f"the rows whose CSR fills {binary(_strip_cache(spec))} of cache"
+    return f"{spec.name} gives no warps per SM: {rule}" if spec.kind == "gpu" else rule
 
 
 #: the routes (:data:`sparsroof.passes.arrays.ROUTES`) of the per-strip counts and of the

@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from ..advisor.advice import BLOCK_CAP, Advice, advise, format_rows, prediction
+from ..advisor.partition import strip_rule
 from ..caching.parsed import bypassed
 from ..hardware.library import load_spec
 from ..hardware.spec import HwSpec
@@ -77,8 +78,8 @@ def command(matrix: str, hw: str, calibration_file: str | None, max_block: int |
     rows = format_rows(s, spec, cal.predict_matrix(m, s, STORAGES) if cal else None,
                        timing=timing, complex_values=complex_values)
     size, prices, x_bytes = prediction(spec, s, rows, cal, timing, complex_values)
-    advice = advise(m, prices, size=size, max_block=max_block, x_bytes=x_bytes,
-                    s_v=16 if complex_values else 8)
+    advice = replace(advise(m, prices, size=size, max_block=max_block, x_bytes=x_bytes,
+                            s_v=16 if complex_values else 8), strip_rule=strip_rule(spec))
     runs = measured_answers(m, advice, spec) if run else None
     if output == "json":
         emit(formats_json(m.name, spec.name, rows, advice, runs))

@@ -41,7 +41,8 @@ def formats_report(name: str, spec: str, rows: list[FormatRow], advice: Advice
     a = advice
     n = a.n_strips
     by = "calibrated time" if a.route == "calibrated" else "SoL"
-    heading = (f"partition into blocks of strips of {a.strip_rows:,} rows ({n:,} "
+    rule = f"{a.strip_rule}; " if a.strip_rule else ""
+    heading = (f"partition into blocks of strips of {a.strip_rows:,} rows ({rule}{n:,} "
                f"strip{'s' if n != 1 else ''} here; the last may be shorter), by {by}; "
                "blocks and whole matrices priced alike, in the bytes the paper's kernels "
                "read (ELL and HYB read their padding)")

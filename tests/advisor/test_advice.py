@@ -194,3 +194,25 @@ def test_sol_prices_spread_the_hierarchy_over_the_bytes() -> None:
     w = 50 * 2**20
     assert p.at(w)["ell"].u * w == pytest.approx(9.53e-6, rel=1e-3)
     assert p.at(w)["csr"].floor == load_spec("a100").launch_overhead.value
+
+
+@pytest.mark.parametrize("hw,rule,rows", [
+    ("a100", "108 SMs x 64 warps", 6912),
+    ("h200", "132 SMs x 64 warps", 8448),  # the H100 SXM's die and compute capability
+    ("mi300x", "mi300x gives no warps per SM: the rows whose CSR fills", None),
+])
+def test_the_partition_says_how_its_strips_were_sized(hw: str, rule: str,
+                                                      rows: int | None) -> None:
+    """One full wave of warps on a GPU that gives its SMs and warps per SM; a GPU spec
+    without them falls back to the CPU rule, and the heading says so."""
+    import json
+
+    from ..conftest import ROOT, sparsroof
+
+    out = sparsroof("formats", "data/lap2d_64.mtx", "--hw", hw, "-O", "json", cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    partition = json.loads(out.stdout)["partition"]
+    assert partition["strip_rule"].startswith(rule)
+    assert rows is None or partition["strip_rows"] == rows
+    text = sparsroof("formats", "data/lap2d_64.mtx", "--hw", hw, cwd=ROOT).stdout
+    assert f"rows ({rule}" in " ".join(text.split())
