@@ -415,8 +415,9 @@ def test_formats_loads_no_numba_where_the_c_build_is() -> None:
         ["formats", "data/random_1000.mtx", "--hw", "a100", "--no-cache"], ["numba"], ROOT)
     assert loaded == []
     assert "partition into blocks" in stdout
-    # the strip size, and how many strips this matrix has of it
-    assert re.search(r"strips of [\d,]+ rows \(\d+ strips? here", stdout), stdout
+    # the strip size, its rule, and how many strips this matrix has of it
+    assert re.search(r"strips of [\d,]+ rows \(108 SMs x 64 warps; \d+ strips? here",
+                     " ".join(stdout.split())), stdout
 
 
 @pytest.mark.parametrize("shape", ["0 0 0", "3 4 0"])
