@@ -158,6 +158,9 @@ def _names(values: Sequence[str], table: Sequence[str], extra: Sequence[str] = (
             if part == "all":
                 names.extend(table)
             elif part:
+                if part == "bsr" and "bsr4" in table:  # bench's name, with --block there
+                    raise OptionError(f"{{opt:{option}}}: 'bsr' needs its block size here: "
+                                      f"{', '.join(t for t in table if t.startswith('bsr'))}")
                 if part not in table and part not in extra:
                     raise unknown_choice(part, [*extra, *table, "all"],
                                          f"{{opt:{option}}}: " if option else "")

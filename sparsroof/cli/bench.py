@@ -83,7 +83,8 @@ def command(matrix: str, hw: str, kernel: str, widths: tuple[str, ...], dtype: s
           --timing graph
     """
     choices = GPU_FORMATS if backend == "cusparse" else KERNEL_FORMATS
-    formats = comma_list(storages + old_formats, choices) or choices
+    storages, block = _bsr_named(storages + old_formats, block)
+    formats = comma_list(storages, choices) or choices
     d = Config.from_options(kernel=kernel, d=widths).widths
     spec = load_spec(hw)
     from ..host.calibrated import load_calibrated
@@ -122,3 +123,26 @@ def command(matrix: str, hw: str, kernel: str, widths: tuple[str, ...], dtype: s
         table_console(wide).print(bench_table(results, spec.name, predicted, wide,
                                               where=device.info.name if device else ""))
     return 3 if beaten else 0
+
+
+def _bsr_named(values: tuple[str, ...], block: str) -> tuple[tuple[str, ...], str]:
+    """``bsr2`` ... ``bsr32`` (analyze's names) as ``bsr`` with that ``--block``: one
+    block size a run, as --block gives it.
+
+    >>> _bsr_named(("csr,bsr8",), "4")
+    (('csr', 'bsr'), '8')
+    """
+    from ..errors import OptionError
+
+    names, sizes = [], set()
+    for part in (p.strip() for value in values for p in value.split(",")):
+        size = part[3:] if part.startswith("bsr") else ""
+        if size in ("2", "4", "8", "16", "32"):
+            names.append("bsr")
+            sizes.add(size)
+        elif part:
+            names.append(part)
+    if len(sizes) > 1 or (sizes and block != "4" and block not in sizes):
+        given = ", ".join(sorted(sizes | {block}, key=int))
+        raise OptionError(f"{{opt:storage}}: one BSR block size a run ({given} given)")
+    return tuple(names), (sizes.pop() if sizes else block)

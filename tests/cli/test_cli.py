@@ -288,3 +288,23 @@ def test_numpys_blas_starts_with_one_thread_but_for_hw(
     out = fresh_python(code, *args, cwd=ROOT, env=env, timeout=120)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stderr.rsplit("\nBLAS ", 1)[1].strip() == str(want)
+
+
+def test_bsr_is_named_alike_in_analyze_and_bench() -> None:
+    """analyze names a BSR by its block (bsr2 ... bsr32); bench takes those names too (as
+    bsr with --block), and a bare 'bsr' in analyze asks for the block size."""
+    import json
+
+    from ..conftest import ROOT, sparsroof
+
+    out = sparsroof("analyze", "data/lap2d_64.mtx", "--storage", "csr,bsr", cwd=ROOT)
+    assert out.returncode == 2
+    assert out.stderr == ("sparsroof: error: --storage: 'bsr' needs its block size here: "
+                          "bsr2, bsr4, bsr8, bsr16, bsr32\n")
+    ran = sparsroof("bench", "data/lap2d_64.mtx", "--hw", "epyc-7763", "--storage",
+                    "csr,bsr8", "--repeat", "1", "-O", "json", cwd=ROOT)
+    assert ran.returncode in (0, 3), ran.stderr
+    assert [r["storage"] for r in json.loads(ran.stdout)["results"]] == ["csr", "bsr8"]
+    both = sparsroof("bench", "data/lap2d_64.mtx", "--hw", "epyc-7763", "--storage",
+                     "bsr8,bsr4", cwd=ROOT)
+    assert both.returncode == 2 and "one BSR block size a run (4, 8 given)" in both.stderr
