@@ -110,10 +110,17 @@ def _long_number(root: yaml.Node) -> bool:
 
 
 def _malformed(err: yaml.YAMLError) -> str:
+    """The parser's problem and where it met it; a reader's error (bytes that are not
+    text: a binary file) says which byte, at which offset."""
     mark = getattr(err, "problem_mark", None)
     where = f"line {mark.line + 1}: " if mark is not None else ""
-    problem = getattr(err, "problem", None) or "malformed YAML"
-    return f"{where}malformed YAML: {problem}"
+    problem = getattr(err, "problem", None)
+    if problem is None and getattr(err, "reason", None):  # yaml.reader.ReaderError
+        character = getattr(err, "character", None)
+        what = (f"byte {character:#04x}" if isinstance(character, int) else
+                f"character {character!r}")
+        problem = f"{err.reason}: {what} at offset {getattr(err, 'position', '?')}"  # type: ignore[attr-defined]
+    return f"{where}malformed YAML: {problem or 'not YAML'}"
 
 
 def load_yaml(text: str, fail: Fail, *, loader: Any = None,

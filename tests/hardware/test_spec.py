@@ -180,6 +180,15 @@ def test_yaml_tags_are_refused(tmp_path: Path) -> None:
     assert "malformed YAML" in str(problem)
 
 
+def test_a_binary_file_given_as_a_spec_says_which_byte(tmp_path: Path) -> None:
+    """Bytes that are not text: the reader's reason and the byte, not a bare 'malformed'."""
+    path = tmp_path / "binary.yaml"
+    path.write_bytes(b"\x00\x01\x02")
+    (problem,) = validate_file(str(path))
+    assert str(problem) == (f"{path}: malformed YAML: control characters are not allowed: "
+                            "byte 0x00 at offset 0")
+
+
 def test_schema_constants_match_the_bundled_specs() -> None:
     used = {(u, p) for n in bundled_names() for (u, p) in load_spec(n).peaks}
     assert {u for u, _ in used} <= set(UNITS) and {p for _, p in used} <= set(PRECISIONS)
