@@ -13,7 +13,7 @@ import os
 import resource
 from pathlib import Path
 
-from ..units import si
+from ..units import binary
 
 __all__ = ["INDEX32_MAX", "estimate_memory", "memory_headroom", "check_fits", "check_load"]
 
@@ -137,8 +137,8 @@ def check_fits(need: float, max_memory: float | None = None) -> str | None:
 
     >>> check_fits(10, max_memory=100) is None
     True
-    >>> check_fits(2e9, max_memory=1e9)
-    'needs about 2 GB of memory, {opt:max_memory} allows 1 GB'
+    >>> check_fits(2 * 2**30, max_memory=2**30)
+    'needs about 2 GiB of memory, {opt:max_memory} allows 1 GiB'
     """
     if max_memory is not None:
         have, why = int(max_memory), "{opt:max_memory} allows"
@@ -147,7 +147,7 @@ def check_fits(need: float, max_memory: float | None = None) -> str | None:
         why = f"the {limit} leaves"
     if need <= have:
         return None
-    return f"needs about {si(need, 'B')} of memory, {why} {si(have, 'B')}"
+    return f"needs about {binary(need)} of memory, {why} {binary(have)}"
 
 
 def check_load(rows: int, cols: int, entries: int, max_memory: float | None = None
@@ -159,8 +159,8 @@ def check_load(rows: int, cols: int, entries: int, max_memory: float | None = No
     whatever the machine has, unless ``max_memory`` is given: what a file costs should
     follow its content.
 
-    >>> print(check_load(10**8, 10**8, 1)[:57])
-    its 100,000,000 x 100,000,000 shape needs about 6.4 GB of
+    >>> print(check_load(10**8, 10**8, 1)[:59])
+    its 100,000,000 x 100,000,000 shape needs about 5.96 GiB of
     >>> check_load(10**8, 10**8, 1, max_memory=1e10) is None
     True
     """
@@ -169,6 +169,6 @@ def check_load(rows: int, cols: int, entries: int, max_memory: float | None = No
     if problem is None and max_memory is None and shape > _SHAPE_BYTES \
             and shape > _SHAPE_OVER_ENTRIES * _entry_bytes(rows, cols, entries):
         noun = "entry" if entries == 1 else "entries"
-        return (f"its {rows:,} x {cols:,} shape needs about {si(shape, 'B')} of memory "
+        return (f"its {rows:,} x {cols:,} shape needs about {binary(shape)} of memory "
                 f"for {entries:,} {noun} ({{opt:max_memory}} allows it)")
     return problem

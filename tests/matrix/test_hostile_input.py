@@ -125,15 +125,15 @@ def test_huge_declared_sizes_are_refused_before_reading(tmp_path: Path,
                                                          size_line: bytes) -> None:
     path = _write(tmp_path / "h.mtx", COO + size_line + b"1 1 1\n")
     with pytest.raises(MatrixFileError, match="too large to load: needs about .* "
-                                              "max_memory allows 1 GB"):
-        load(path, max_memory=1e9)
+                                              "max_memory allows 1 GiB"):
+        load(path, max_memory=2**30)
 
 
 def test_the_limit_named_is_the_one_that_binds(tmp_path: Path,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(limits, "memory_headroom", lambda: (10**9, "cgroup memory limit"))
+    monkeypatch.setattr(limits, "memory_headroom", lambda: (2**30, "cgroup memory limit"))
     path = _write(tmp_path / "h.mtx", COO + b"3 3000000000 1\n1 1 1\n")
-    with pytest.raises(MatrixFileError, match="the cgroup memory limit leaves 1 GB"):
+    with pytest.raises(MatrixFileError, match="the cgroup memory limit leaves 1 GiB"):
         load(path)
 
 
@@ -261,8 +261,8 @@ def test_analyze_keeps_the_good_results_around_a_file_that_crashed(tmp_path: Pat
 def test_analyze_max_memory_option(tmp_path: Path) -> None:
     path = _write(tmp_path / "a.mtx", COO + b"1000 1000 1\n1 1 1\n")
     run = ["analyze", str(path), "-O", "csv"]
-    small = sparsroof(*run, "--max-memory", "1kB")
-    assert small.returncode == 1 and "--max-memory allows 1 kB" in small.stderr
+    small = sparsroof(*run, "--max-memory", "1KiB")
+    assert small.returncode == 1 and "--max-memory allows 1 KiB" in small.stderr
     bad = sparsroof(*run, "--max-memory", "lots")
     assert bad.returncode == 2 and "--max-memory" in bad.stderr
 
