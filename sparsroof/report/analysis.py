@@ -88,7 +88,7 @@ def _title(group: Sequence[Analysis]) -> str:
     title = (f"{m.name}  {m.rows:,} x {m.cols:,}  stored {m.stored_entries:,}  "
              f"nonzero {m.numeric_nonzeros:,}  density {m.density:.3g}\n"
              f"{kernel} on {', '.join(a.spec for a in group)}"
-             + (f", timed {first.bound.method}" if first else ""))
+             + (f", timed {_method(group, first)}" if first else ""))
     v = analysis.verdict
     if v is not None:
         params = ", ".join(f"{k}={_short(x)}" for k, x in getattr(v, "params", {}).items())
@@ -100,6 +100,15 @@ def _title(group: Sequence[Analysis]) -> str:
         if getattr(v, "reason", ""):
             title += f"\nwhy: {v.reason}"
     return title
+
+
+def _method(group: Sequence[Analysis], first: Result) -> str:
+    """How the runs are timed, in words: on specs without a launch floor (CPUs) the
+    launch methods are one and the same, and only a cold run differs from a warm one."""
+    if first.bound.timing != "cold" and all(
+            a.hw is not None and a.hw.launch_overhead is None for a in group):
+        return "warm"
+    return first.bound.method
 
 
 def _short(value: Any) -> str:

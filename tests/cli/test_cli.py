@@ -308,3 +308,19 @@ def test_bsr_is_named_alike_in_analyze_and_bench() -> None:
     both = sparsroof("bench", "data/lap2d_64.mtx", "--hw", "epyc-7763", "--storage",
                      "bsr8,bsr4", cwd=ROOT)
     assert both.returncode == 2 and "one BSR block size a run (4, 8 given)" in both.stderr
+
+
+def test_a_cpu_table_says_warm_or_cold_not_a_launch_method() -> None:
+    """graph, stream and sync differ by their launch floors; a CPU spec has none, so its
+    table says the runs are warm (or cold), and a GPU's names the method."""
+    from ..conftest import ROOT, sparsroof
+
+    def second_line(*args: str) -> str:
+        out = sparsroof("analyze", "data/lap2d_64.mtx", *args, cwd=ROOT)
+        assert out.returncode == 0, out.stderr
+        return out.stdout.splitlines()[1]
+
+    assert second_line("--hw", "epyc-7763") == "spmv on epyc-7763, timed warm"
+    assert second_line("--hw", "epyc-7763", "--timing", "cold") == \
+        "spmv on epyc-7763, timed cold"
+    assert second_line("--hw", "a100") == "spmv on a100-80gb, timed graph"
