@@ -61,7 +61,7 @@ KERNELS = ("spmv", "spmm")
 BLOCK_SIZES = (2, 4, 8, 16, 32)
 #: storage formats of A
 STORAGES = ("csr", "csc", "coo", "ell", "hyb", "sell", *(f"bsr{b}" for b in BLOCK_SIZES), "dia",
-            "nm", "dense")
+            "dcsr", "nm", "dense")
 #: B-reuse models
 MODELS = ("compulsory", "random", "banded", "blocked", "scale-free", "scale-free-measured",
           "cache-aware")
@@ -166,6 +166,7 @@ def storage_of(s: Structure, name: str, s_v: int, s_i: int, hyb_split: str = "ru
     table: dict[str, Callable[[], Storage]] = {
         "csr": lambda: formats.csr(s.stored_entries, s.rows, s_v, s_i),
         "csc": lambda: formats.csc(s.stored_entries, s.cols, s_v, s_i),
+        "dcsr": lambda: formats.dcsr(s.stored_entries, s.nonempty_rows, s_v, s_i),
         "coo": lambda: formats.coo(s.stored_entries, s_v, s_i),
         "ell": lambda: formats.ell(s.row_length_counts, s.rows, s_v, s_i),
         "sell": lambda: formats.sell(s.row_length_counts, s.rows, s_v, s_i),

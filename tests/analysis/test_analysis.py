@@ -34,6 +34,7 @@ def test_every_storage_format_by_hand() -> None:
     executed = {r.traffic.storage: r.traffic.flops_executed / 2 for r in a.results}
     assert bytes_a["csr"] == 5 * 12 + 5 * 4            # values+columns, 5 row pointers
     assert bytes_a["csc"] == 5 * 12 + 6 * 4            # 6 column pointers
+    assert bytes_a["dcsr"] == 5 * 12 + 3 * 4 + 4 * 4   # 3 non-empty rows: numbers, pointers
     assert bytes_a["coo"] == 5 * 16
     # K = 2: the 5 entries, and an end mark for the rows of 1 and 0 entries; padding is
     # stored (4 x 2 slots) but neither read nor multiplied
