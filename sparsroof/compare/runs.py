@@ -219,6 +219,8 @@ class _Matrices:
             path = find_matrix(str(self.base / written), self.matrix_dir, self.index)
             self.found[written] = (path, os.path.isfile(path))
         path, exists = self.found[written]
+        if not exists and os.path.isdir(path):
+            raise FieldError(f"{clip(path, SOURCE_CHARS)} is a folder, not a matrix file")
         if not exists:
             raise FieldError(f"matrix file not found: {clip(path, SOURCE_CHARS)} (--matrix-dir "
                              "DIR looks for it by name)")

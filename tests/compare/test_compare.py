@@ -352,3 +352,11 @@ def test_a_bad_time_is_named_in_the_unit_the_file_is_read_in(tmp_path: Path, uni
         2 * {"s": 1, "ms": 1e-3, "ns": 1e-9}[unit])
     assert [str(e) for e in errors] == [
         f"{runs}:2: time_s '-3' is not a positive number of {words}"]
+
+
+def test_a_folder_named_as_a_matrix_is_called_a_folder(tmp_path: Path) -> None:
+    (tmp_path / "data").mkdir()
+    path = _csv(tmp_path, "matrix,time_s\ndata,1e-5\n")
+    out = run("compare", str(path))
+    assert out.returncode == 1
+    assert f"{path}:2: {tmp_path / 'data'} is a folder, not a matrix file" in out.stderr
