@@ -300,6 +300,11 @@ def _csv_runs(path: Path, d: _Defaults, matrices: _Matrices
         given = _Given()
         for line, row in table:
             source = f"{path}:{line}"
+            extra = row.get(None)
+            if extra:  # a comma too many shifts every cell after it: not a run to judge
+                yield RowError(source, f"{len(header) + len(extra)} cells where the header "
+                                       f"names {len(header)} columns")
+                continue
             try:
                 yield _record_run(row, source, d, matrices, given)
             except FieldError as err:

@@ -360,3 +360,14 @@ def test_a_folder_named_as_a_matrix_is_called_a_folder(tmp_path: Path) -> None:
     out = run("compare", str(path))
     assert out.returncode == 1
     assert f"{path}:2: {tmp_path / 'data'} is a folder, not a matrix file" in out.stderr
+
+
+def test_a_row_with_more_cells_than_the_header_is_not_judged(tmp_path: Path) -> None:
+    """A comma too many shifts every cell after it: the row is an error, the next is
+    judged."""
+    path = _csv(tmp_path, "matrix,time_s\ndata/lap2d_64.mtx,1e-5,3,4\n"
+                          "data/lap2d_64.mtx,1e-5\n")
+    out = run("compare", str(path), "--matrix-dir", str(ROOT))
+    assert out.returncode == 1
+    assert f"{path}:2: 4 cells where the header names 2 columns" in out.stderr
+    assert "1 run judged" in out.stdout
