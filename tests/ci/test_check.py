@@ -352,6 +352,8 @@ INVALID = [
     (one("max_sol_latency: 1 ms").replace("limits:", "limit:"),
      "check 'tiny': limit: unknown key"),
     (one("max_latency: 1 ms"), "check 'tiny': limits.max_latency: unknown limit"),
+    (one("max_byte_moved: 1 MB"), "check 'tiny': limits.max_byte_moved: unknown limit; did "
+     "you mean 'max_bytes_moved'?"),
     (one("max_sol_latency: 15 parsecs"), "limits.max_sol_latency: '15 parsecs' is not a time"),
     (one("max_sol_latency: 15"), "limits.max_sol_latency: 15 has no unit"),
     (one("max_bytes_moved: 2 MB/s"), "limits.max_bytes_moved: '2 MB/s' is not a capacity"),
