@@ -5,7 +5,7 @@ small matrix be promised nanoseconds where every real kernel takes microseconds;
 level without a bandwidth makes a working set that lives there be charged at main-memory
 speed, so a warm run can beat the bound; a launch overhead that is an average rather than
 the smallest time a kernel takes is above some real runs; a CPU spec whose levels give no
-latency promises a tiny matrix a time under a nanosecond.
+latency promises a tiny matrix's cold call a time under a nanosecond.
 """
 
 from __future__ import annotations
@@ -43,9 +43,14 @@ def spec_warnings(spec: HwSpec) -> list[str]:
         out.append(lead + "launch_overhead: no kind: say 'kind: minimum' once the figure is "
                    "the smallest back-to-back kernel time")
     if spec.kind == "cpu" and all(level.latency is None for level in spec.memory):
-        out.append(lead + "memory: no level gives a latency: a tiny matrix's bound is its "
-                   "bytes over a bandwidth, under a nanosecond where no first load can be "
-                   "(give the L1 load-to-use time, e.g. 'latency: {value: 1.1 ns, ...}')")
+        out.append(lead + "memory: no level gives a latency: a tiny matrix's cold bound is "
+                   "its bytes over a bandwidth, under a nanosecond where no first load can "
+                   "be (give the L1 load-to-use time, e.g. 'latency: {value: 1.1 ns, ...}')")
+    for level in spec.memory:
+        lat = level.latency
+        if lat is not None and lat.kind not in (None, "minimum"):
+            out.append(lead + f"memory.{level.name}.latency: kind is {lat.kind!r}: a bound "
+                       "needs the least time a load takes ('minimum'), or a call beats it")
     for at, level in enumerate(spec.memory[:-1]):
         if level.bandwidth is None:
             slower = next((lv.name for lv in spec.memory[at + 1:] if lv.bandwidth is not None),

@@ -14,9 +14,7 @@ the bytes its faster levels cannot already hold,
     bytes_j = 0 if W <= C_<j else max(0, bytes - C_<j),   memory_s = max_j bytes_j / β_j
 
 with W the working set, C_<j the summed capacity of the levels above j and β_j the level's
-bandwidth; a level that supplies any bytes takes no less than one load's latency where the
-spec gives one (a CPU's L1 load-to-use time: no kernel is done before its first operand
-arrives). A working set that fits a cache is charged at that cache's speed (a warm run never
+bandwidth. A working set that fits a cache is charged at that cache's speed (a warm run never
 reaches DRAM; *Sparsity-Aware Roofline Models* saw runs "beat" a DRAM bound so), and one a
 little larger than the caches is charged for the part that cannot stay resident, never for
 all of it: a lower bound must allow the best placement. No level is free: a level without a
@@ -25,7 +23,11 @@ would hold are charged at the next level that has one, with a note.
 
 The launch term is one floor per kernel for the way the run is timed
 (:mod:`sparsroof.model.timing`); a ``cold`` run (caches flushed between calls) gets no
-cache credit: every byte is charged at main memory. A product with nothing to compute (no
+cache credit: every byte is charged at main memory, and one call timed alone is done no
+sooner than its first operand arrives: its memory term is at least the largest latency
+the spec's levels give (a CPU's L1 load-to-use time; a load from main memory takes longer
+than a hit in any cache). Back-to-back warm calls get no such term, since one call's loads
+may overlap the next call's. A product with nothing to compute (no
 entries) has no launch term: its output is zeros, which a library writes with a memory set
 or not at all (cuSPARSE's SpMV of a matrix without entries was measured on an H100 in
 0.93 us per call through a graph, below the device's 0.97 us empty kernel, and in 1.25 us
@@ -42,7 +44,7 @@ from .timing import DEFAULT_TIMING, describe, launch_floor
 from .traffic import Traffic
 
 __all__ = ["Bound", "bound", "entry_peak", "sol_seconds", "memory_level", "memory_terms",
-           "resolve_unit", "auto_unit"]
+           "first_load", "resolve_unit", "auto_unit"]
 
 
 @dataclass(frozen=True)
@@ -105,8 +107,7 @@ def memory_level(spec: HwSpec, footprint: float | None) -> tuple[MemoryLevel, bo
 def memory_terms(spec: HwSpec, nbytes: float, footprint: float | None
                  ) -> list[tuple[MemoryLevel, float]]:
     """(level, seconds) for every level with a known bandwidth: the bytes that level must
-    supply in a warm run over its bandwidth, and no less than the level's latency where it
-    supplies any and the spec gives one (see the module docstring). ``footprint`` None
+    supply in a warm run over its bandwidth (see the module docstring). ``footprint`` None
     charges every byte to main memory (no cache roof).
 
     >>> from sparsroof.hardware.library import load_spec
@@ -118,34 +119,29 @@ def memory_terms(spec: HwSpec, nbytes: float, footprint: float | None
     [('L2', 9.53), ('HBM2e', 5.14)]
     """
     if footprint is None:
-        return [(spec.dram, _level_time(spec.dram, nbytes))]
+        return [(spec.dram, nbytes / spec.dram.bandwidth.value)]
     terms: list[tuple[MemoryLevel, float]] = []
     above = 0.0
     for level in spec.memory:
         if level.bandwidth is None:  # no speed known: it holds nothing for free
             continue
         share = 0.0 if footprint <= above else max(0.0, nbytes - above)
-        terms.append((level, _level_time(level, share)))
+        terms.append((level, share / level.bandwidth.value))
         if level.capacity is not None and level is not spec.memory[-1]:
             above += level.capacity.value
     return terms
 
 
-def _level_time(level: MemoryLevel, nbytes: float) -> float:
-    """The least time ``level`` takes to supply ``nbytes``: at its bandwidth, and no less
-    than one load's latency where it supplies any and the spec gives one.
+def first_load(spec: HwSpec) -> MemoryLevel | None:
+    """The level whose latency bounds one call timed alone: the largest latency the spec
+    gives (a load from main memory is slower than a hit in any cache), None for none.
 
-    >>> from sparsroof.hardware.spec import Quantity
-    >>> l1 = MemoryLevel("L1d", Quantity(1e12, "1 TB/s", "", "peak"), None,
-    ...                  latency=Quantity(1e-9, "1 ns", "", "minimum"))
-    >>> _level_time(l1, 10.0), _level_time(l1, 1e4), _level_time(l1, 0.0)
-    (1e-09, 1e-08, 0.0)
+    >>> from sparsroof.hardware.library import load_spec
+    >>> first_load(load_spec("epyc-7763")).latency.text, first_load(load_spec("a100"))
+    ('1.14 ns', None)
     """
-    assert level.bandwidth is not None
-    seconds = nbytes / level.bandwidth.value
-    if nbytes > 0 and level.latency is not None:
-        return max(seconds, level.latency.value)
-    return seconds
+    given = [lv for lv in spec.memory if lv.latency is not None]
+    return max(given, key=lambda lv: lv.latency.value) if given else None  # type: ignore[union-attr]
 
 
 def auto_unit(storage: str, nm_group: tuple[int, int] | None = None) -> str:
@@ -284,12 +280,15 @@ def bound(t: Traffic, spec: HwSpec, *, unit: str, precision: str, launches: int 
     cached = level is not spec.dram
     compute_s = t.flops_executed / peak if peak else 0.0
     bandwidth = level.bandwidth.value if level.bandwidth else spec.dram.bandwidth.value
+    first = first_load(spec) if timing == "cold" and t.bytes_total > 0 else None
+    if first is not None and first.latency is not None \
+            and first.latency.value > memory_s:  # one call alone: its first load's latency
+        memory_s = first.latency.value
+        said = (f"a call timed alone waits for its first load: {first.name}'s latency "
+                f"{first.latency.text} binds")
+        note = f"{note}; {said}" if note else said
     launch_s = launches * floor
     sol, name = sol_seconds(compute_s, memory_s, launch_s)
-    if name == "memory" and level.latency is not None and memory_s == level.latency.value:
-        said = (f"{level.name}'s latency binds: one load from it takes at least "
-                f"{level.latency.text}")
-        note = f"{note}; {said}" if note else said
     return Bound(
         unit=unit,
         precision=precision,
