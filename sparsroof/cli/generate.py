@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -29,9 +30,15 @@ def _int(name: str, default: int | None, text: str) -> Callable[..., Any]:
                         help=text)
 
 
+def _finite(_ctx: click.Context, _param: click.Parameter, value: float) -> float:
+    if not math.isfinite(value):
+        raise click.BadParameter(f"must be a finite number, got {value}")
+    return value
+
+
 def _float(name: str, default: float, text: str) -> Callable[..., Any]:
     return click.option(f"--{name}", name.replace("-", "_"), type=float, default=default,
-                        show_default=True, help=text)
+                        show_default=True, help=text, callback=_finite)
 
 
 def _nm(text: str) -> tuple[int, int]:

@@ -366,17 +366,22 @@ def drawn_entries(kind: str, params: dict[str, Any]) -> tuple[int, int]:
     if kind == "random":
         return p["nnz"], lines
     if kind == "nm":
-        return p["rows"] * (p["cols"] // max(p["m"], 1)) * p["n"], lines
+        groups, m = p["rows"] * (p["cols"] // max(p["m"], 1)), max(p["m"], 1)
+        scored = groups * m // 2 if math.comb(m, p["n"]) > 1 << 16 else 0  # float32 scores
+        return groups * p["n"] + scored, lines
     cells = p["rows"] * p["cols"]
-    if kind in ("pruned", "block-pruned"):
-        kept = math.ceil(cells * (1.0 - min(max(p["sparsity"], 0.0), 1.0)))
+    kept = math.ceil(cells * (1.0 - min(max(p.get("sparsity", 0.0), 0.0), 1.0)))
+    if kind == "block-pruned":  # a score per block, and argpartition's copies of it
+        return kept + cells // max(p["block"], 1) ** 2, lines
+    if kind == "pruned":
         return kept + min(cells, _CHUNK), lines
     return cells, lines
 
 
-#: bytes per drawn entry at the peak: int64 rows and columns and float64 values, twice
-#: (the draws and what is kept of them); and per row or column (scales, permutations)
-_ENTRY_BYTES, _LINE_BYTES = 48, 16
+#: bytes per drawn entry at the peak: int64 rows and columns and float64 values, and a part
+#: of them again while what is kept is gathered (peaks of 31-39 bytes an entry measured
+#: for dense, banded and 3-D stencil matrices); and per row or column (scales, orders)
+_ENTRY_BYTES, _LINE_BYTES = 40, 16
 
 
 def check_size(kind: str, params: dict[str, Any]) -> None:
