@@ -143,9 +143,13 @@ def nm_pattern(conformance: dict[str, float]) -> tuple[int, int, float]:
     (1, 4, 1.0)
     >>> nm_pattern({"2:4": 0.8, "1:4": 0.3})
     (2, 4, 0.8)
+    >>> nm_pattern({})    # no entries (no groups measured): every pattern fits
+    (1, 8, 1.0)
     """
+    from ..structure.features import NM_PATTERNS
+
     parsed = [(int(n), int(m), share) for key, share in conformance.items()
-              for n, m in [key.split(":")]]
+              for n, m in [key.split(":")]] or [(n, m, 1.0) for n, m in NM_PATTERNS]
     fitting = [p for p in parsed if p[2] >= 1.0]
     if fitting:
         return min(fitting, key=lambda p: (p[0] / p[1], p[1]))
