@@ -18,6 +18,8 @@ from ..hardware.library import load_spec
 from ..hardware.spec import HwSpec
 from ..model.bound import auto_unit, bound, resolve_unit
 from ..model.traffic import (
+    COMPLEX_FLOPS,
+    COMPLEX_PARTS,
     INDEX_BYTES,
     STORAGES,
     VALUE_BYTES,
@@ -197,12 +199,14 @@ def _distributed(matrix: Matrix, spec: HwSpec, config: Config) -> tuple[RankBoun
     unit, precision = resolve_unit(spec, config.unit or "simt", config.dtype,
                                    config.precision, config.unit is not None)
     level = spec.dram
+    parts, flops = (COMPLEX_PARTS, COMPLEX_FLOPS) if matrix.header.field == "complex" \
+        else (1, 1)
     return tuple(
         distributed_bounds(
             matrix.row, matrix.col, matrix.shape, ranks=p, width=w,
-            s_v=VALUE_BYTES[config.dtype], s_i=INDEX_BYTES[config.index],
+            s_v=VALUE_BYTES[config.dtype] * parts, s_i=INDEX_BYTES[config.index],
             peak_flops=spec.peak(unit, precision).value, bandwidth=level.bandwidth.value,
-            network=spec.network.value)
+            network=spec.network.value, flops_per_entry=2.0 * flops)
         for w in config.widths for p in config.ranks
     )
 

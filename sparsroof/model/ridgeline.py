@@ -123,8 +123,11 @@ def rank_columns(row: np.ndarray, col: np.ndarray, row_rank: np.ndarray,
 
 def distributed_bounds(row: np.ndarray, col: np.ndarray, shape: tuple[int, int], *,
                        ranks: int, width: int, s_v: int, s_i: int, peak_flops: float,
-                       bandwidth: float, network: float) -> RankBound:
-    """SoL of SpMM on ``ranks`` ranks with a row partition balanced by entries."""
+                       bandwidth: float, network: float, flops_per_entry: float = 2.0
+                       ) -> RankBound:
+    """SoL of SpMM on ``ranks`` ranks with a row partition balanced by entries;
+    ``flops_per_entry`` per stored entry per column of B (8 for complex values, whose
+    ``s_v`` is then two reals)."""
     m, k = shape
     row_lengths = np.bincount(row, minlength=m)
     row_rank = partition_rows(row_lengths, ranks)
@@ -135,7 +138,7 @@ def distributed_bounds(row: np.ndarray, col: np.ndarray, shape: tuple[int, int],
     a_bytes = nnz_r * (s_v + s_i) + (rows_r + 1) * s_i  # CSR of each rank's rows
     mem_r = a_bytes + distinct * width * s_v + rows_r * width * s_v
     net_r = remote * float(width * s_v)
-    flops_r = 2.0 * nnz_r * width
+    flops_r = flops_per_entry * nnz_r * width
     times = np.maximum.reduce([flops_r / peak_flops, mem_r / bandwidth, net_r / network])
     slow = int(np.argmax(times))
     compute_s, memory_s, network_s = (flops_r[slow] / peak_flops, mem_r[slow] / bandwidth,

@@ -234,3 +234,23 @@ def test_a_complex_matrix_moves_two_reals_per_value_and_does_four_times_the_flop
     assert (found["real"]["flops_useful"], found["complex"]["flops_useful"]) == (8, 32)
     assert found["hermitian"] == found["complex"]
     assert found["complex"]["complex_values"] and not found["real"]["complex_values"]
+
+
+def test_one_rank_of_a_complex_matrix_is_the_single_device_bound(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The Ridgeline bound on one rank prices a complex matrix as the roofline does:
+    the same FLOPs (8 per entry per column) and bytes (two reals a value)."""
+    import json
+
+    from ..conftest import ROOT, sparsroof
+
+    path = tmp_path / "c.mtx"
+    path.write_text("%%MatrixMarket matrix coordinate complex general\n3 3 4\n"
+                    "1 1 1 0\n2 1 2 1\n1 2 2 -1\n3 3 4 0\n")
+    out = sparsroof("analyze", str(path), "--hw", "clx-ridgeline", "--dtype", "fp32",
+                    "--kernel", "spmm", "--d", "4", "--ranks", "1", "--model", "compulsory",
+                    "-O", "json", "--no-cache", cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    m = json.loads(out.stdout)["matrices"][0]
+    t, [rank] = m["results"][0]["traffic"], m["distributed"]
+    assert rank["flops"] == t["flops_useful"] == 8 * 4 * 4
+    assert rank["bytes_memory"] == t["bytes_a"] + t["bytes_b"] + t["bytes_c"]
