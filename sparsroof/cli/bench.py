@@ -24,6 +24,7 @@ from .common import (
     table_console,
     warn_flagged,
 )
+from .guard import echo_message
 
 
 @click.command("bench")
@@ -100,6 +101,9 @@ def command(matrix: str, hw: str, kernel: str, widths: tuple[str, ...], dtype: s
     if elsewhere:
         click.echo(f"sparsroof: note: {elsewhere}", err=True)
     m = load(matrix)
+    if m.header.field == "complex":
+        echo_message(f"sparsroof: note: {m.name} is complex: its kernels here multiply real "
+                     "values in its pattern, and are judged against real bounds")
     s = measure(m)
     results = [r for width in d for r in bench(
         m, s, spec, formats=formats, kernel=kernel, width=width, dtype=dtype, block=int(block),

@@ -28,6 +28,7 @@ from .common import (
     timing_options,
     warn_flagged,
 )
+from .guard import echo_message
 
 
 @click.command("formats")
@@ -81,6 +82,10 @@ def command(matrix: str, hw: str, calibration_file: str | None, max_block: int |
     advice = replace(advise(m, prices, size=size, max_block=max_block, x_bytes=x_bytes,
                             s_v=16 if complex_values else 8), strip_rule=strip_rule(spec))
     runs = measured_answers(m, advice, spec) if run else None
+    if runs is not None and complex_values:
+        echo_message(f"sparsroof: note: {m.name} is complex: the kernels run here multiply "
+                     "real values in its pattern, each judged against its own real bound; "
+                     "the formats and the partition above price complex values")
     if output == "json":
         emit(formats_json(m.name, spec.name, rows, advice, runs))
     elif output == "csv":

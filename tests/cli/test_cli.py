@@ -324,3 +324,18 @@ def test_a_cpu_table_says_warm_or_cold_not_a_launch_method() -> None:
     assert second_line("--hw", "epyc-7763", "--timing", "cold") == \
         "spmv on epyc-7763, timed cold"
     assert second_line("--hw", "a100") == "spmv on a100-80gb, timed graph"
+
+
+def test_a_complex_matrix_run_here_says_its_kernels_multiply_reals(tmp_path: Path) -> None:
+    """bench (and formats --run) time real kernels: of a complex matrix they run its
+    pattern with real values, judged against real bounds, and say so."""
+    from ..conftest import ROOT, sparsroof
+
+    path = tmp_path / "c.mtx"
+    path.write_text("%%MatrixMarket matrix coordinate complex general\n3 3 2\n"
+                    "1 1 1 0\n2 3 2 1\n")
+    out = sparsroof("bench", str(path), "--hw", "epyc-7763", "--storage", "csr",
+                    "--repeat", "1", cwd=ROOT)
+    assert out.returncode in (0, 3), out.stderr
+    assert "sparsroof: note: c is complex: its kernels here multiply real values in its " \
+        "pattern, and are judged against real bounds" in out.stderr
