@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..errors import ManifestError, OptionError
+from ..errors import ManifestError, MatrixFileError, OptionError
 from ..hardware.spec import HwSpec
 from ..matrix.mtx import load
 from ..model import storage
@@ -159,7 +159,11 @@ def file_placement(layer: Layer, p: Pattern, path: Path, spec: HwSpec,
                 options: Options) -> Placement:
     """The layer's pruned weights read from ``path`` (an m x k Matrix Market or .smtx
     file): its stored entries, the BxB blocks they occupy, or its N:M conformance."""
-    matrix = load(path)
+    try:
+        matrix = load(path)
+    except MatrixFileError as err:  # say whose weights the file was to hold
+        raise ManifestError(err.path, f"{err.problem} (the {p.label} weights of layer "
+                            f"{layer.name!r})") from None
     if matrix.shape != (layer.m, layer.k):
         raise ManifestError(path, f"shape {matrix.rows}x{matrix.cols} does not match layer "
                             f"{layer.name!r} ({layer.m}x{layer.k})")

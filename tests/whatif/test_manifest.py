@@ -118,3 +118,8 @@ def test_pruned_file_errors(tmp_path: Path) -> None:
     m = load_manifest(_weights_manifest(tmp_path, "unstructured", "75", wrong))
     with pytest.raises(ManifestError, match=r"w.mtx: shape 4x16 does not match layer 'fc'"):
         evaluate_layer(m.layers[0], parse_pattern("unstructured"), 0.75, spec, Options())
+    # a file that is no matrix at all names whose weights it was to hold
+    m = load_manifest(_weights_manifest(tmp_path, "unstructured", "75", "not a matrix\n"))
+    with pytest.raises(ManifestError, match=r"w.mtx: .* \(the unstructured weights of layer "
+                                            r"'fc'\)$"):
+        evaluate_layer(m.layers[0], parse_pattern("unstructured"), 0.75, spec, Options())
