@@ -140,7 +140,8 @@ def show_table(spec: HwSpec) -> Any:
     for level in spec.memory:
         for what, q, kind in ((f"{level.name} bandwidth", level.bandwidth, "bandwidth"),
                               (f"{level.name} capacity", level.capacity, "capacity"),
-                              (f"{level.name} instances", level.instances, None)):
+                              (f"{level.name} instances", level.instances, None),
+                              (f"{level.name} latency", level.latency, "time")):
             if q is not None:
                 rows.append(_row(what, q, kind))
     extras = [("launch overhead", spec.launch_overhead, "time"),

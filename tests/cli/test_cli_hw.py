@@ -100,6 +100,13 @@ def test_hw_show_gives_an_integer_peak_in_operations_not_flops() -> None:
     assert "FLOP/s" not in int8 and "312 TFLOP/s" in " ".join(fp16.split())
 
 
+def test_hw_show_gives_a_levels_latency_with_its_kind() -> None:
+    out = sparsroof("hw", "show", "epyc-7763", cwd=ROOT, env={"COLUMNS": "200"})
+    assert out.returncode == 0, out.stderr
+    line = next(line for line in out.stdout.splitlines() if line.startswith("L1d latency"))
+    assert " ".join(line.split()).startswith("L1d latency 1.14 ns 1.14 ns minimum derived:")
+
+
 def test_hw_validate_warns_of_a_name_a_bundled_spec_goes_by(tmp_path: Path) -> None:
     """A user's copy named like a bundled spec (or one of its aliases) would read as that
     device in every result: a warning, not an error; the bundled file itself, or a name
