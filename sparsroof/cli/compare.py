@@ -17,7 +17,6 @@ from .common import (
     DTYPE_OPTION,
     KERNEL_OPTION,
     OUTPUT_OPTION,
-    echo_error,
     emit,
     emit_pieces,
     hw_option,
@@ -113,13 +112,16 @@ def echo_judged(judged: Sequence[Judged], errors: Sequence[Any], output: str, *,
 
     ``document`` writes the JSON from the summary (compare's own by default); ``tables``
     gives the tables printed after the runs' table."""
-    skipped = [e for e in errors if getattr(e, "skipped", False)]
     failed = [e for e in errors if not getattr(e, "skipped", False)]
     summary = summarise(judged, len(failed))
-    for note in capped(str(n) for n in skipped):  # a few of each kind, then a count
-        echo_message(f"sparsroof: note: {note}")
-    for line in capped(str(e) for e in failed):
-        echo_error(line)
+    # in the file's order: a note for a row skipped, an error for a row that failed; a
+    # few of each kind, then a count
+    said = [("note: " if getattr(e, "skipped", False) else "error: ") + str(e) for e in errors]
+    kind = ""
+    for line in capped(said):
+        if not line.startswith("... "):
+            kind, line = line.split(": ", 1)
+        echo_message(f"sparsroof: {kind}: {line}")
     for j in judged:
         if j.violation:
             echo_message(f"sparsroof: violation: {j.explanation()}")

@@ -371,3 +371,20 @@ def test_a_row_with_more_cells_than_the_header_is_not_judged(tmp_path: Path) -> 
     assert out.returncode == 1
     assert f"{path}:2: 4 cells where the header names 2 columns" in out.stderr
     assert "1 run judged" in out.stdout
+
+
+def test_notes_and_errors_come_in_the_files_order(tmp_path: Path) -> None:
+    """A row that fails, then one skipped (a format without a model): the error first, as
+    the rows stand, whatever their kind."""
+    import json
+
+    path = tmp_path / "ginkgo.json"
+    path.write_text(json.dumps([
+        {"filename": str(ROOT / "data" / "lap2d_64.mtx"),
+         "spmv": {"csr": {"time": None, "completed": True}}},
+        {"filename": str(ROOT / "data" / "lap2d_64.mtx"),
+         "spmv": {"weird": {"time": 1000.0, "completed": True}}}]))
+    out = run("compare", str(path))
+    lines = [line.split(": ", 2)[1] for line in out.stderr.splitlines()
+             if line.startswith("sparsroof: ")]
+    assert lines[:2] == ["error", "note"], out.stderr
