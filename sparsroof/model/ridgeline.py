@@ -15,6 +15,7 @@ F / B_M and the memory intensity B_M / B_N (totals over ranks).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,7 +39,7 @@ class RankBound:
     memory_s: float
     network_s: float
     sol_s: float
-    bound: str  # "compute", "memory" or "network" (of the slowest rank)
+    bound: str  # "compute", "memory", "network" or "launch" (of the slowest rank)
     slowest_rank: int
     imbalance: float  # max entries per rank / mean entries per rank
     peak_flops: float = 0.0  # the roofs it was bounded by
@@ -123,11 +124,15 @@ def rank_columns(row: np.ndarray, col: np.ndarray, row_rank: np.ndarray,
 
 def distributed_bounds(row: np.ndarray, col: np.ndarray, shape: tuple[int, int], *,
                        ranks: int, width: int, s_v: int, s_i: int, peak_flops: float,
-                       bandwidth: float, network: float, flops_per_entry: float = 2.0
-                       ) -> RankBound:
+                       bandwidth: float, network: float, flops_per_entry: float = 2.0,
+                       memory_time: Callable[[float], float] | None = None,
+                       launch_s: float = 0.0) -> RankBound:
     """SoL of SpMM on ``ranks`` ranks with a row partition balanced by entries;
     ``flops_per_entry`` per stored entry per column of B (8 for complex values, whose
-    ``s_v`` is then two reals)."""
+    ``s_v`` is then two reals). A rank's memory time is ``memory_time`` of its bytes (a
+    device's hierarchy, its caches credited as the single-device bound credits them), or
+    its bytes over ``bandwidth``; a rank with work to do takes at least ``launch_s`` (a
+    device's launch floor)."""
     m, k = shape
     row_lengths = np.bincount(row, minlength=m)
     row_rank = partition_rows(row_lengths, ranks)
@@ -139,16 +144,20 @@ def distributed_bounds(row: np.ndarray, col: np.ndarray, shape: tuple[int, int],
     mem_r = a_bytes + distinct * width * s_v + rows_r * width * s_v
     net_r = remote * float(width * s_v)
     flops_r = flops_per_entry * nnz_r * width
-    times = np.maximum.reduce([flops_r / peak_flops, mem_r / bandwidth, net_r / network])
+    mem_s = (mem_r / bandwidth if memory_time is None else
+             np.array([memory_time(float(b)) for b in mem_r]))
+    launch_r = np.where(flops_r > 0, launch_s, 0.0)  # a rank without entries runs nothing
+    times = np.maximum.reduce([flops_r / peak_flops, mem_s, net_r / network, launch_r])
     slow = int(np.argmax(times))
-    compute_s, memory_s, network_s = (flops_r[slow] / peak_flops, mem_r[slow] / bandwidth,
+    compute_s, memory_s, network_s = (flops_r[slow] / peak_flops, float(mem_s[slow]),
                                       net_r[slow] / network)
-    sol, name = sol_seconds(compute_s, memory_s, network_s)
+    sol, name = sol_seconds(compute_s, memory_s, max(network_s, float(launch_r[slow])))
+    if name == "launch":
+        name = "network" if network_s >= launch_r[slow] else "launch"
     return RankBound(
         ranks=ranks, width=width, flops=float(flops_r.sum()), bytes_memory=float(mem_r.sum()),
         bytes_network=float(net_r.sum()), compute_s=compute_s, memory_s=memory_s,
-        network_s=network_s, sol_s=sol, bound="network" if name == "launch" else name,
-        slowest_rank=slow,
+        network_s=network_s, sol_s=sol, bound=name, slowest_rank=slow,
         imbalance=float(nnz_r.max() / nnz_r.mean()) if nnz_r.sum() else 1.0,
         peak_flops=peak_flops, bandwidth=bandwidth, network=network,
     )

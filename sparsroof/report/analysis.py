@@ -37,11 +37,11 @@ __all__ = [
 ]
 
 OUTPUTS = ("table", "json", "csv")
-#: under the per-rank table: what its terms are, and why P = 1 may differ from the table above
-RANKS_NOTE = ("the Ridgeline model of the busiest rank: compute, main-memory and network "
-              "terms, with no launch floor and no cache roof, so P = 1 can sit below the "
-              "single-device bound above; F/B_M = FLOPs per memory byte, B_M/B_N = memory "
-              "bytes per network byte")
+#: under the per-rank table: what its terms are
+RANKS_NOTE = ("the Ridgeline model of the busiest rank of a row partition balanced by "
+              "entries: compute, memory (its device's caches credited, as above: P = 1 is "
+              "the single-device CSR bound) and network terms, and its launch floor; F/B_M "
+              "= FLOPs per memory byte, B_M/B_N = memory bytes per network byte")
 
 
 def to_json(analyses: Sequence[Analysis], errors: Sequence[dict[str, str]] = (),

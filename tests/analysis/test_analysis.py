@@ -254,3 +254,21 @@ def test_one_rank_of_a_complex_matrix_is_the_single_device_bound(tmp_path) -> No
     t, [rank] = m["results"][0]["traffic"], m["distributed"]
     assert rank["flops"] == t["flops_useful"] == 8 * 4 * 4
     assert rank["bytes_memory"] == t["bytes_a"] + t["bytes_b"] + t["bytes_c"]
+
+
+@pytest.mark.parametrize("hw", ["a100", "h100-sxm", "clx-ridgeline"])
+def test_one_rank_is_the_single_device_bound_and_ranks_pay_their_launch(hw: str) -> None:
+    """P = 1 of the Ridgeline table is the single-device CSR bound (caches credited alike,
+    launch floor alike); on a GPU, no rank with entries is promised less than a launch."""
+    from sparsroof.analysis import analyze
+    from sparsroof.matrix.mtx import load
+
+    from ..conftest import DATA
+
+    spec = load_spec(hw)
+    a = analyze(load(DATA / "lap2d_64.mtx"), spec, Config(
+        kernel="spmm", widths=(4,), models=("compulsory",), ranks=(1, 2, 8), dtype="fp32"))
+    one, *more = a.distributed
+    assert one.sol_s == pytest.approx(a.results[0].bound.sol_s, rel=1e-12)
+    floor = spec.launch_overhead.value if spec.launch_overhead else 0.0
+    assert all(rb.sol_s >= floor for rb in more)

@@ -72,10 +72,10 @@ def test_hw_list_fits_and_wide_adds_the_device(wide: bool) -> None:
     assert all(s.name in text for s in specs)
 
 
-def test_the_rank_table_fits_and_says_what_its_model_leaves_out() -> None:
+def test_the_rank_table_fits_and_says_what_its_model_holds() -> None:
     """The per-rank table is a fitted table; its note says that the Ridgeline terms carry
-    no launch floor, so that a P = 1 row under a launch-bound single-device row reads
-    right."""
+    the device's caches and launch floor, so that its P = 1 row is the single-device row
+    above it (launch-bound here, as that one is)."""
     from sparsroof.report.analysis import to_ranks_table
 
     a = analyze(load(DATA / "lap2d_64.mtx"), load_spec("a100"), Config.from_options(ranks="1,2"))
@@ -83,9 +83,11 @@ def test_the_rank_table_fits_and_says_what_its_model_leaves_out() -> None:
     fits(text)
     assert [line.split()[:2] for line in text.splitlines() if line[:1].isdigit()] == [
         ["1", "1"], ["1", "2"]]
-    assert "no launch" in " ".join(text.split())
+    assert "P = 1 is the single-device CSR bound" in " ".join(text.split())
+    assert "and its launch floor" in " ".join(text.split())
     single = render(to_table(a))
     assert "launch" in single  # the device bound above it is launch-bound
+    assert a.distributed[0].bound == "launch"
 
 
 def test_a_footnote_explains_only_columns_that_are_shown() -> None:
