@@ -13,7 +13,7 @@ from .tables import fitted_table
 
 __all__ = ["to_reorder_table"]
 
-_HEADERS = ("d", "format", "ordering", "bandwidth", "B", "SoL", "gain", "reorder time",
+_HEADERS = ("d", "format", "ordering", "bandwidth", "B", "time", "gain", "reorder time",
             "break-even", "best")
 
 
@@ -43,9 +43,12 @@ def _rows(analysis: Analysis) -> list[tuple[str, ...]]:
 
 def to_reorder_table(analysis: Analysis) -> Any:
     """A table of the reorderings of one matrix (cache-aware model), within 100 columns."""
-    caption = (f"gain = original SoL / reordered SoL; best marked at a gain of "
-               f"{NOTABLE_GAIN:g} or more; reorder time measured on this host; break-even "
-               "= reorder time / SoL saved per run")
+    caption = (f"time = the cache-aware model's, an estimate of a kernel that sweeps row "
+               "panels, not a bound (a cache may also keep the columns neighbouring panels "
+               "share; the compulsory bound is the same in every order); gain = original "
+               f"time / reordered time; best marked at a gain of {NOTABLE_GAIN:g} or more; "
+               "reorder time measured on this host; break-even = reorder time / time saved "
+               "per run")
     return fitted_table(
         _HEADERS, _rows(analysis), left=("format", "ordering", "best"),
         title=f"{analysis.matrix.name}: reorderings on {analysis.spec} (cache-aware model)",
