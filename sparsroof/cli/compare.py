@@ -90,8 +90,15 @@ def command(runs_file: str, hw: str, kernel: str, width: int, dtype: str, time_u
     load_spec(hw)  # an unknown name is one usage error, before any run is read
     runs, errors = read_runs(runs_file, kernel=kernel, width=width, dtype=dtype,
                              time_unit=time_unit, matrix_dir=matrix_dir)
+    loaded: dict[str, HwSpec] = {}  # by name: the figure draws the very specs judged by
+
+    def load_spec_with(name: str, calibration: str | None) -> HwSpec:
+        spec = _calibrated_spec(name, calibration)
+        loaded[spec.name] = spec
+        return spec
+
     judged, more = judge(runs, hw, calibration=calibration_file,
-                         load_spec_with=_calibrated_spec, timing=timing,
+                         load_spec_with=load_spec_with, timing=timing,
                          calls_per_sync=calls_per_sync)
     errors = [*errors, *more]
     code = echo_judged(judged, errors, output,
@@ -99,8 +106,11 @@ def command(runs_file: str, hw: str, kernel: str, width: int, dtype: str, time_u
                              f"{describe(timing, calls_per_sync)} where a run does not say")
     if plot_file:
         from ..plot import measured_points, plot_measured
+        from ..plot.measured import measured_spec
 
-        echo_written(plot_measured(measured_points(judged), plot_file, kind=plot_kind))
+        points = measured_points(judged)
+        spec = loaded.get(measured_spec(points)) if points else None
+        echo_written(plot_measured(points, plot_file, kind=plot_kind, spec=spec))
     return code
 
 

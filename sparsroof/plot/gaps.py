@@ -70,8 +70,13 @@ def gap_summary(measured: Sequence[MeasuredPoint]) -> str:
     ...               2.0, 20.0, 1e-9, 2e-9, 0.0, 2e-9, "memory", "HBM", 1e12, 1e10)
     >>> gap_summary([MeasuredPoint(p, 6e-9, "x", "r:2"), MeasuredPoint(p, 1e-9, "x", "r:3")])
     '2 measured runs: median 1.75x their bound, 1 faster than it'
+    >>> gap_summary([MeasuredPoint(p, 6e-9, "x", "r:2")])
+    '1 measured run: 3x its bound'
     """
     ratios = [m.ratio for m in measured]
     faster = sum(m.violation for m in measured)
-    runs = f"{len(ratios)} measured run{'s' if len(ratios) != 1 else ''}"
-    return f"{runs}: median {statistics.median(ratios):.3g}x their bound, {faster} faster than it"
+    if len(ratios) == 1:
+        return (f"1 measured run: {ratios[0]:.3g}x its bound"
+                + (", faster than it" if faster else ""))
+    return (f"{len(ratios)} measured runs: median {statistics.median(ratios):.3g}x their "
+            f"bound, {faster} faster than it")

@@ -160,10 +160,15 @@ def _draw_ceilings(ax: Axes, peaks: list[tuple[str, float]], levels: list[tuple[
     (xlo, xhi), (ylo, _) = ax.get_xlim(), ax.get_ylim()
     top = peaks[-1][1]
     angle = slope_angle(ax)
+    sharing: dict[float, list[str]] = {}  # levels of one bandwidth share a line and a label
+    for name, bw in levels:
+        sharing.setdefault(bw, []).append(name)
     for name, bw in levels:
         ax.plot([xlo, top / bw], [bw * xlo, top], gid=f"ceiling|memory|{name}", **_CEILING)
+        if name != sharing[bw][0]:
+            continue  # written once, by the first level of this bandwidth
         x = max(xlo * 1.6, ylo * 2.0 / bw)
-        ax.annotate(f"{name} {si(bw, 'B/s')}", (x, bw * x), xytext=(0, 3),
+        ax.annotate(f"{', '.join(sharing[bw])} {si(bw, 'B/s')}", (x, bw * x), xytext=(0, 3),
                     textcoords="offset points", rotation=angle, rotation_mode="anchor",
                     fontsize=7.5, color="0.25", ha="left", va="bottom")
     fastest = max(bw for _, bw in levels)

@@ -388,3 +388,18 @@ def test_notes_and_errors_come_in_the_files_order(tmp_path: Path) -> None:
     lines = [line.split(": ", 2)[1] for line in out.stderr.splitlines()
              if line.startswith("sparsroof: ")]
     assert lines[:2] == ["error", "note"], out.stderr
+
+
+def test_the_figure_of_runs_judged_on_a_users_spec_file_draws_that_spec(
+        tmp_path: Path) -> None:
+    """--hw FILE: the figure's ceilings come from the spec the runs were judged on, not a
+    bundled spec looked up by its name."""
+    text = (ROOT / "hwspecs" / "epyc-7763.yaml").read_text().replace(
+        "name: epyc-7763", "name: mine").replace("aliases: [epyc7763, milan]", "")
+    spec = tmp_path / "mine.yaml"
+    spec.write_text(text)
+    path = _csv(tmp_path, f"matrix,time_s\n{ROOT / 'data' / 'lap2d_64.mtx'},2e-5\n")
+    figure = tmp_path / "runs.png"
+    out = run("compare", str(path), "--hw", str(spec), "--plot", str(figure))
+    assert out.returncode == 0, out.stderr
+    assert figure.read_bytes()[:4] == b"\x89PNG"
