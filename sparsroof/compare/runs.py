@@ -217,6 +217,9 @@ class _Matrices:
             return written
         if written not in self.found:
             path = find_matrix(str(self.base / written), self.matrix_dir, self.index)
+            if not os.path.isfile(path) and not os.path.isabs(written) \
+                    and os.path.isfile(written):
+                path = written  # relative to where the command runs, as bench records it
             self.found[written] = (path, os.path.isfile(path))
         path, exists = self.found[written]
         if not exists and os.path.isdir(path):

@@ -403,3 +403,19 @@ def test_the_figure_of_runs_judged_on_a_users_spec_file_draws_that_spec(
     out = run("compare", str(path), "--hw", str(spec), "--plot", str(figure))
     assert out.returncode == 0, out.stderr
     assert figure.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_a_bench_document_saved_elsewhere_finds_its_matrices_from_here(
+        tmp_path: Path) -> None:
+    """bench records a matrix as given (data/lap2d_64.mtx, from the repository's root):
+    the document saved in another folder is judged from the same place."""
+    import json
+
+    doc = json.loads((ROOT / "tests" / "data" / "gpu-bench-format-fixture.json").read_text())
+    for r in doc["results"]:
+        r["path"] = "data/lap2d_64.mtx"
+    path = tmp_path / "bench.json"
+    path.write_text(json.dumps(doc))
+    out = run("compare", str(path))
+    assert "matrix file not found" not in out.stderr, out.stderr
+    assert " 0 runs judged" not in out.stdout
