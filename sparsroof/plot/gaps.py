@@ -28,16 +28,19 @@ def draw_gaps(ax: Axes, measured: Sequence[MeasuredPoint], colors: dict[str, str
     the runs as hollow circles per matrix (gid ``{tag}-measured|matrix``) and the
     violations as red crosses (gid ``{tag}-violations``). Where the bound's marker stands
     elsewhere (``model_at``: a launch-bound run's memory and compute times), a thin grey
-    segment joins it to ``bound_at`` (gid ``{tag}-floor|i``)."""
+    segment joins it to ``bound_at`` (gid ``{tag}-floor|i``), where a grey diamond marks
+    the bound (gid ``{tag}-sol|i``)."""
     ends = [(bound_at(m), run_at(m)) for m in measured]
     for i, (m, (a, b)) in enumerate(zip(measured, ends, strict=True)):
         color = VIOLATION_COLOR if m.violation else colors[m.bound.matrix]
         ax.plot([a[0], b[0]], [a[1], b[1]], color=color, lw=1.0, ls=(0, (1.5, 1.5)),
                 alpha=0.9, zorder=2.6, gid=f"{tag}-gap|{i}")
         start = model_at(m) if model_at else a
-        if start != a:
+        if start != a:  # the bound is not at its model point: mark where it is
             ax.plot([start[0], a[0]], [start[1], a[1]], color="0.6", lw=0.7, zorder=2.55,
                     gid=f"{tag}-floor|{i}")
+            ax.scatter([a[0]], [a[1]], marker="D", s=16, color="0.45", zorder=2.7,
+                       gid=f"{tag}-sol|{i}")
     for matrix, color in colors.items():
         mine = [b for m, (_, b) in zip(measured, ends, strict=True) if m.bound.matrix == matrix]
         if mine:
@@ -56,6 +59,9 @@ def gap_handles(measured: Sequence[MeasuredPoint]) -> list[Line2D]:
 
     handles = [Line2D([], [], ls=(0, (1.5, 1.5)), marker="o", markerfacecolor="white",
                       markeredgecolor="0.35", color="0.35", label="measured run (bound ⋯ run)")]
+    if any(m.bound.bound == "launch" for m in measured):
+        handles.append(Line2D([], [], ls="", marker="D", markersize=4, color="0.45",
+                              label="its bound, at the launch floor"))
     if any(m.violation for m in measured):
         handles.append(Line2D([], [], ls="", marker="x", color=VIOLATION_COLOR,
                               label="faster than its bound"))

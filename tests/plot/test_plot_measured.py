@@ -81,6 +81,10 @@ def test_time_plane_puts_each_run_on_its_iso_time_curve(tmp_path: Path) -> None:
         # every run here is launch-bound: a grey line leads from its model point
         floor = by_gid(right, f"time-floor|{i}")
         assert floor.get_xdata()[0] == pytest.approx(m.bound.memory_s)  # type: ignore[attr-defined]
+        # and a diamond marks the bound where it is, on the floor's iso-time curve, so a run
+        # faster than it sits on its left
+        sol = by_gid(right, f"time-sol|{i}").get_offsets()[0]  # type: ignore[attr-defined]
+        assert max(sol) == pytest.approx(m.bound.sol_s)
 
 
 def test_compare_json_reads_back_as_the_same_points(tmp_path: Path) -> None:
