@@ -12,8 +12,9 @@ from .common import emit, table_console
 from .guard import check_writable
 
 
-def _write_html(source: str, path: str) -> None:
-    """The HTML report of a store or an analyze/compare JSON document."""
+def _write_html(source: str, path: str) -> int:
+    """The HTML report of a store or an analyze/compare JSON document; the exit code of
+    the command that wrote that document: 1 where a row failed or a run beat its bound."""
     from ..plot.thumbnail import add_pictures
     from ..report.html import write_html
     from ..report.html_data import read_page
@@ -22,6 +23,10 @@ def _write_html(source: str, path: str) -> None:
     page = read_page(source)
     add_pictures(page)
     click.echo(f"sparsroof: wrote {write_html(page, path)}", err=True)
+    failed = any(f.get("kind") != "skipped" for f in page.failures)
+    faster = any(r.get("measured_s") is not None and r.get("sol_s") is not None
+                 and r["measured_s"] < r["sol_s"] for r in page.rows)
+    return 1 if failed or faster else 0
 
 
 @click.command("report")
@@ -42,7 +47,8 @@ def command(store_path: str, plot_path: str | None, top: int, output: str,
     Counts by class, bound and failure reason, and the matrices furthest from and
     closest to the compute roof, and the files that failed. The exit code is 1 if the
     store records any failure. --html writes an interactive page of every row (also from
-    the JSON of 'analyze -O json' or 'compare -O json' given in place of STORE).
+    the JSON of 'analyze -O json' or 'compare -O json' given in place of STORE, whose
+    exit code it then repeats: 1 where a row failed or a run beat its bound).
 
     \b
     Examples:
@@ -58,8 +64,7 @@ def command(store_path: str, plot_path: str | None, top: int, output: str,
         if not html_path or plot_path:
             raise OptionError(f"{store_path}: a JSON document is reported with --html FILE "
                               f"alone; the tables and --plot need a result store")
-        _write_html(store_path, html_path)
-        return 0
+        return _write_html(store_path, html_path)
     if html_path:
         _write_html(store_path, html_path)
     with Store(store_path, readonly=True) as store:

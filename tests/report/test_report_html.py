@@ -362,3 +362,19 @@ def test_a_sweep_of_the_corpus_on_two_specs(chromium: Chromium, tmp_path: Path) 
         .map(c => [c.dataset.spec, c.querySelectorAll('circle.pt').length])""")
     # a row of no work (an empty matrix) cannot sit on log axes: the figure says so
     assert all(0 <= per_spec[spec] - n <= 4 for spec, n in drawn)
+
+
+def test_the_page_of_runs_repeats_compares_exit_code(tmp_path: Path) -> None:
+    """The page of compare's JSON exits as compare did: 1 when a run beat its bound (a
+    check that writes the page must not pass where compare failed), 0 otherwise."""
+    from ..conftest import ROOT
+
+    for time_s, code in (("1e-7", 1), ("2e-5", 0)):  # lap2d_64 on an A100: 1.3 us at least
+        runs = tmp_path / f"runs{code}.csv"
+        runs.write_text(f"matrix,time_s\n{ROOT / 'data' / 'lap2d_64.mtx'},{time_s}\n")
+        judged = cli("compare", str(runs), "--hw", "a100", "-O", "json")
+        assert judged.returncode == code
+        doc = tmp_path / f"runs{code}.json"
+        doc.write_text(judged.stdout)
+        page = cli("report", str(doc), "--html", str(tmp_path / f"runs{code}.html"))
+        assert page.returncode == code, page.stderr
