@@ -82,7 +82,9 @@ def _levels(values: tuple[str, ...]) -> tuple[float, ...]:
 @click.option("--measured", "measured_file", default=None, metavar="TIMES.csv",
               help="Judge measured layer times (columns layer, pattern, sparsity, time_s; "
                    "pattern 'dense' for the dense GEMM) against each layer's SoL, per layer "
-                   "and per model; exit 1 if a layer ran faster than its SoL.")
+                   "and per model; exit 1 if a layer ran faster than its SoL. Not with "
+                   "--plot: write -O json and draw it with 'plot roofline --measured FILE "
+                   "-o FIG'.")
 @click.option("--layers", "show_layers", is_flag=True,
               help="Table output: add a per-layer table for every pattern and level.")
 @OUTPUT_OPTION
