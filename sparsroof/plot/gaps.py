@@ -53,13 +53,14 @@ def draw_gaps(ax: Axes, measured: Sequence[MeasuredPoint], colors: dict[str, str
                    color=VIOLATION_COLOR, linewidths=1.6, zorder=3.4, gid=f"{tag}-violations")
 
 
-def gap_handles(measured: Sequence[MeasuredPoint]) -> list[Line2D]:
-    """Legend entries for what :func:`draw_gaps` draws."""
+def gap_handles(measured: Sequence[MeasuredPoint], floored: bool = False) -> list[Line2D]:
+    """Legend entries for what :func:`draw_gaps` draws (``floored``: it was given a
+    ``model_at``, and marks a launch-bound run's bound apart from its model point)."""
     from matplotlib.lines import Line2D
 
     handles = [Line2D([], [], ls=(0, (1.5, 1.5)), marker="o", markerfacecolor="white",
                       markeredgecolor="0.35", color="0.35", label="measured run (bound ⋯ run)")]
-    if any(m.bound.bound == "launch" for m in measured):
+    if floored and any(m.bound.bound == "launch" for m in measured):
         handles.append(Line2D([], [], ls="", marker="D", markersize=4, color="0.45",
                               label="its bound, at the launch floor"))
     if any(m.violation for m in measured):

@@ -163,7 +163,7 @@ def _times(ax: Axes, points: Sequence[RoofPoint], launch: float | None,
     if measured:
         draw_gaps(ax, measured, matrix_colors(points), _sol_at, _run_at, "time", _model_at)
     points_legend(ax, points, [*region_handles(launch),
-                         *(gap_handles(measured) if measured else [])])
+                         *(gap_handles(measured, floored=True) if measured else [])])
 
 
 def points_legend(ax: Axes, points: Sequence[RoofPoint], extra: Sequence[Line2D | Patch] = ()
