@@ -129,9 +129,13 @@ def _groups(lines: Sequence[RoofPoint]) -> list[list[RoofPoint]]:
 
 
 def roof_levels(lines: Sequence[RoofPoint], spec: HwSpec) -> dict[str, tuple[float, bool]]:
-    """Memory level -> (bandwidth, bounds a line): every level that bounds a line, and
+    """Memory level -> (bandwidth, bounds a line): every level a line's bytes were charged
+    at (a launch- or compute-bound line's too: its level is still the roof above it), and
     main memory in any case."""
-    levels = {p.memory_level: (p.bandwidth, True) for p in lines if p.bound == "memory"}
+    levels: dict[str, tuple[float, bool]] = {}
+    for p in lines:
+        _, used = levels.get(p.memory_level, (0.0, False))
+        levels[p.memory_level] = (p.bandwidth, used or p.bound == "memory")
     if spec.dram.bandwidth and spec.dram.name not in levels:
         levels[spec.dram.name] = (spec.dram.bandwidth.value, False)
     return levels

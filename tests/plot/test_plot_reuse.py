@@ -245,3 +245,17 @@ def test_a_bad_measured_row_is_a_one_line_error(spmm_results: Path, tmp_path: Pa
     assert out.returncode == 1 and not figure.exists()
     assert out.stderr == (f"sparsroof: error: {runs}:3: time_s '0' is not a positive number "
                           f"of seconds (and 1 more: 'sparsroof compare {runs}' lists them)\n")
+
+
+def test_a_panel_of_launch_bound_lines_draws_the_level_they_were_charged_at() -> None:
+    """Every line of a tiny matrix on the A100 is launch-bound, its bytes charged at L2:
+    the L2 roof is drawn (dashed, as it bounds none), not only main memory's, which the
+    lines stand above."""
+    from sparsroof.plot.reuse import roof_levels
+
+    a100 = load_spec("a100")
+    config = Config(kernel="spmm", widths=(1, 64), models=("compulsory", "random"))
+    points = roof_points([analyze(load(RND), a100, config)])
+    assert all(p.bound == "launch" and p.memory_level == "L2" for p in points)
+    levels = roof_levels(points, a100)
+    assert levels["L2"] == (5.5e12, False) and levels["HBM2e"][1] is False
