@@ -93,10 +93,16 @@ def model_markers(points: Sequence[RoofPoint]) -> dict[tuple[str, str], str]:
     keys = list(dict.fromkeys((p.storage, p.model) for p in points))
     fixed = {OPTIMISTIC: "^", PESSIMISTIC: "v"}
     first = keys[0][0] if keys else ""
-    # hollow circles and crosses mark measured runs (plot.gaps)
-    others = iter(m for m in MARKERS if m not in {*fixed.values(), "o", "X"})
-    return {k: (fixed.get(k[1]) if k[0] == first else None) or next(others, "s")
-            for k in keys}
+    # hollow circles and crosses mark measured runs (plot.gaps); eleven shapes more, then
+    # they repeat (a bench of every format needs seven)
+    shapes = [m for m in (*MARKERS, "p", "<", ">", "d", "H", "8")
+              if m not in {*fixed.values(), "o", "X"}]
+    found: dict[tuple[str, str], str] = {}
+    for k in keys:
+        fixed_shape = fixed.get(k[1]) if k[0] == first else None
+        found[k] = fixed_shape or shapes[sum(1 for v in found.values()
+                                             if v not in fixed.values()) % len(shapes)]
+    return found
 
 
 def short(name: str, limit: int = 30) -> str:

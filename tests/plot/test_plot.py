@@ -423,3 +423,17 @@ def test_spy_axes_count_rows_in_si_without_an_offset() -> None:
         assert axis.get_offset_text().get_text() == ""
     cell = 1_000_000 / 64
     assert f"cell = {cell:,.0f} x {cell:,.0f}" in ax.figure.axes[1].get_ylabel()
+
+
+def test_every_format_of_a_bench_has_a_shape_of_its_own() -> None:
+    """A bench of every kernel format (seven) draws seven shapes, none of them the
+    measured runs' circle or cross."""
+    from types import SimpleNamespace
+
+    from sparsroof.plot.roof import model_markers
+
+    formats = ["csr", "csc", "coo", "bsr4", "dia", "ell", "hyb", "sell", "bsr2", "dcsr"]
+    shapes = model_markers([SimpleNamespace(storage=f, model="compulsory")  # type: ignore[misc]
+                            for f in formats])
+    assert len(set(shapes.values())) == len(formats)
+    assert not {"o", "X"} & set(shapes.values())
