@@ -91,9 +91,13 @@ def _whatif_layers(kind: str, results: str, measured: str | None, out: str, size
     doc = whatif_document(results)
     if doc is None:
         return False
-    if kind != "roofline" or measured:
-        raise OptionError(f"{results}: a whatif study is drawn by 'plot roofline' alone, "
-                          "without --measured")
+    if kind != "roofline":
+        raise OptionError(f"{results}: a whatif study is drawn by 'plot roofline' (not "
+                          f"'plot {kind}')")
+    if measured:
+        raise OptionError(f"{results}: a whatif study is drawn without --measured (its "
+                          "judged layer times are drawn by 'plot roofline --measured' "
+                          "alone)")
     echo_written(plot_whatif_layers(results, out, size=size_of(size), dpi=dpi, doc=doc,
                                     spec=spec))
     return True

@@ -219,3 +219,15 @@ def test_spy_of_a_matrix_without_cells_is_one_line(tmp_path: Path, shape: str) -
     assert out.returncode == 1 and not figure.exists()
     assert out.stderr == (f"sparsroof: error: {path}: a {rows} x {cols} matrix has no cells "
                           "to draw\n")
+
+
+def test_a_whatif_study_given_to_another_kind_of_plot_says_which_draws_it(
+        tmp_path: Path) -> None:
+    doc = tmp_path / "swin.json"
+    out = run("whatif", "swin_tiny", "-O", "json")
+    assert out.returncode == 0, out.stderr
+    doc.write_text(out.stdout)
+    wrong = run("plot", "time", str(doc), "-o", str(tmp_path / "x.png"))
+    assert wrong.returncode == 2
+    assert wrong.stderr == (f"sparsroof: error: {doc}: a whatif study is drawn by 'plot "
+                            "roofline' (not 'plot time')\n")
