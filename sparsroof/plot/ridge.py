@@ -33,7 +33,10 @@ if TYPE_CHECKING:
 __all__ = ["RidgePoint", "ridge_region", "ridgeline_figure", "ridgeline", "balance",
            "REGION_COLORS"]
 
-REGION_COLORS = {"compute": "#E69F00", "memory": "#56B4E9", "network": "#009E73"}
+#: a rank count whose busiest rank is launch-bound has no region: its point is coloured as
+#: launch-bound regions are elsewhere (the palette's reddish purple)
+REGION_COLORS = {"compute": "#E69F00", "memory": "#56B4E9", "network": "#009E73",
+                 "launch": "#CC79A7"}
 
 
 @dataclass(frozen=True)
