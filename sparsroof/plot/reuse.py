@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..errors import FigureError
+from ..errors import FigureError, OptionError
 from ..hardware.spec import HwSpec
 from ..model.traffic import MODELS
 from ..units import si
@@ -285,6 +285,10 @@ def reuse_storage(points: Sequence[RoofPoint], storage: str | None = None) -> st
     return storage
 
 
+#: the least width and height of one panel (its axis labels and tags still apart)
+PANEL_SIZE = (3.5, 3.0)
+
+
 def reuse_figure(points: Sequence[RoofPoint], spec: HwSpec, *,
                  measured: Sequence[MeasuredPoint] = (), at: str = CLASS,
                  storage: str | None = None, title: str | None = None,
@@ -308,6 +312,10 @@ def reuse_figure(points: Sequence[RoofPoint], spec: HwSpec, *,
     markers = {label: MARKERS[i % len(MARKERS)] for i, label in enumerate(labels)}
     ncols = 1 if len(matrices) == 1 else 2 if len(matrices) <= 4 else 3
     nrows = math.ceil(len(matrices) / ncols)
+    need = (PANEL_SIZE[0] * ncols, PANEL_SIZE[1] * nrows + 1.5)  # titles and legend below
+    if size[0] < need[0] or size[1] < need[1]:
+        raise OptionError(f"--size {size[0]:g}x{size[1]:g}: {len(matrices)} panels of "
+                          f"{ncols} per row need at least {need[0]:g}x{need[1]:g} inches")
     fig = new_figure(size, dpi)
     axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
     # room below for the legend; labels are placed in pixels, so the boxes are final first

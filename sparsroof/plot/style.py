@@ -50,6 +50,10 @@ FONT_RC: dict[str, Any] = {"pdf.fonttype": 42, "ps.fonttype": 42, "svg.fonttype"
 _MARGIN_INCHES = 1.0
 
 
+#: the smallest figure whose text (7.5-10 pt) still fits beside its axes
+MIN_SIZE = (4.0, 3.0)
+
+
 def parse_size(text: str) -> tuple[float, float]:
     """Parse a figure size ``WxH`` in inches.
 
@@ -63,6 +67,9 @@ def parse_size(text: str) -> tuple[float, float]:
         width = height = 0.0
     if not (0.5 <= width <= 100 and 0.5 <= height <= 100):
         raise OptionError(f"--size {text!r}: expected WIDTHxHEIGHT in inches, e.g. 8x5")
+    if width < MIN_SIZE[0] or height < MIN_SIZE[1]:
+        raise OptionError(f"--size {text!r}: at least {MIN_SIZE[0]:g}x{MIN_SIZE[1]:g} inches "
+                          "(a figure's titles, axes and legend overlap below it)")
     return width, height
 
 

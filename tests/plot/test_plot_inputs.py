@@ -183,6 +183,19 @@ def test_a_bad_figure_size_is_a_usage_error(tmp_path: Path) -> None:
     assert out.returncode == 2
     assert out.stderr.strip() == ("sparsroof: error: --size '12by5': expected WIDTHxHEIGHT "
                                   "in inches, e.g. 8x5")
+    # a size whose text would overlap is refused too: any figure under 4x3, and a figure
+    # of panels under 3.5x3 inches a panel
+    small = run("plot", "roofline", str(ROOT / "data" / "lap2d_64.mtx"), "-o",
+                str(tmp_path / "f.png"), "--size", "3x2")
+    assert small.returncode == 2 and "at least 4x3 inches" in small.stderr
+    doc = tmp_path / "two.json"
+    doc.write_text(run("analyze", str(ROOT / "data" / "lap2d_64.mtx"),
+                       str(ROOT / "data" / "random_1000.mtx"), "--kernel", "spmm", "--d",
+                       "1,8", "--model", "all", "-O", "json").stdout)
+    panels = run("plot", "reuse", str(doc), "-o", str(tmp_path / "r.png"), "--size", "5x3")
+    assert panels.returncode == 2
+    assert panels.stderr == ("sparsroof: error: --size 5x3: 2 panels of 2 per row need at "
+                             "least 7x4.5 inches\n")
 
 
 def test_results_are_drawn_only_under_the_spec_they_were_bounded_on(tmp_path: Path) -> None:
