@@ -144,7 +144,7 @@
   }
 
   // -- rooflines ---------------------------------------------------------------------------
-  const W = 620, H = 400, M = { l: 88, r: 14, t: 14, b: 46 };
+  const W = 620, H = 400, M = { l: 104, r: 14, t: 14, b: 46 };
 
   function launchGroups(mine) {
     const groups = new Map();
