@@ -186,9 +186,12 @@ def _draw_ceilings(ax: Axes, peaks: list[tuple[str, float]], levels: list[tuple[
     unit, peak, level, bw = roof
     ridge = peak / bw
     ax.plot([xlo, ridge, xhi], [bw * xlo, peak, peak], gid="roof", **_ROOF)
+    # on a white ground: the dashed roofs of slower levels often cross it
     ax.annotate(f"ridge {ridge:.3g} FLOP/B ({unit} {precision}, {level})", (ridge, peak),
-                xytext=(4, -4),
-                textcoords="offset points", fontsize=7, color="0.25", ha="left", va="top")
+                xytext=(4, -4), textcoords="offset points", fontsize=7, color="0.25",
+                ha="left", va="top", zorder=4,
+                bbox={"boxstyle": "square,pad=0.1", "fc": "white", "ec": "none",
+                      "alpha": 0.85})
 
 
 def _draw_band(ax: Axes, group: dict[str, list[RoofPoint]], color: str, gid: str,
