@@ -111,7 +111,9 @@ def _complexity(ax: Axes, points: Sequence[RoofPoint], peak: float, bw: float,
 def launch_label(ax: Axes, x: float, y: float, text: str) -> None:
     """The launch box's words, in its corner (the box is shaded with the regions)."""
     ax.text(x, y, text, fontsize=7, color=_LAUNCH_TEXT, ha="right", va="top",
-            transform=ax.transData, zorder=4)
+            transform=ax.transData, zorder=4,  # on its box's colour: the balance line
+            bbox={"boxstyle": "square,pad=0.1", "fc": "#F3E1EB", "ec": "none",  # crosses it
+                  "alpha": 0.85})
 
 
 def _run_at(m: MeasuredPoint) -> tuple[float, float]:
