@@ -35,27 +35,30 @@ _SHAPE_BYTES = 1 << 30
 _SHAPE_OVER_ENTRIES = 16
 
 
-def _entry_bytes(rows: int, cols: int, entries: int) -> int:
+def _entry_bytes(rows: int, cols: int, entries: int, value_bytes: int = 8) -> int:
     index_bytes = 4 if max(rows, cols) <= INDEX32_MAX else 8
-    return 2 * entries * (2 * index_bytes + 8)
+    return 2 * entries * (2 * index_bytes + value_bytes)
 
 
 def _shape_bytes(rows: int, cols: int) -> int:
     return _PER_LINE * (rows + 1 + cols + 1)
 
 
-def estimate_memory(rows: int, cols: int, entries: int) -> int:
+def estimate_memory(rows: int, cols: int, entries: int, value_bytes: int = 8) -> int:
     """Bytes a load and analysis of a matrix with ``entries`` stored entries (after
     symmetric expansion) need at their peak.
 
-    Coordinates are two index arrays and one float64 value array; the reader briefly
-    holds a second copy of them. Per row and per column the analysis keeps length counts
-    and masks, so a huge declared shape costs memory even with a single entry.
+    Coordinates are two index arrays and one value array (``value_bytes`` a value:
+    float64, or 16 for complex128); the reader briefly holds a second copy of them. Per
+    row and per column the analysis keeps length counts and masks, so a huge declared
+    shape costs memory even with a single entry.
 
     >>> estimate_memory(1000, 1000, 5000)    # 2 * 5000 * (4 + 4 + 8) + 32 * 2002
     224064
+    >>> estimate_memory(1000, 1000, 5000, value_bytes=16)    # complex values
+    304064
     """
-    return _entry_bytes(rows, cols, entries) + _shape_bytes(rows, cols)
+    return _entry_bytes(rows, cols, entries, value_bytes) + _shape_bytes(rows, cols)
 
 
 def _first_number(path: Path, prefix: str = "") -> int | None:
@@ -150,8 +153,8 @@ def check_fits(need: float, max_memory: float | None = None) -> str | None:
     return f"needs about {binary(need)} of memory, {why} {binary(have)}"
 
 
-def check_load(rows: int, cols: int, entries: int, max_memory: float | None = None
-               ) -> str | None:
+def check_load(rows: int, cols: int, entries: int, max_memory: float | None = None,
+               value_bytes: int = 8) -> str | None:
     """None when a matrix of this shape and entry count may be loaded, else the reason.
 
     Besides the memory this process has (:func:`check_fits`, whose limit is named first),
@@ -164,7 +167,7 @@ def check_load(rows: int, cols: int, entries: int, max_memory: float | None = No
     >>> check_load(10**8, 10**8, 1, max_memory=1e10) is None
     True
     """
-    problem = check_fits(estimate_memory(rows, cols, entries), max_memory)
+    problem = check_fits(estimate_memory(rows, cols, entries, value_bytes), max_memory)
     shape = _shape_bytes(rows, cols)
     if problem is None and max_memory is None and shape > _SHAPE_BYTES \
             and shape > _SHAPE_OVER_ENTRIES * _entry_bytes(rows, cols, entries):

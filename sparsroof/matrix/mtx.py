@@ -233,7 +233,13 @@ def peek(path: str | Path) -> Header:
 def estimate_memory(header: Header) -> int:
     """Bytes of memory a load and analysis of this file need at their peak (a planning
     estimate; see :func:`sparsroof.matrix.limits.estimate_memory`)."""
-    return limits.estimate_memory(header.rows, header.cols, header.expanded_entries_max)
+    return limits.estimate_memory(header.rows, header.cols, header.expanded_entries_max,
+                                  _value_bytes(header))
+
+
+def _value_bytes(header: Header) -> int:
+    """Bytes a value of this file takes loaded: complex128 for a complex field."""
+    return 16 if header.field == "complex" else 8
 
 
 def check_header(header: Header, max_memory: float | None, label: str | None = None
@@ -241,7 +247,7 @@ def check_header(header: Header, max_memory: float | None, label: str | None = N
     """Raise :class:`MatrixFileError` when the matrix this header declares may not be
     loaded (see :func:`sparsroof.matrix.limits.check_load`)."""
     problem = limits.check_load(header.rows, header.cols, header.expanded_entries_max,
-                                max_memory)
+                                max_memory, _value_bytes(header))
     if problem is not None:
         if "{opt:max_memory}" not in problem:
             problem += " (a larger {opt:max_memory} overrides the limit)"
