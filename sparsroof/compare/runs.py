@@ -211,15 +211,18 @@ class _Matrices:
         self.locate = locate
         self.index: dict[str, list[Path]] = {}
         self.found: dict[str, tuple[str, bool]] = {}
+        #: the document records paths from where its command ran (bench -O json), not
+        #: from its own folder: the folder this command runs in is tried after that one
+        self.from_here = False
 
     def __call__(self, written: str) -> str:
         if not self.locate:
             return written
         if written not in self.found:
             path = find_matrix(str(self.base / written), self.matrix_dir, self.index)
-            if not os.path.isfile(path) and not os.path.isabs(written) \
+            if self.from_here and not os.path.isfile(path) and not os.path.isabs(written) \
                     and os.path.isfile(written):
-                path = written  # relative to where the command runs, as bench records it
+                path = written  # relative to where bench ran, as it records a path
             self.found[written] = (path, os.path.isfile(path))
         path, exists = self.found[written]
         if not exists and os.path.isdir(path):
@@ -381,6 +384,7 @@ def _bench_runs(doc: dict[str, Any], path: Path, matrices: _Matrices
     if not isinstance(results, list):
         raise MeasuredRunsError(f"{path}: results: expected a list of results, found "
                                 f"{described(results)}")
+    matrices.from_here = True
     for i, r in enumerate(results):
         source = f"{path}:results[{i}]"
         try:

@@ -419,3 +419,13 @@ def test_a_bench_document_saved_elsewhere_finds_its_matrices_from_here(
     out = run("compare", str(path))
     assert "matrix file not found" not in out.stderr, out.stderr
     assert " 0 runs judged" not in out.stdout
+
+
+def test_a_csv_names_its_matrices_from_its_own_folder_only(tmp_path: Path) -> None:
+    """A CSV's relative path is the CSV's folder's: a file of that name where the command
+    runs is not taken instead (it could be another matrix), as only bench records paths
+    from where it ran."""
+    path = _csv(tmp_path, "matrix,time_s\ndata/lap2d_64.mtx,1e-5\n")
+    out = run("compare", str(path))  # runs in the repository, which has data/lap2d_64.mtx
+    assert out.returncode == 1
+    assert f"matrix file not found: {tmp_path / 'data' / 'lap2d_64.mtx'}" in out.stderr
