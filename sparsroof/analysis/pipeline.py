@@ -16,7 +16,14 @@ from typing import TYPE_CHECKING, overload
 from ..errors import OptionError
 from ..hardware.library import load_spec
 from ..hardware.spec import HwSpec
-from ..model.bound import auto_unit, bound, memory_terms, resolve_unit
+from ..model.bound import (
+    auto_unit,
+    bound,
+    entry_peak,
+    first_load,
+    memory_terms,
+    resolve_unit,
+)
 from ..model.timing import launch_floor
 from ..model.traffic import (
     COMPLEX_FLOPS,
@@ -204,10 +211,15 @@ def _distributed(matrix: Matrix, spec: HwSpec, config: Config) -> tuple[RankBoun
         else (1, 1)
     cached = config.cache_roof and config.timing != "cold"
 
+    first = first_load(spec) if config.timing == "cold" else None
+    latency = first.latency.value if first is not None and first.latency is not None else 0.0
+
     def memory_time(nbytes: float) -> float:
         """A rank's bytes through its device's hierarchy, as the single-device bound
-        charges them (its working set in a cache where it fits, one device each)."""
-        return max(t for _, t in memory_terms(spec, nbytes, nbytes if cached else None))
+        charges them (its working set in a cache where it fits, one device each; a call
+        timed alone no sooner than its first load)."""
+        seconds = max(t for _, t in memory_terms(spec, nbytes, nbytes if cached else None))
+        return max(seconds, latency) if nbytes > 0 else seconds
 
     launch_s = _launches(config, spec) * launch_floor(spec, config.timing,
                                                        config.calls_per_sync)[0]
@@ -215,7 +227,7 @@ def _distributed(matrix: Matrix, spec: HwSpec, config: Config) -> tuple[RankBoun
         distributed_bounds(
             matrix.row, matrix.col, matrix.shape, ranks=p, width=w,
             s_v=VALUE_BYTES[config.dtype] * parts, s_i=INDEX_BYTES[config.index],
-            peak_flops=spec.peak(unit, precision).value, bandwidth=level.bandwidth.value,
+            peak_flops=entry_peak(spec, unit, precision), bandwidth=level.bandwidth.value,
             network=spec.network.value, flops_per_entry=2.0 * flops,
             memory_time=memory_time, launch_s=launch_s)
         for w in config.widths for p in config.ranks

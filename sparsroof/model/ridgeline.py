@@ -43,8 +43,9 @@ class RankBound:
     slowest_rank: int
     imbalance: float  # max entries per rank / mean entries per rank
     peak_flops: float = 0.0  # the roofs it was bounded by
-    bandwidth: float = 0.0
+    bandwidth: float = 0.0  # main memory's (a rank's caches are credited in memory_s)
     network: float = 0.0
+    launch_s: float = 0.0  # the slowest rank's launch floor, part of sol_s
 
     @property
     def arithmetic_intensity(self) -> float:
@@ -151,13 +152,14 @@ def distributed_bounds(row: np.ndarray, col: np.ndarray, shape: tuple[int, int],
     slow = int(np.argmax(times))
     compute_s, memory_s, network_s = (flops_r[slow] / peak_flops, float(mem_s[slow]),
                                       net_r[slow] / network)
-    sol, name = sol_seconds(compute_s, memory_s, max(network_s, float(launch_r[slow])))
+    rank_launch = float(launch_r[slow])
+    sol, name = sol_seconds(compute_s, memory_s, max(network_s, rank_launch))
     if name == "launch":
-        name = "network" if network_s >= launch_r[slow] else "launch"
+        name = "network" if network_s >= rank_launch else "launch"
     return RankBound(
         ranks=ranks, width=width, flops=float(flops_r.sum()), bytes_memory=float(mem_r.sum()),
         bytes_network=float(net_r.sum()), compute_s=compute_s, memory_s=memory_s,
-        network_s=network_s, sol_s=sol, bound=name, slowest_rank=slow,
+        network_s=network_s, sol_s=sol, bound=name, slowest_rank=slow, launch_s=rank_launch,
         imbalance=float(nnz_r.max() / nnz_r.mean()) if nnz_r.sum() else 1.0,
         peak_flops=peak_flops, bandwidth=bandwidth, network=network,
     )

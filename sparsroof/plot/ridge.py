@@ -46,7 +46,7 @@ class RidgePoint:
     ranks: int
     arithmetic_intensity: float  # F / B_M, FLOP per memory byte
     memory_intensity: float  # B_M / B_N, memory bytes per network byte
-    bound: str  # "compute", "memory" or "network", as the model named it
+    bound: str  # "compute", "memory", "network" or "launch", as the model named it
 
 
 def ridge_region(x: float, y: float, peak_flops: float, mem_bw: float, net_bw: float) -> str:
@@ -105,7 +105,10 @@ def _legend(ax: Axes, points: Sequence[RidgePoint]) -> None:
     named = dict.fromkeys(p.bound for p in points)
     handles = [Line2D([], [], ls="", marker="o", mec="black", mew=0.6,
                       color=REGION_COLORS.get(b, "0.5"), label=f"{b}-bound") for b in named]
-    place_legend(ax, handles, main=True, title="bound per P (model)", fontsize=7.5,
+    # the regions are drawn at main memory's β_M; the model credits a rank's caches, so a
+    # point's colour may differ from the region it stands in
+    place_legend(ax, handles, main=True, title="bound per P (model,\ncaches credited)",
+                 fontsize=7.5,
                  title_fontsize=7.5, framealpha=0.9,
                  where=("upper left", "lower left", "upper right", "lower right", "center left"))
 

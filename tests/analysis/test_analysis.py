@@ -256,19 +256,42 @@ def test_one_rank_of_a_complex_matrix_is_the_single_device_bound(tmp_path) -> No
     assert rank["bytes_memory"] == t["bytes_a"] + t["bytes_b"] + t["bytes_c"]
 
 
-@pytest.mark.parametrize("hw", ["a100", "h100-sxm", "clx-ridgeline"])
-def test_one_rank_is_the_single_device_bound_and_ranks_pay_their_launch(hw: str) -> None:
+@pytest.mark.parametrize("timing", ["graph", "cold"])
+@pytest.mark.parametrize("hw", ["a100", "h100-sxm", "clx-ridgeline", "grace"])
+def test_one_rank_is_the_single_device_bound_and_ranks_pay_their_launch(
+        hw: str, timing: str) -> None:
     """P = 1 of the Ridgeline table is the single-device CSR bound (caches credited alike,
-    launch floor alike); on a GPU, no rank with entries is promised less than a launch."""
+    launch floor alike, a CPU call timed alone its first load's latency), on a bundled
+    example and on a matrix of one entry; on a GPU, no rank with entries is promised less
+    than a launch, and the launch is recorded."""
+    import scipy.sparse as sp
+
     from sparsroof.analysis import analyze
     from sparsroof.matrix.mtx import load
 
     from ..conftest import DATA
 
     spec = load_spec(hw)
-    a = analyze(load(DATA / "lap2d_64.mtx"), spec, Config(
-        kernel="spmm", widths=(4,), models=("compulsory",), ranks=(1, 2, 8), dtype="fp32"))
-    one, *more = a.distributed
-    assert one.sol_s == pytest.approx(a.results[0].bound.sol_s, rel=1e-12)
-    floor = spec.launch_overhead.value if spec.launch_overhead else 0.0
-    assert all(rb.sol_s >= floor for rb in more)
+    one_entry = sp.coo_array(([1.0], ([0], [0])), shape=(1, 1))
+    for matrix in (load(DATA / "lap2d_64.mtx"), one_entry):
+        a = analyze(matrix, spec, Config(kernel="spmm", widths=(4,), models=("compulsory",),
+                                         ranks=(1, 2, 8), dtype="fp32", timing=timing))
+        one, *more = a.distributed
+        assert one.sol_s == pytest.approx(a.results[0].bound.sol_s, rel=1e-12)
+        floor = spec.launch_overhead.value if spec.launch_overhead else 0.0
+        assert all(rb.sol_s >= rb.launch_s for rb in more)
+        assert one.launch_s == floor  # a cold call's floor is the graph floor
+
+
+def test_one_rank_of_a_sparse_tensor_unit_is_charged_its_entries_rate() -> None:
+    """A 2:4 unit's peak is quoted dense-equivalent; ranks multiply their entries at half
+    of it, as the single-device bound does."""
+    import numpy as np
+
+    from sparsroof.analysis import analyze
+
+    dense = np.ones((512, 512))
+    a = analyze(dense, load_spec("a100"), Config(
+        kernel="spmm", widths=(1024,), models=("compulsory",), ranks=(1,), dtype="fp16",
+        unit="tensor-sparse"))
+    assert a.distributed[0].sol_s == pytest.approx(a.results[0].bound.sol_s, rel=1e-12)
