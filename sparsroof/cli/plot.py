@@ -187,7 +187,7 @@ def reuse(results: str, measured: str | None, at: str, storage: str | None, out:
                    f"their format ({formats}) is not {storage}, the one drawn (choose it "
                    "with --storage)", err=True)
     fig = reuse_figure(points, spec, measured=runs, at=at, storage=storage,
-                       size=size_of(size) or (9.0, 5.0), dpi=dpi)
+                       size=size_of(size), dpi=dpi)
     echo_written(save(fig, out))
 
 

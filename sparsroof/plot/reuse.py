@@ -292,8 +292,9 @@ PANEL_SIZE = (3.5, 3.0)
 def reuse_figure(points: Sequence[RoofPoint], spec: HwSpec, *,
                  measured: Sequence[MeasuredPoint] = (), at: str = CLASS,
                  storage: str | None = None, title: str | None = None,
-                 size: tuple[float, float] = (9.0, 5.0), dpi: int = 150) -> Figure:
-    """Build one panel per matrix of ``points``, one vertical line per (model, width).
+                 size: tuple[float, float] | None = None, dpi: int = 150) -> Figure:
+    """Build one panel per matrix of ``points``, one vertical line per (model, width);
+    ``size`` by default 9x5 inches, taller as the panels need.
 
     Each line stands at x = the model's ``intensity`` and ends at y = its
     ``attainable_flops``; each run of ``measured`` stands on the line of model ``at`` for
@@ -313,6 +314,8 @@ def reuse_figure(points: Sequence[RoofPoint], spec: HwSpec, *,
     ncols = 1 if len(matrices) == 1 else 2 if len(matrices) <= 4 else 3
     nrows = math.ceil(len(matrices) / ncols)
     need = (PANEL_SIZE[0] * ncols, PANEL_SIZE[1] * nrows + 1.5)  # titles and legend below
+    if size is None:  # the default grows to hold every panel
+        size = (max(9.0, need[0]), max(5.0, need[1]))
     if size[0] < need[0] or size[1] < need[1]:
         raise OptionError(f"--size {size[0]:g}x{size[1]:g}: {len(matrices)} panels of "
                           f"{ncols} per row need at least {need[0]:g}x{need[1]:g} inches")

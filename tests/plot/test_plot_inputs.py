@@ -244,3 +244,15 @@ def test_a_whatif_study_given_to_another_kind_of_plot_says_which_draws_it(
     assert wrong.returncode == 2
     assert wrong.stderr == (f"sparsroof: error: {doc}: a whatif study is drawn by 'plot "
                             "roofline' (not 'plot time')\n")
+
+
+def test_plot_reuse_grows_its_default_size_to_hold_every_panel(tmp_path: Path) -> None:
+    """Three matrices need two rows of panels: without --size the figure is made tall
+    enough, not refused for a size the user never gave."""
+    doc = tmp_path / "three.json"
+    doc.write_text(run("analyze", str(ROOT / "data" / "lap2d_64.mtx"),
+                       str(ROOT / "data" / "random_1000.mtx"),
+                       str(ROOT / "tests" / "corpus" / "bcsstk13.mtx"), "--kernel", "spmm",
+                       "--d", "1,8", "--model", "all", "-O", "json").stdout)
+    out = run("plot", "reuse", str(doc), "-o", str(tmp_path / "r.png"))
+    assert out.returncode == 0, out.stderr
