@@ -147,8 +147,9 @@ class Analysis:
 @dataclass(frozen=True)
 class Gain:
     """One (width, format) of a reordered matrix beside the original order, both by the
-    cache-aware model: the bound's ``gain`` = original SoL / reordered SoL (above 1 is
-    faster), the SoL ``saved_s`` per kernel run, and ``break_even_runs`` = the
+    cache-aware model (an estimate, not a bound; its times are kept as ``sol_s`` and
+    ``original_sol_s``): ``gain`` = original time / reordered time (above 1 is
+    faster), the time ``saved_s`` per kernel run, and ``break_even_runs`` = the
     reordering's seconds / ``saved_s``, the kernel runs that pay for the reordering (None
     when it saves nothing). ``best``: the ordering of highest gain for this (width,
     format), when that gain is notable (see :mod:`sparsroof.analysis.reordering`)."""

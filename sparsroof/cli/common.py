@@ -149,8 +149,8 @@ OUTPUT_OPTION = click.option(
 REORDER_OPTION = click.option(
     "--reorder", "reorder", multiple=True, metavar="NAME[,NAME...]|all",
     help=f"Also analyse the matrix reordered by each ordering ({', '.join(ORDERINGS)}, or "
-         f"all) and set its cache-aware bound beside the original's, with the reordering's "
-         f"time and the runs that pay for it.",
+         f"all) and set its cache-aware time (a model's estimate, not a bound) beside the "
+         f"original's, with the reordering's time and the runs that pay for it.",
 )
 
 CACHE_OPTION = click.option(

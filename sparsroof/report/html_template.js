@@ -559,10 +559,11 @@
         "(sparsroof batch --reorder or analyze --reorder adds them)."));
       return;
     }
-    box.appendChild(el("p", { "class": "explain" }, "Cache-aware bound of each reordered matrix " +
-      "beside the original order: gain = original SoL / reordered SoL; break-even = runs of the " +
-      "kernel that pay for the reordering's time."));
-    box.appendChild(plainTable(["matrix", "spec", "ordering", "d", "format", "SoL before", "SoL after",
+    box.appendChild(el("p", { "class": "explain" }, "Cache-aware time of each reordered matrix " +
+      "beside the original order (a model's estimate of a kernel that sweeps row panels, not a " +
+      "bound): gain = original time / reordered time; break-even = runs of the kernel that pay " +
+      "for the reordering's time."));
+    box.appendChild(plainTable(["matrix", "spec", "ordering", "d", "format", "time before", "time after",
       "gain", "break-even runs", "reordering time", ""], data.gains,
     [false, false, false, true, false, true, true, true, true, true, false]));
   }
