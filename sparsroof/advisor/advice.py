@@ -222,12 +222,17 @@ def _with_core(prices: Prices, st: Strips, s_v: int, s_i: int, xpr: float
     return at
 
 
-def advise(m: Matrix, prices: Prices, *, size: int, s_v: int = 8, s_i: int = 4,
+def advise(m: Matrix, prices: Prices, *, size: int, s_v: int | None = None, s_i: int = 4,
            block: int = 4, max_block: int | None = None, x_bytes: float = 0.0) -> Advice:
     """The best partition of ``m`` into blocks of strips of ``size`` rows against the best
     single format, all priced by ``prices`` (see the module docstring). ``max_block``:
     the longest block the program considers (default: every block, up to
-    :data:`BLOCK_CAP` strips). The blocks share the ``x_bytes`` of x by rows."""
+    :data:`BLOCK_CAP` strips). The blocks share the ``x_bytes`` of x by rows. ``s_v``:
+    bytes of a value, by default an fp64 of the file's field (two for a complex one)."""
+    from ..model.traffic import value_terms
+
+    if s_v is None:
+        s_v = value_terms("fp64", m.header.complex_values)[0]
     st = strips(m, size, block)
     n = st.rows.size
     xpr = x_bytes / max(m.rows, 1)
@@ -306,13 +311,13 @@ def prediction(spec: HwSpec, s: Any, rows: list[FormatRow], calibration: Any = N
     """(rows per strip, the prices of every candidate, bytes of x read once) from the SoL
     model for runs timed by ``timing``, or from ``calibration`` when given; a complex
     matrix (``complex_values``) has values of two fp64 and 8 FLOPs per slot."""
-    from ..model.traffic import COMPLEX_FLOPS, COMPLEX_PARTS
+    from ..model.traffic import value_terms
 
     csr = next(r for r in rows if r.storage == "csr")
     size = strip_rows(spec, csr.bytes_total / max(s.rows, 1))
-    parts, flops = (COMPLEX_PARTS, COMPLEX_FLOPS) if complex_values else (1, 1)
-    x_bytes = s.nonempty_cols * 8 * parts
+    s_v, fma = value_terms("fp64", complex_values)
+    x_bytes = s.nonempty_cols * s_v
     if calibration is not None:
         targets = {r.storage: r.calibrated_s for r in rows if r.calibrated_s is not None}
         return size, calibrated_prices(calibration, targets), x_bytes
-    return size, sol_prices(spec, "fp64", timing, flops_per_slot=2.0 * flops), x_bytes
+    return size, sol_prices(spec, "fp64", timing, flops_per_slot=fma), x_bytes

@@ -16,26 +16,17 @@ from typing import TYPE_CHECKING, overload
 from ..errors import OptionError
 from ..hardware.library import load_spec
 from ..hardware.spec import HwSpec
-from ..model.bound import (
-    auto_unit,
-    bound,
-    entry_peak,
-    first_load,
-    memory_terms,
-    resolve_unit,
-)
+from ..model.bound import auto_unit, bound, entry_peak, memory_time, resolve_unit
 from ..model.timing import launch_floor
 from ..model.traffic import (
-    COMPLEX_FLOPS,
-    COMPLEX_PARTS,
     INDEX_BYTES,
     STORAGES,
-    VALUE_BYTES,
     ModelParams,
     dense_traffic,
     nm_pattern,
     traffic,
     unavailable,
+    value_terms,
 )
 from ..structure.cache import Measured, measured
 from ..structure.classify import Verdict
@@ -207,29 +198,23 @@ def _distributed(matrix: Matrix, spec: HwSpec, config: Config) -> tuple[RankBoun
     unit, precision = resolve_unit(spec, config.unit or "simt", config.dtype,
                                    config.precision, config.unit is not None)
     level = spec.dram
-    parts, flops = (COMPLEX_PARTS, COMPLEX_FLOPS) if matrix.header.field == "complex" \
-        else (1, 1)
-    cached = config.cache_roof and config.timing != "cold"
+    s_v, flops = value_terms(config.dtype, matrix.header.complex_values)
 
-    first = first_load(spec) if config.timing == "cold" else None
-    latency = first.latency.value if first is not None and first.latency is not None else 0.0
-
-    def memory_time(nbytes: float) -> float:
+    def rank_memory(nbytes: float) -> float:
         """A rank's bytes through its device's hierarchy, as the single-device bound
-        charges them (its working set in a cache where it fits, one device each; a call
-        timed alone no sooner than its first load)."""
-        seconds = max(t for _, t in memory_terms(spec, nbytes, nbytes if cached else None))
-        return max(seconds, latency) if nbytes > 0 else seconds
+        charges them (its working set in a cache where it fits, one device each)."""
+        return memory_time(spec, nbytes, nbytes if config.cache_roof else None,
+                           config.timing)[1]
 
     launch_s = _launches(config, spec) * launch_floor(spec, config.timing,
                                                        config.calls_per_sync)[0]
     return tuple(
         distributed_bounds(
             matrix.row, matrix.col, matrix.shape, ranks=p, width=w,
-            s_v=VALUE_BYTES[config.dtype] * parts, s_i=INDEX_BYTES[config.index],
+            s_v=s_v, s_i=INDEX_BYTES[config.index],
             peak_flops=entry_peak(spec, unit, precision), bandwidth=level.bandwidth.value,
-            network=spec.network.value, flops_per_entry=2.0 * flops,
-            memory_time=memory_time, launch_s=launch_s)
+            network=spec.network.value, flops_per_entry=flops,
+            memory_time=rank_memory, launch_s=launch_s)
         for w in config.widths for p in config.ranks
     )
 

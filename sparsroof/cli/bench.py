@@ -101,7 +101,7 @@ def command(matrix: str, hw: str, kernel: str, widths: tuple[str, ...], dtype: s
     if elsewhere:
         click.echo(f"sparsroof: note: {elsewhere}", err=True)
     m = load(matrix)
-    if m.header.field == "complex":
+    if m.header.complex_values:
         echo_message(f"sparsroof: note: {m.name} is complex: its kernels here multiply real "
                      "values in its pattern, and are judged against real bounds")
     s = measure(m)

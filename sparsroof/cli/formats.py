@@ -75,12 +75,12 @@ def command(matrix: str, hw: str, calibration_file: str | None, max_block: int |
     if ordering:
         m = replace(reorder(m, ordering).matrix, name=f"{m.name} ({ordering} order)")
         s = measure(m)
-    complex_values = m.header.field == "complex"  # two fp64 per value, 8 FLOPs per entry
+    complex_values = m.header.complex_values
     rows = format_rows(s, spec, cal.predict_matrix(m, s, STORAGES) if cal else None,
                        timing=timing, complex_values=complex_values)
     size, prices, x_bytes = prediction(spec, s, rows, cal, timing, complex_values)
-    advice = replace(advise(m, prices, size=size, max_block=max_block, x_bytes=x_bytes,
-                            s_v=16 if complex_values else 8), strip_rule=strip_rule(spec))
+    advice = replace(advise(m, prices, size=size, max_block=max_block, x_bytes=x_bytes),
+                     strip_rule=strip_rule(spec))
     runs = measured_answers(m, advice, spec) if run else None
     if runs is not None and complex_values:
         echo_message(f"sparsroof: note: {m.name} is complex: the kernels run here multiply "

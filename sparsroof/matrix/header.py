@@ -25,6 +25,11 @@ class Header:
     entries: int  # stored in the file (one triangle for symmetric files)
 
     @property
+    def complex_values(self) -> bool:
+        """Whether the values are complex (a hermitian file's field is complex too)."""
+        return self.field == "complex"
+
+    @property
     def expanded_entries_max(self) -> int:
         """Upper bound on the entries after symmetric expansion."""
         if self.format == "array":

@@ -239,7 +239,7 @@ def estimate_memory(header: Header) -> int:
 
 def _value_bytes(header: Header) -> int:
     """Bytes a value of this file takes loaded: complex128 for a complex field."""
-    return 16 if header.field == "complex" else 8
+    return 16 if header.complex_values else 8
 
 
 def check_header(header: Header, max_memory: float | None, label: str | None = None

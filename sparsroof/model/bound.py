@@ -44,7 +44,7 @@ from .timing import DEFAULT_TIMING, describe, launch_floor
 from .traffic import Traffic
 
 __all__ = ["Bound", "bound", "entry_peak", "sol_seconds", "memory_level", "memory_terms",
-           "first_load", "resolve_unit", "auto_unit"]
+           "memory_time", "resolve_unit", "auto_unit"]
 
 
 @dataclass(frozen=True)
@@ -132,16 +132,28 @@ def memory_terms(spec: HwSpec, nbytes: float, footprint: float | None
     return terms
 
 
-def first_load(spec: HwSpec) -> MemoryLevel | None:
-    """The level whose latency bounds one call timed alone: the largest latency the spec
-    gives (a load from main memory is slower than a hit in any cache), None for none.
+def memory_time(spec: HwSpec, nbytes: float, footprint: float | None, timing: str
+                ) -> tuple[MemoryLevel, float, MemoryLevel | None]:
+    """(the binding level, the memory term in seconds, the level whose latency binds or
+    None) of ``nbytes`` with working set ``footprint`` (None: no cache credit) for a run
+    timed by ``timing``: the largest of :func:`memory_terms` (the slower level on a tie,
+    main memory for 0 B), and for a call timed alone (``cold``) no less than the largest
+    latency the spec gives (a load from main memory is slower than a hit in any cache).
 
     >>> from sparsroof.hardware.library import load_spec
-    >>> first_load(load_spec("epyc-7763")).latency.text, first_load(load_spec("a100"))
-    ('1.14 ns', None)
+    >>> level, seconds, waited = memory_time(load_spec("epyc-7763"), 28.0, None, "cold")
+    >>> level.name, seconds, waited.name     # 28 B from DDR4 is 0.14 ns: the L1 binds
+    ('DDR4', 1.14e-09, 'L1d')
     """
-    given = [lv for lv in spec.memory if lv.latency is not None]
-    return max(given, key=lambda lv: lv.latency.value) if given else None  # type: ignore[union-attr]
+    if timing == "cold":
+        footprint = None
+    level, seconds = max(reversed(memory_terms(spec, nbytes, footprint)), key=lambda lt: lt[1])
+    given = [lv for lv in spec.memory if lv.latency is not None] if timing == "cold" else []
+    first = max(given, key=lambda lv: lv.latency.value) if given else None  # type: ignore[union-attr]
+    if first is not None and first.latency is not None and nbytes > 0 \
+            and first.latency.value > seconds:
+        return level, first.latency.value, first
+    return level, seconds, None
 
 
 def auto_unit(storage: str, nm_group: tuple[int, int] | None = None) -> str:
@@ -275,17 +287,13 @@ def bound(t: Traffic, spec: HwSpec, *, unit: str, precision: str, launches: int 
         note = f"{note}; {floor_note}" if note else floor_note
     if launches and not t.flops_executed:  # no entries: y = 0 needs a memory set, no kernel
         launches, note = 0, "nothing to compute: no kernel need run"
-    # the binding level: the largest term, the slower level on a tie (main memory for 0 B)
-    level, memory_s = max(reversed(terms), key=lambda lt: lt[1])
+    level, memory_s, waited = memory_time(spec, t.bytes_total, footprint, timing)
     cached = level is not spec.dram
     compute_s = t.flops_executed / peak if peak else 0.0
     bandwidth = level.bandwidth.value if level.bandwidth else spec.dram.bandwidth.value
-    first = first_load(spec) if timing == "cold" and t.bytes_total > 0 else None
-    if first is not None and first.latency is not None \
-            and first.latency.value > memory_s:  # one call alone: its first load's latency
-        memory_s = first.latency.value
-        said = (f"a call timed alone waits for its first load: {first.name}'s latency "
-                f"{first.latency.text} binds")
+    if waited is not None and waited.latency is not None:
+        said = (f"a call timed alone waits for its first load: {waited.name}'s latency "
+                f"{waited.latency.text} binds")
         note = f"{note}; {said}" if note else said
     launch_s = launches * floor
     sol, name = sol_seconds(compute_s, memory_s, launch_s)

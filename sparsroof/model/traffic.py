@@ -38,6 +38,7 @@ __all__ = [
     "INDEX_BYTES",
     "COMPLEX_PARTS",
     "COMPLEX_FLOPS",
+    "value_terms",
     "KERNELS",
     "STORAGES",
     "MODELS",
@@ -83,6 +84,19 @@ class ModelParams:
 #: a complex value is this many real values, and its multiply-add this many times the
 #: real one's FLOPs (4 multiplies and 4 adds against 1 and 1)
 COMPLEX_PARTS, COMPLEX_FLOPS = 2, 4
+
+
+def value_terms(dtype: str, complex_values: bool = False) -> tuple[int, float]:
+    """(bytes of one value, FLOPs of one multiply-add) at ``dtype``: a complex value is
+    :data:`COMPLEX_PARTS` reals and its multiply-add :data:`COMPLEX_FLOPS` times the real
+    one's 2 FLOPs.
+
+    >>> value_terms("fp64"), value_terms("fp64", complex_values=True)
+    ((8, 2.0), (16, 8.0))
+    """
+    if complex_values:
+        return VALUE_BYTES[dtype] * COMPLEX_PARTS, 2.0 * COMPLEX_FLOPS
+    return VALUE_BYTES[dtype], 2.0
 
 
 @dataclass(frozen=True)
@@ -293,10 +307,7 @@ def traffic(s: Structure, *, kernel: str, width: int, storage: str, model: str, 
     (4.0, 16.0)
     """
     params = params or ModelParams()
-    s_v, s_i = VALUE_BYTES[dtype], INDEX_BYTES[index]
-    flops = 1.0
-    if complex_values:
-        s_v, flops = s_v * COMPLEX_PARTS, float(COMPLEX_FLOPS)
+    (s_v, fma), s_i = value_terms(dtype, complex_values), INDEX_BYTES[index]
     a = storage_of(s, storage, s_v, s_i, params.hyb_split)
     if storage == "dense":  # a dense A multiplies every row of B: one model only
         b: tuple[float, str] | None = (
@@ -307,8 +318,8 @@ def traffic(s: Structure, *, kernel: str, width: int, storage: str, model: str, 
         return None
     return Traffic(
         kernel=kernel, width=width, storage=storage, model=model, dtype=dtype, index=index,
-        flops_useful=flops * useful_flops(s.stored_entries, width),
-        flops_executed=flops * 2.0 * a.executed_entries * width,
+        flops_useful=fma / 2.0 * useful_flops(s.stored_entries, width),
+        flops_executed=fma * a.executed_entries * width,
         bytes_a=a.bytes, bytes_b=b[0], bytes_c=c_bytes(s.rows, width, s_v),
         a_values_stored=a.values_stored, a_index_bytes=a.index_bytes,
         a_stored_bytes=a.stored_bytes, storage_detail=a.detail, model_detail=b[1],
@@ -325,9 +336,8 @@ def dense_traffic(m: int, k: int, width: int, dtype: str, complex_values: bool =
     >>> t.flops_useful, t.bytes_total     # 2·4·5·2 ; (20 + 10 + 8)·4
     (80.0, 152.0)
     """
-    s_v, flops = VALUE_BYTES[dtype], 2.0 * m * k * width
-    if complex_values:
-        s_v, flops = s_v * COMPLEX_PARTS, flops * COMPLEX_FLOPS
+    s_v, fma = value_terms(dtype, complex_values)
+    flops = fma * m * k * width
     return Traffic(
         kernel="gemm", width=width, storage="dense", model="compulsory", dtype=dtype,
         index="-", flops_useful=flops, flops_executed=flops,
