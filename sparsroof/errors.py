@@ -29,6 +29,7 @@ __all__ = [
     "FigureError",
     "GpuError",
     "closest",
+    "meant",
     "unknown_choice",
 ]
 
@@ -145,6 +146,16 @@ def closest(word: str, choices: Iterable[str]) -> str | None:
     return found[0] if found else None
 
 
+def meant(word: object, choices: Iterable[str]) -> str:
+    """``"; did you mean 'X'?"`` where :func:`closest` finds X for ``word``, else ``""``.
+
+    >>> meant("cssr", ["csr", "coo"]), meant("zzz", ["csr"])
+    ("; did you mean 'csr'?", '')
+    """
+    close = closest(str(word), choices)
+    return f"; did you mean {close!r}?" if close else ""
+
+
 def unknown_choice(part: str, choices: list[str] | tuple[str, ...], where: str = ""
                    ) -> OptionError:
     """The error of a value not among ``choices``: the closest one named where a slip of
@@ -153,9 +164,7 @@ def unknown_choice(part: str, choices: list[str] | tuple[str, ...], where: str =
     >>> str(unknown_choice("cssr", ("csr", "coo", "all")))
     "unknown choice 'cssr'; did you mean 'csr'? (choose from csr, coo, all)"
     """
-    close = closest(part, choices)
-    hint = f"; did you mean {close!r}?" if close else ""
-    return OptionError(f"{where}unknown choice {part!r}{hint} (choose from "
+    return OptionError(f"{where}unknown choice {part!r}{meant(part, choices)} (choose from "
                        f"{', '.join(choices)})")
 
 

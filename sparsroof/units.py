@@ -20,7 +20,7 @@ import re
 
 from .errors import UnitError
 
-__all__ = ["KINDS", "parse_quantity", "si", "binary", "plain"]
+__all__ = ["KINDS", "parse_quantity", "si", "binary", "plain", "counted"]
 
 _DECIMAL = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15}
 _BINARY = {"Ki": 2.0**10, "Mi": 2.0**20, "Gi": 2.0**30, "Ti": 2.0**40, "Pi": 2.0**50}
@@ -152,3 +152,13 @@ def plain(value: float) -> str:
     ('1,013', '0.0892')
     """
     return f"{value:,.0f}" if abs(value) >= 100 else f"{value:.3g}"
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """``n`` and its noun, plural unless ``n`` is 1 (``plural`` where adding an s is
+    wrong).
+
+    >>> counted(1, "run"), counted(1_500, "run"), counted(1, "entry", "entries")
+    ('1 run', '1,500 runs', '1 entry')
+    """
+    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"

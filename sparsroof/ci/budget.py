@@ -28,7 +28,6 @@ and the key, exit code 2.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,7 +36,7 @@ import yaml
 
 from ..analysis import Config
 from ..analysis.config import MAX_WIDTH
-from ..errors import BudgetError, OptionError, SparsroofError, UnitError, closest
+from ..errors import BudgetError, OptionError, SparsroofError, UnitError, meant
 from ..hardware.library import load_spec
 from ..hardware.spec import UNITS, HwSpec
 from ..model.timing import DEFAULT_TIMING, TIMINGS
@@ -170,19 +169,13 @@ def _limit_value(key: str, raw: object) -> float | str:
     return _positive_number(raw)
 
 
-def _meant(key: object, known: Iterable[str]) -> str:
-    """'; did you mean X?' where a slip of the keyboard explains ``key``, else ''."""
-    close = closest(str(key), known)
-    return f"; did you mean {close!r}?" if close else ""
-
-
 def _limits(raw: object) -> tuple[tuple[str, float | str], ...]:
     if not isinstance(raw, dict) or not raw:
         raise _Problem("limits", f"expected a mapping with some of: {', '.join(LIMITS)}")
     out = []
     for key, value in raw.items():
         if key not in LIMITS:
-            raise _Problem(f"limits.{key}", f"unknown limit{_meant(key, LIMITS)} (known: "
+            raise _Problem(f"limits.{key}", f"unknown limit{meant(key, LIMITS)} (known: "
                            f"{', '.join(LIMITS)})")
         try:
             out.append((str(key), _limit_value(key, value)))
@@ -270,7 +263,7 @@ def _check(raw: object, index: int, line: int | None, defaults: dict[str, Any], 
                        "'limits' and settings")
     unknown = [k for k in raw if k not in _CHECK_KEYS]
     if unknown:
-        raise _Problem(str(unknown[0]), f"unknown key{_meant(unknown[0], _CHECK_KEYS)} "
+        raise _Problem(str(unknown[0]), f"unknown key{meant(unknown[0], _CHECK_KEYS)} "
                                         f"(known: {', '.join(_CHECK_KEYS)})")
     for key in ("matrices", "limits"):
         if key not in raw:
@@ -308,7 +301,7 @@ def _top(data: object) -> dict[str, Any]:
         raise _Problem("checks", "a budget file is a YAML mapping with a list of 'checks'")
     for key in data:
         if key not in _TOP_KEYS:
-            raise _Problem(str(key), f"unknown key{_meant(key, _TOP_KEYS)} (known: "
+            raise _Problem(str(key), f"unknown key{meant(key, _TOP_KEYS)} (known: "
                                      f"{', '.join(_TOP_KEYS)})")
     version = data.get("version", 1)
     if isinstance(version, bool) or version != 1:

@@ -72,11 +72,9 @@ class LazyGroup(click.Group):
         """As click's, with the closest command named when one is misspelt."""
         name = args[0] if args else ""
         if name and not name.startswith("-") and name not in COMMANDS:
-            from ..errors import closest
+            from ..errors import meant
 
-            close = closest(name, COMMANDS)
-            hint = f"; did you mean {close!r}?" if close else ""
-            raise click.UsageError(f"no command {name!r}{hint}", ctx)
+            raise click.UsageError(f"no command {name!r}{meant(name, COMMANDS)}", ctx)
         return super().resolve_command(ctx, args)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:

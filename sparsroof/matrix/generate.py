@@ -389,6 +389,7 @@ _ENTRY_BYTES, _LINE_BYTES = 40, 16
 def check_size(kind: str, params: dict[str, Any]) -> None:
     """Refuse, before anything is drawn, a matrix this process has no memory for, or
     whose cells cannot be numbered in 64 bits."""
+    from ..units import counted
     from .limits import check_fits
 
     entries, lines = drawn_entries(kind, params)
@@ -398,9 +399,8 @@ def check_size(kind: str, params: dict[str, Any]) -> None:
                           "give fewer {opt:rows} or {opt:cols}")
     problem = check_fits(_ENTRY_BYTES * entries + _LINE_BYTES * lines)
     if problem is not None:
-        noun = "entry" if entries == 1 else "entries"
-        raise OptionError(f"{kind} with these sizes draws up to {entries:,} {noun}: it "
-                          f"{problem}")
+        raise OptionError(f"{kind} with these sizes draws up to "
+                          f"{counted(entries, 'entry', 'entries')}: it {problem}")
 
 
 def shuffled(g: Generated, seed: int) -> Generated:

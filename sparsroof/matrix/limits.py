@@ -13,7 +13,7 @@ import os
 import resource
 from pathlib import Path
 
-from ..units import binary
+from ..units import binary, counted
 
 __all__ = ["INDEX32_MAX", "estimate_memory", "memory_headroom", "check_fits", "check_load"]
 
@@ -171,7 +171,6 @@ def check_load(rows: int, cols: int, entries: int, max_memory: float | None = No
     shape = _shape_bytes(rows, cols)
     if problem is None and max_memory is None and shape > _SHAPE_BYTES \
             and shape > _SHAPE_OVER_ENTRIES * _entry_bytes(rows, cols, entries):
-        noun = "entry" if entries == 1 else "entries"
         return (f"its {rows:,} x {cols:,} shape needs about {binary(shape)} of memory "
-                f"for {entries:,} {noun} ({{opt:max_memory}} allows it)")
+                f"for {counted(entries, 'entry', 'entries')} ({{opt:max_memory}} allows it)")
     return problem

@@ -9,7 +9,7 @@ from typing import Any
 from .._version import envelope
 from ..compare.judge import Judged, Summary
 from ..compare.runs import RowError
-from ..units import si
+from ..units import counted, si
 from .document import csv_text, json_pieces
 from .tables import fitted_table
 
@@ -64,23 +64,19 @@ def compare_csv(judged: Sequence[Judged]) -> str:
     return csv_text((record(j) for j in judged), "compare", columns=list(record(judged[0])))
 
 
-def _count(n: int, noun: str) -> str:
-    return f"{n:,} {noun}{'s' * (n != 1)}"
-
-
 def summary_lines(summary: Summary) -> list[str]:
     """The summary in words: counts, quartiles of % of SoL, tightness per band."""
     q = summary.pct_sol_quartiles
-    lines = [f"{_count(summary.count, 'run')} judged, {summary.violations:,} faster than "
-             f"their bound (violations), {_count(summary.errors, 'row')} with errors"]
+    lines = [f"{counted(summary.count, 'run')} judged, {summary.violations:,} faster than "
+             f"their bound (violations), {counted(summary.errors, 'row')} with errors"]
     if q:
         lines.append(f"% of SoL: median {q[1]:.1f}, quartiles {q[0]:.1f} - {q[2]:.1f}")
     for band, (n, ratio) in summary.bands.items():
         if band == "empty":
-            lines.append(f"  nothing to compute (no entries): {_count(n, 'run')}, no kernel "
+            lines.append(f"  nothing to compute (no entries): {counted(n, 'run')}, no kernel "
                          "need run")
         elif ratio is not None:
-            lines.append(f"  {band}-bound: {_count(n, 'run')}, median measured/bound "
+            lines.append(f"  {band}-bound: {counted(n, 'run')}, median measured/bound "
                          f"{ratio:.2f}x")
     return lines
 

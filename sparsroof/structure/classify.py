@@ -26,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from ..units import counted
 from . import traits as t
 from .features import Structure
 
@@ -74,8 +75,8 @@ def _size_factor(s: Structure) -> tuple[float, str]:
     n = s.stored_entries
     factor = min(1.0, math.log(max(n, 2)) / math.log(_SURE_ENTRIES))
     if n < _SMALL_ENTRIES or min(s.rows, s.cols) < _SMALL_SIDE:
-        noun = "entry" if n == 1 else "entries"
-        return min(factor, 0.5), f"only {n} {noun}: too small to tell for sure"
+        return min(factor, 0.5), (f"only {counted(n, 'entry', 'entries')}: too small to "
+                                  "tell for sure")
     if n < _SURE_ENTRIES:
         return factor, f"{n} entries: small, less sure"
     return 1.0, ""
