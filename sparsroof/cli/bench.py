@@ -11,7 +11,7 @@ from ..host.gpu.bench import GPU_FORMATS
 from ..matrix.mtx import load
 from ..model.timing import TIMINGS
 from ..report.bench import bench_csv, bench_json, bench_table
-from ..structure.features import measure
+from ..structure.features import BLOCK_SIZES, measure
 from .common import (
     DTYPE_OPTION,
     KERNEL_OPTION,
@@ -38,7 +38,7 @@ from .guard import echo_message
               help=f"Formats to run: {', '.join(KERNEL_FORMATS)}, or all (cuSPARSE: "
                    f"{', '.join(GPU_FORMATS)}).  [default: all]")
 @click.option("--formats", "old_formats", multiple=True, hidden=True)
-@click.option("--block", type=click.Choice(["2", "4", "8", "16", "32"]), default="4",
+@click.option("--block", type=click.Choice([str(b) for b in BLOCK_SIZES]), default="4",
               show_default=True, help="BSR block size.")
 @click.option("--backend", type=click.Choice(["scipy", "cusparse"]), default="scipy",
               show_default=True,
@@ -141,7 +141,7 @@ def _bsr_named(values: tuple[str, ...], block: str) -> tuple[tuple[str, ...], st
     names, sizes = [], set()
     for part in (p.strip() for value in values for p in value.split(",")):
         size = part[3:] if part.startswith("bsr") else ""
-        if size in ("2", "4", "8", "16", "32"):
+        if size in {str(b) for b in BLOCK_SIZES}:
             names.append("bsr")
             sizes.add(size)
         elif part:

@@ -65,6 +65,14 @@ class Page:
     gains: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     thumbnails: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def failed(self) -> bool:
+        """Whether a row failed or a measured run beat its bound: what makes the command
+        that wrote the source exit 1."""
+        return (any(f.get("kind") != "skipped" for f in self.failures)
+                or any(r.get("measured_s") is not None and r.get("sol_s") is not None
+                       and r["measured_s"] < r["sol_s"] for r in self.rows))
     spy_notes: dict[str, str] = field(default_factory=dict)
 
     @property
