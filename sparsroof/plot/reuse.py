@@ -317,7 +317,7 @@ def reuse_figure(points: Sequence[RoofPoint], spec: HwSpec, *,
     if size is None:  # the default grows to hold every panel
         size = (max(9.0, need[0]), max(5.0, need[1]))
     if size[0] < need[0] or size[1] < need[1]:
-        raise OptionError(f"--size {size[0]:g}x{size[1]:g}: {len(matrices)} panels of "
+        raise OptionError(f"{{opt:size}} {size[0]:g}x{size[1]:g}: {len(matrices)} panels of "
                           f"{ncols} per row need at least {need[0]:g}x{need[1]:g} inches")
     fig = new_figure(size, dpi)
     axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
