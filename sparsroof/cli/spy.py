@@ -9,6 +9,7 @@ import click
 from ..errors import FigureError, OptionError
 from ..matrix.mtx import Matrix, load
 from ..plot import figure_format, save, spy_figure
+from ..plot.raster import save_spy, spy_image
 from ..plot.spy import bandwidth
 from ..plot.style import import_ahead
 from .figures import DPI_OPTION, SIZE_OPTION, checked_figure, echo_written, size_of
@@ -37,16 +38,22 @@ def command(matrix: str, out: str | None, bins: int, block: int | None, band: st
       sparsroof spy data/lap2d_64.mtx -o lap.png --band auto
       sparsroof spy data/random_1000.mtx -o random.svg --grid 16
     """
-    imported = import_ahead()
+    # a PNG is drawn with Pillow (plot.raster); SVG and PDF with matplotlib, whose import
+    # starts beside the load
+    vector = out is not None and figure_format(out) != "png"
+    imported = import_ahead() if vector else None
     m = load(matrix, values=False)  # a density image reads no values
     if not m.rows or not m.cols:
         raise FigureError(f"{matrix}: a {m.rows:,} x {m.cols:,} matrix has no cells to draw")
-    path = out or f"{m.name}-spy.png"
-    figure_format(path)
+    path = Path(out or f"{m.name}-spy.png")
+    width, shape = _band(band, m), size_of(size) or (6.5, 6.0)
+    if imported is None:
+        image = spy_image(m, bins=bins, block=block, band=width, size=shape, dpi=dpi)
+        echo_written(save_spy(image, path, dpi))
+        return
     imported()
-    fig = spy_figure(m, bins=bins, block=block, band=_band(band, m),
-                     size=size_of(size) or (6.5, 6.0), dpi=dpi)
-    echo_written(save(fig, Path(path)))
+    fig = spy_figure(m, bins=bins, block=block, band=width, size=shape, dpi=dpi)
+    echo_written(save(fig, path))
 
 
 def _band(text: str | None, m: Matrix) -> int | None:

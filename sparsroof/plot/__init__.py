@@ -1,10 +1,12 @@
 """Figures of sparsroof results: roofline, sparsity-aware (reuse model) roofline,
 time-based roofline, ridgeline, sparsity roofline and spy plots.
 
-The only part of sparsroof that uses matplotlib, and only inside functions: importing
-this package does not import matplotlib. Every ``*_figure`` function returns a
+The only part of sparsroof that draws, and only inside functions: importing this package
+imports neither matplotlib nor Pillow. Every ``*_figure`` function returns a
 ``matplotlib.figure.Figure`` built with the object API (no pyplot state); :func:`save`
-writes it as PNG, SVG or PDF by the file's suffix.
+writes it as PNG, SVG or PDF by the file's suffix. The spy figure's PNG and the report's
+thumbnails are drawn without matplotlib, with Pillow (:mod:`sparsroof.plot.raster`): a
+density image needs none of matplotlib's half second of import.
 """
 
 from __future__ import annotations

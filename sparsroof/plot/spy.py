@@ -24,12 +24,18 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-__all__ = ["Density", "DENSITY_ROUTES", "density", "bandwidth", "spy_figure"]
+__all__ = ["Density", "DENSITY_ROUTES", "GUIDE_COLOUR", "density", "bandwidth", "spy_figure",
+           "caption", "bar_label", "squareish", "few_cells", "marks_note", "grid_step",
+           "grid_note", "band_edge", "band_note"]
 
 #: the routes (:data:`sparsroof.passes.arrays.ROUTES`) :func:`density` offers
 DENSITY_ROUTES = ("compiled", "native", "numba", "numpy")
 
 _MAX_GRID_LINES = 40  # more lines than this fill the image: the grid is drawn sparser
+#: the colour of the grid and the band's guides
+GUIDE_COLOUR = "#D55E00"
+#: at most this many occupied cells, each smaller than a few pixels, get a marker too
+_FEW_CELLS = 256
 
 
 @dataclass(frozen=True)
@@ -99,27 +105,58 @@ def bandwidth(matrix: Matrix) -> int:
     return int(np.abs(matrix.row.astype(np.int64) - matrix.col.astype(np.int64)).max())
 
 
-def _grid(ax: Axes, matrix: Matrix, block: int) -> str:
-    """Lines every ``block`` rows and columns (every k·block when there would be too many)."""
+def grid_step(matrix: Matrix, block: int) -> int:
+    """The grid's spacing: every ``block`` rows and columns, or every k·block where there
+    would be more than :data:`_MAX_GRID_LINES` lines."""
     step = block
     while max(matrix.rows, matrix.cols) / step > _MAX_GRID_LINES:
         step *= 2
-    style: dict[str, Any] = {"color": "#D55E00", "lw": 0.5, "alpha": 0.45, "zorder": 2}
-    ax.vlines(np.arange(step, matrix.cols, step), 0, matrix.rows, gid="grid", **style)
-    ax.hlines(np.arange(step, matrix.rows, step), 0, matrix.cols, **style)
+    return step
+
+
+def grid_note(step: int, block: int) -> str:
+    """The caption's words for a grid every ``step`` rows drawn for blocks of ``block``."""
     return f"grid every {step}" + (f" ({step // block} blocks of {block})" if step > block
                                    else "")
 
 
+def band_edge(width: int, cell: float) -> float:
+    """Where the band's guides stand, |x − y| = W + 1.5 cell: the cells of diagonal
+    j − i = W span W − cell < x − y < W + cell, so the guides leave them in view."""
+    return width + 1.5 * cell
+
+
+def band_note(width: int) -> str:
+    return f"band |i − j| ≤ {width} (guides just outside)"
+
+
+def few_cells(d: Density) -> tuple[np.ndarray, np.ndarray]:
+    """The occupied cells (rows, columns) that get a marker too: all of them where they
+    are at most :data:`_FEW_CELLS` and the image is large enough for a cell to be
+    smaller than a few pixels, else none."""
+    rows, cols = np.nonzero(d.counts)
+    if not 0 < rows.size <= _FEW_CELLS or min(d.counts.shape) < 64:
+        return rows[:0], cols[:0]
+    return rows, cols
+
+
+def _grid(ax: Axes, matrix: Matrix, block: int) -> str:
+    """Lines every :func:`grid_step` rows and columns."""
+    step = grid_step(matrix, block)
+    style: dict[str, Any] = {"color": GUIDE_COLOUR, "lw": 0.5, "alpha": 0.45, "zorder": 2}
+    ax.vlines(np.arange(step, matrix.cols, step), 0, matrix.rows, gid="grid", **style)
+    ax.hlines(np.arange(step, matrix.rows, step), 0, matrix.cols, **style)
+    return grid_note(step, block)
+
+
 def _band(ax: Axes, matrix: Matrix, width: int, cell: float) -> str:
-    """Guides just outside the band: the cells of diagonal j − i = W span
-    W − cell < x − y < W + cell, so lines at |x − y| = W + 1.5 cell leave them in view."""
+    """Dashed guides at :func:`band_edge`, either side of the diagonal."""
     n = max(matrix.rows, matrix.cols)
-    style: dict[str, Any] = {"color": "#D55E00", "lw": 0.9, "ls": (0, (4, 2)), "zorder": 2}
-    edge = width + 1.5 * cell
+    style: dict[str, Any] = {"color": GUIDE_COLOUR, "lw": 0.9, "ls": (0, (4, 2)), "zorder": 2}
+    edge = band_edge(width, cell)
     for sign in (1, -1):  # the lines j = i ± edge
         ax.plot([0, n], [-sign * edge, n - sign * edge], gid="band", **style)
-    return f"band |i − j| ≤ {width} (guides just outside)"
+    return band_note(width)
 
 
 def spy_figure(matrix: Matrix, *, bins: int = 512, block: int | None = None,
@@ -142,12 +179,12 @@ def spy_figure(matrix: Matrix, *, bins: int = 512, block: int | None = None,
     image = ax.imshow(shown, cmap="viridis", norm=LogNorm(vmin=1, vmax=top),
                       extent=(0, matrix.cols, matrix.rows, 0), interpolation="nearest",
                       interpolation_stage="data",
-                      aspect="equal" if _squareish(matrix) else "auto", gid="density")
+                      aspect="equal" if squareish(matrix) else "auto", gid="density")
     ax.set_facecolor("white")
     notes = []
     marked = _mark_few(ax, d, image)
     if marked:
-        notes.append(f"each of the {marked} occupied cells marked")
+        notes.append(marks_note(marked))
     if block:
         notes.append(_grid(ax, matrix, block))
     if band is not None:
@@ -160,27 +197,20 @@ def spy_figure(matrix: Matrix, *, bins: int = 512, block: int | None = None,
     ax.xaxis.tick_top()
     for axis in (ax.xaxis, ax.yaxis):  # 200 k, 1 M: no "1e6" offset over the corner's tick
         axis.set_major_formatter(FuncFormatter(lambda v, _pos: si(v, "").rstrip()))
-    cell = ("one entry per cell" if d.cell_rows == 1 and d.cell_cols == 1 else
-            f"cell = {_cell_side(d.cell_rows)} x {_cell_side(d.cell_cols)}")
     bar = fig.colorbar(image, ax=ax, shrink=0.8, pad=0.03)
     bar.ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
     # counts within one decade label their minor ticks too: 2, 3, 4, not 2 x 10^0
     bar.ax.yaxis.set_minor_formatter(LogFormatter(labelOnlyBase=False))
-    bar.set_label(f"stored entries per cell ({cell})")
-    ax.set_title(_caption(matrix, notes), fontsize=9, pad=22)
+    bar.set_label(bar_label(d))
+    ax.set_title(caption(matrix, notes), fontsize=9, pad=22)
     return fig
 
 
-#: at most this many occupied cells, each smaller than a few pixels, get a marker too
-_FEW_CELLS = 256
-
-
 def _mark_few(ax: Axes, d: Density, image: Any) -> int:
-    """A square marker on each occupied cell, in its colour, where the cells are few and
-    too small to see (a hypersparse matrix's handful of entries in a 2,000-row image):
-    how many were marked, 0 for none."""
-    rows, cols = np.nonzero(d.counts)
-    if not 0 < rows.size <= _FEW_CELLS or min(d.counts.shape) < 64:
+    """A square marker on each of :func:`few_cells`, in its colour (a hypersparse
+    matrix's handful of entries in a 2,000-row image): how many were marked, 0 for none."""
+    rows, cols = few_cells(d)
+    if not rows.size:
         return 0
     ax.scatter((cols + 0.5) * d.cell_cols, (rows + 0.5) * d.cell_rows,
                c=d.counts[rows, cols], cmap=image.get_cmap(), norm=image.norm, s=18,
@@ -188,17 +218,30 @@ def _mark_few(ax: Axes, d: Density, image: Any) -> int:
     return int(rows.size)
 
 
+def marks_note(marked: int) -> str:
+    return f"each of the {marked} occupied cells marked"
+
+
+def bar_label(d: Density) -> str:
+    """The colour bar's label: what a cell counts, and how large it is."""
+    cell = ("one entry per cell" if d.cell_rows == 1 and d.cell_cols == 1 else
+            f"cell = {_cell_side(d.cell_rows)} x {_cell_side(d.cell_cols)}")
+    return f"stored entries per cell ({cell})"
+
+
 def _cell_side(side: float) -> str:
     """A cell's side in rows or columns: whole above 10 (1,953), else 3 figures (2.5)."""
     return f"{side:,.0f}" if side >= 10 else f"{side:.3g}"
 
 
-def _squareish(matrix: Matrix) -> bool:
+def squareish(matrix: Matrix) -> bool:
+    """Whether the image keeps square cells (sides within 2:1) or fills its axes."""
     ratio = max(matrix.rows, 1) / max(matrix.cols, 1)
     return 1 / 2 <= ratio <= 2
 
 
-def _caption(matrix: Matrix, notes: list[str]) -> str:
+def caption(matrix: Matrix, notes: list[str]) -> str:
+    """The figure's title: the matrix, its shape and entries, then the overlays' notes."""
     head = (f"{matrix.name}: {matrix.rows:,} x {matrix.cols:,}, "
             f"{matrix.stored_entries:,} stored entries")
     return head + ("\n" + "; ".join(notes) if notes else "")

@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from ..errors import FigureError, OptionError
 
@@ -31,6 +31,9 @@ __all__ = [
     "log_axis",
     "FONT_RC",
     "fill_of",
+    "MAX_PIXELS",
+    "check_pixels",
+    "write_png",
 ]
 
 #: Okabe & Ito's colour-blind-safe palette (black kept for the roofs), yellow last:
@@ -103,8 +106,28 @@ def import_ahead() -> Callable[[], None]:
     return thread.join
 
 
+#: the most pixels a figure may have: 100 million, a 20 x 20 inch figure at 500 DPI (a
+#: canvas of RGBA bytes and the drawing's own buffers take several times as many bytes)
+MAX_PIXELS = 100_000_000
+
+
+def check_pixels(size: tuple[float, float], dpi: float) -> None:
+    """Refuse a figure of more than :data:`MAX_PIXELS` at ``dpi``, before any drawing.
+
+    >>> check_pixels((40, 40), 600)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    sparsroof.errors.FigureError: a 40x40-inch figure at 600 DPI is 24,000 x 24,000 pixels...
+    """
+    wide, high = round(size[0] * dpi), round(size[1] * dpi)
+    if wide * high > MAX_PIXELS:
+        raise FigureError(f"a {size[0]:g}x{size[1]:g}-inch figure at {dpi:g} DPI is "
+                          f"{wide:,} x {high:,} pixels, over the {MAX_PIXELS:,} a figure "
+                          "may have: lower --size or --dpi")
+
+
 def new_figure(size: tuple[float, float], dpi: int = DEFAULT_DPI) -> Figure:
     """A figure with its own Agg canvas, detached from pyplot."""
+    check_pixels(size, dpi)
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -221,12 +244,13 @@ def _png_drawn_once(fig: Figure, path: Path, metadata: dict[str, str]) -> bool:
         return False
     image = pixels[rows[0] - pad:rows[-1] + pad + 1, cols[0] - pad:cols[-1] + pad + 1]
     rgba = np.ascontiguousarray(image).view(np.uint8).reshape(*image.shape, 4)
-    _write_png(path, rgba[..., :3] if bool((rgba[..., 3] == 255).all()) else rgba, dpi,
-               metadata)
+    write_png(path, rgba[..., :3] if bool((rgba[..., 3] == 255).all()) else rgba, dpi,
+              metadata)
     return True
 
 
-def _write_png(path: Path, pixels: Any, dpi: float, metadata: dict[str, str]) -> None:
+def write_png(path: Path | BinaryIO, pixels: Any, dpi: float,
+              metadata: dict[str, str]) -> None:
     """Write ``pixels`` (rows of RGB or RGBA bytes, top row first) as a PNG at ``dpi``
     with ``metadata``: an opaque figure as RGB, a quarter fewer bytes to compress than
     RGBA (matplotlib's ``imsave`` writes every image as RGBA)."""

@@ -2,26 +2,23 @@
 
 Each is the binned density image of :func:`sparsroof.plot.spy.density` (stored entries
 per cell, logarithmic colour, empty cells white), without axes or captions, drawn at the
-size the page shows it. A matrix is drawn only where its file can still be read: a file
-that is gone, has changed size since the batch analysed it, or holds more than
-:data:`MAX_ENTRIES` entries gets a note instead, and so does every matrix past the first
-:data:`MAX_THUMBNAILS` (each one is loaded from its file).
+size the page shows it, with Pillow (:func:`sparsroof.plot.raster.thumbnail_png`). A
+matrix is drawn only where its file can still be read: a file that is gone, has changed
+size since the batch analysed it, or holds more than :data:`MAX_ENTRIES` entries gets a
+note instead, and so does every matrix past the first :data:`MAX_THUMBNAILS` (each one
+is loaded from its file).
 """
 
 from __future__ import annotations
 
 import base64
-import io
 from pathlib import Path
-
-import numpy as np
 
 from ..errors import MatrixFileError
 from ..matrix.collection import Source, load_source, peek_source
 from ..matrix.mtx import Matrix
 from ..report.html_data import UNCLASSIFIED, MatrixRef, Page
-from .spy import density
-from .style import new_figure
+from .raster import thumbnail_png
 
 __all__ = ["PIXELS", "MAX_ENTRIES", "MAX_THUMBNAILS", "spy_png", "add_pictures"]
 
@@ -35,23 +32,7 @@ MAX_THUMBNAILS = 500
 
 def spy_png(matrix: Matrix, pixels: int = PIXELS) -> bytes:
     """A ``pixels`` x ``pixels`` PNG of the matrix's density; the longer side fills it."""
-    from matplotlib.colors import LogNorm
-
-    d = density(matrix, bins=pixels)
-    fig = new_figure((pixels / 100, pixels / 100), dpi=100)
-    ax = fig.add_axes((0, 0, 1, 1))
-    ax.set_axis_off()
-    shown = np.ma.masked_equal(d.counts, 0)
-    ax.imshow(shown, cmap="viridis", norm=LogNorm(vmin=1, vmax=max(int(d.counts.max()), 2)),
-              # an empty side spans one unit: an extent of zero width draws nothing and warns
-              extent=(0, max(matrix.cols, 1), max(matrix.rows, 1), 0), interpolation="nearest",
-              aspect="equal")
-    longest = max(matrix.rows, matrix.cols, 1)
-    ax.set_xlim((matrix.cols - longest) / 2, (matrix.cols + longest) / 2)
-    ax.set_ylim((matrix.rows + longest) / 2, (matrix.rows - longest) / 2)
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=100, facecolor="white")
-    return buffer.getvalue()
+    return thumbnail_png(matrix, pixels)
 
 
 def _why_not(ref: MatrixRef, drawn: int) -> str | None:
