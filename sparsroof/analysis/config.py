@@ -185,7 +185,9 @@ def whole_numbers(values: Sequence[str | int], option: str = "") -> tuple[int, .
         for part in str(value).split(","):
             part = part.strip()
             if not part:
-                continue
+                where = f"{option}: " if option else ""
+                raise OptionError(f"{where}{str(value)!r} has an empty value between its "
+                                  "commas")
             try:
                 widths.append(int(part))
             except ValueError:

@@ -134,8 +134,14 @@ def command(paths: tuple[str, ...], hw: tuple[str, ...], kernel: str,
         except ExportError as err:
             raise OptionError(f"--export {err}") from None
         check_writable(export_path)  # a missing folder, before the batch, not after it
+    if not dry_run and not Path(store_path).is_file():
+        check_writable(store_path)  # a new store's folder, before the search
     size = SizeFilter(min_rows, max_rows, min_nnz, max_nnz)
     found = discover(paths, include_aux=aux, names=names)
+    if not found.sources and not found.auxiliary:
+        named = f" named {' or '.join(names)}" if names else ""
+        echo_message(f"sparsroof: batch: no matrix{named} found under {', '.join(paths)} (it "
+                     "reads .mtx, .mtx.gz and .smtx files and SuiteSparse .tar.gz archives)")
     if dry_run:
         existing = Path(store_path).is_file()
         store = Store(store_path, readonly=True) if existing else None

@@ -19,7 +19,7 @@ from ..report.ci import (
     workflow_commands,
 )
 from .common import echo_error, emit, table_console
-from .guard import echo_message
+from .guard import check_writable, echo_message
 
 
 def _write(path: str, text: str, append: bool = False) -> None:
@@ -68,13 +68,16 @@ def command(budget: str, measured: str | None, baseline: str | None, tolerance: 
     if tolerance is not None and baseline is None:
         raise OptionError("--tolerance applies to a --baseline; give one")
     allowed = parse_tolerance(tolerance or "0")
+    for path in (junit, write_baseline):
+        if path:
+            check_writable(path)  # before the checks run, not after
     report = run_checks(load_budget(budget, measured), baseline, allowed)
     for note in report.notes:
         echo_message(f"sparsroof: note: {note}")
-    if junit:
-        _write(junit, to_junit(report))
-    if write_baseline:
-        _write(write_baseline, baseline_json(report))
+    for path, text in ((junit, to_junit), (write_baseline, baseline_json)):
+        if path:
+            _write(path, text(report))
+            click.echo(f"sparsroof: wrote {path}", err=True)
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary:
         _write(summary, to_markdown(report), append=True)

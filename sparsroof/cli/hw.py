@@ -38,8 +38,8 @@ def list_(specs: tuple[str, ...], output: str, wide: bool) -> int:
     """Summary of the bundled specs (or of the SPECS given): DRAM bandwidth, the peak of
     each compute unit at its default precision, and the ridge point in FLOP/byte.
 
-    Default precisions: fp32 for SIMT/vector units (fp64 where there is no fp32 figure),
-    fp16 for tensor/matrix units (then bf16, tf32).
+    Default precisions: fp64 for SIMT/vector units, as analyze's --dtype (fp32 where there
+    is no fp64 figure), fp16 for tensor/matrix units (then bf16, tf32).
 
     \b
     Examples:
@@ -159,7 +159,7 @@ def probe(output_file: str | None, name: str | None, quick: bool, force: bool,
         emit(text)
     else:
         target.write_text(text, encoding="utf-8")
-        click.echo(f"probe: wrote {target}", err=True)
+        click.echo(f"sparsroof: wrote {target}", err=True)
     return 0
 
 

@@ -78,6 +78,12 @@ def _results(kind: str, results: str | None, measured: str | None, out: str, hw:
     if runs and not results:
         spec_name = measured_spec(runs, str(measured))
     spec = chosen or _spec(results or str(measured), spec_name)
+    others = sorted({r.spec for r in runs} - {spec.name})
+    if others:
+        against = f"{results} holds {spec.name}" if results and not chosen else \
+            f"--hw is {spec.name}"
+        raise OptionError(f"{measured}: its runs were bounded on {', '.join(others)}, and "
+                          f"{against}: draw each against its own spec")
     echo_written(plot_points(points, spec, out, kind=kind, size=size_of(size), dpi=dpi,
                              measured=runs))
 

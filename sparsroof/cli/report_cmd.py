@@ -56,7 +56,11 @@ def command(store_path: str, plot_path: str | None, top: int, output: str,
       sparsroof report measured.json --html measured.html
     """
     from ..report.html_data import source_kind
+    from .figures import check_figure
 
+    check_figure(plot_path)
+    if html_path:
+        check_writable(html_path)
     if source_kind(store_path) == "document":
         if not html_path or plot_path:
             raise OptionError(f"{store_path}: a JSON document is reported with --html FILE "

@@ -26,6 +26,7 @@ from .common import (
     timing_options,
 )
 from .figures import check_figure
+from .guard import check_writable
 
 __all__ = ["command"]
 
@@ -163,6 +164,8 @@ def _check_study(model: str | None, ranks: tuple[str, ...], measured_file: str |
         raise OptionError("--plot draws accuracy against speedup: give --accuracy ACC.csv")
     if points_file and Path(points_file).suffix.lower() not in (".csv", ".json"):
         raise OptionError(f"--points {points_file}: use a .csv or .json file")
+    if points_file:
+        check_writable(points_file)
     check_figure(plot_file)  # before the study, not after it
     return model
 

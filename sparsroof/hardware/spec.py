@@ -64,11 +64,12 @@ __all__ = [
 UNITS = ("simt", "tensor", "tensor-sparse")
 #: precisions a spec may give peaks for
 PRECISIONS = ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8")
-#: the precision shown for each unit when none is asked for: the first one the device has.
-#: SIMT/vector units: fp32, the precision every device has a datasheet figure for; tensor and
-#: matrix units: fp16, the one precision all tensor generations (V100 onwards, CDNA) share.
+#: the precision ``hw list`` shows for each unit: the first one the device has. SIMT/vector
+#: units: fp64, analyze's default ``--dtype`` (then fp32, which every datasheet gives);
+#: tensor and matrix units: fp16, the one precision all tensor generations (V100 onwards,
+#: CDNA) share.
 DEFAULT_PRECISIONS = {
-    "simt": ("fp32", "fp64", "fp16", "bf16"),
+    "simt": ("fp64", "fp32", "fp16", "bf16"),
     "tensor": ("fp16", "bf16", "tf32", "fp32", "fp64", "fp8", "int8"),
     "tensor-sparse": ("fp16", "bf16", "tf32", "fp8", "int8"),
 }
@@ -178,7 +179,7 @@ class HwSpec:
         >>> from sparsroof.hardware.library import load_spec
         >>> load_spec("a100").default_precision("simt"), load_spec("a100").default_precision(
         ...     "tensor")
-        ('fp32', 'fp16')
+        ('fp64', 'fp16')
         """
         have = self.precisions(unit)
         return next((p for p in DEFAULT_PRECISIONS.get(unit, ()) if p in have), None)

@@ -153,9 +153,13 @@ def _check_readable(path: Path) -> None:
     if not stat.S_ISREG(mode):
         raise MatrixFileError(path, "is not a regular file (a pipe or a device); save the "
                                     "matrix to a file first")
+    if path.name.lower().endswith(".zip"):
+        raise MatrixFileError(path, "is a zip archive, which sparsroof does not read: unpack "
+                                    "it (or pack it as .tar.gz for 'sparsroof batch')")
     if path.name.lower().endswith(_ARCHIVES):
-        raise MatrixFileError(path, "is an archive; 'sparsroof batch' reads the matrices "
-                                    "inside archives")
+        raise MatrixFileError(path, "is a tar archive; 'sparsroof batch' reads the matrices "
+                                    "inside it (as the SuiteSparse collection packs them, "
+                                    "Name/Name.mtx)")
     if not os.access(path, os.R_OK):
         raise MatrixFileError(path, "permission denied")
 

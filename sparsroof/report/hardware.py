@@ -61,7 +61,7 @@ def _caches_cell(spec: HwSpec) -> str:
 
 def list_json(specs: Sequence[HwSpec]) -> str:
     doc = envelope("hw-list") | {
-        "default_precisions": "simt: fp32 (else fp64); tensor units: fp16 (else bf16, tf32)",
+        "default_precisions": "simt: fp64 (else fp32); tensor units: fp16 (else bf16, tf32)",
         "specs": [spec_row(s) for s in specs]}
     return json_text(doc)
 
@@ -101,8 +101,8 @@ def list_table(specs: Sequence[HwSpec], wide: bool = False) -> Any:
               for u in ("simt", "tensor", "tensor_sparse")),
             *("-" if x is None else f"{x:.3g}" for x in ridges)])
     sparse = "sparse = sparse tensor units, dense-equivalent; " if wide else ""
-    caption = ("peaks at the default precision (simt fp32, tensor fp16 where the device has "
-               f"them); {sparse}ridge = peak / DRAM bandwidth in FLOP/byte; launch = the "
+    caption = ("peaks at a default precision: simt fp64 (analyze's default; else fp32), tensor "
+               f"fp16 where the device has them; {sparse}ridge = peak / DRAM bandwidth in FLOP/byte; launch = the "
                "smallest time one kernel takes; caches: bandwidth, '?' where the spec has none")
     core = set(LIST_COLUMNS) - {"device", "sparse TFLOP/s", "ridge tensor"}
     return fitted_table(LIST_COLUMNS, rows, left=("name", "device", "caches"),

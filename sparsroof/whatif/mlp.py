@@ -91,8 +91,8 @@ def mlp_rank_bound(layer: MlpLayer, ranks: int, *, s_v: int, peak_flops: float,
     the compute/network border P_u/β_N = 350.)
     """
     if not 1 <= ranks <= layer.batch:
-        raise OptionError(f"{ranks} ranks for a batch of {layer.batch}: every rank needs at "
-                          "least one sample")
+        raise OptionError(f"{{opt:ranks}}: {ranks} ranks for a batch of {layer.batch}: every "
+                          "rank needs at least one sample")
     b = layer.per_rank(ranks)
     flops = layer.flops(b)
     mem = layer.memory_bytes(b, s_v)
@@ -142,6 +142,8 @@ def mlp_study(layer: MlpLayer, spec: HwSpec, ranks: Sequence[int | str],
     counts = whole_numbers(ranks, "--ranks")
     if not counts:
         raise OptionError("--mlp needs --ranks, e.g. --ranks 1,2,4,8")
+    if min(counts) < 1:
+        raise OptionError("{opt:ranks}: rank counts must be at least 1")
     unit, precision = resolve_unit(spec, "tensor", dtype, None, False)
     s_v = VALUE_BYTES[dtype]
     rows = []

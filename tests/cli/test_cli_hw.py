@@ -21,9 +21,11 @@ def test_hw_list_json_has_every_bundled_spec_and_ridges() -> None:
     rows = {r["name"]: r for r in doc["specs"]}
     assert sorted(rows) == bundled_names()
     a100 = rows["a100-80gb"]
-    # 19.5 TFLOP/s / 2039 GB/s and 312 TFLOP/s / 2039 GB/s
-    assert a100["simt_precision"] == "fp32" and a100["tensor_precision"] == "fp16"
-    assert abs(a100["simt_ridge_flop_per_byte"] - 19.5e12 / 2039e9) < 1e-9
+    # 9.7 TFLOP/s (fp64, analyze's default) / 2039 GB/s and 312 TFLOP/s / 2039 GB/s
+    assert a100["simt_precision"] == "fp64" and a100["tensor_precision"] == "fp16"
+    assert abs(a100["simt_ridge_flop_per_byte"] - 9.7e12 / 2039e9) < 1e-9
+    # a device without an fp64 figure shows fp32
+    assert rows["clx-ridgeline"]["simt_precision"] == "fp32"
     assert abs(a100["tensor_ridge_flop_per_byte"] - 312e12 / 2039e9) < 1e-9
     assert rows["c2050"]["tensor_flops"] is None
 
