@@ -1,0 +1,96 @@
+"""Mistakes a user makes, each refused in one line naming the file or option, before the
+work it would have thrown away, with exit status 2 for an option and no traceback."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tarfile
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from ..conftest import ROOT, sparsroof
+
+LAP = str(ROOT / "data" / "lap2d_64.mtx")
+
+
+def _one_line(done: subprocess.CompletedProcess[str], *needles: str, code: int = 2) -> None:
+    assert done.returncode == code, done.stderr
+    assert "Traceback" not in done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    for needle in needles:
+        assert needle in lines[0], lines[0]
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("store") / "s.db"
+    done = sparsroof("batch", LAP, "--store", str(path))
+    assert done.returncode == 0, done.stderr
+    return path
+
+
+@pytest.mark.parametrize("args", [
+    ["whatif", "swin_tiny", "--points", "nodir/p.csv"],
+    ["batch", LAP, "--store", "nodir/x.db"],
+    ["check", str(ROOT / "examples" / "budgets.yaml"), "--junit", "nodir/r.xml"],
+    ["check", str(ROOT / "examples" / "budgets.yaml"), "--write-baseline", "nodir/b.json"],
+])
+def test_an_output_in_a_missing_folder(args: list[str], tmp_path: Path) -> None:
+    _one_line(sparsroof(*args, cwd=tmp_path), "nodir/", "cannot write: no directory nodir")
+
+
+@pytest.mark.parametrize("option", ["--plot", "--html"])
+def test_report_outputs_in_a_missing_folder(option: str, store: Path, tmp_path: Path) -> None:
+    _one_line(sparsroof("report", str(store), option, "nodir/a.png" if option == "--plot"
+                        else "nodir/a.html", cwd=tmp_path), "cannot write: no directory")
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["whatif", "--mlp", "4096,4096,16", "--ranks", "1,0"],
+     "--ranks: rank counts must be at least 1"),
+    (["whatif", "--mlp", "4096,4096,16", "--ranks", "-3"],
+     "--ranks: rank counts must be at least 1"),
+    (["whatif", "--mlp", "4096,4096,16", "--ranks", "32"],
+     "--ranks: 32 ranks for a batch of 16"),
+    (["analyze", LAP, "--kernel", "spmm", "--d", "1,,4"],
+     "--d: '1,,4' has an empty value between its commas"),
+])
+def test_counts_that_cannot_be(args: list[str], needle: str) -> None:
+    _one_line(sparsroof(*args), needle)
+
+
+def test_archives_say_what_reads_them(tmp_path: Path) -> None:
+    shutil.copy(LAP, tmp_path / "lap.mtx")
+    with zipfile.ZipFile(tmp_path / "lap.zip", "w") as z:
+        z.write(tmp_path / "lap.mtx", "lap.mtx")
+    with tarfile.open(tmp_path / "lap.tar.gz", "w:gz") as t:
+        t.add(tmp_path / "lap.mtx", "lap/lap.mtx")
+    (tmp_path / "lap.mtx").unlink()
+    _one_line(sparsroof("analyze", str(tmp_path / "lap.zip")), "lap.zip: is a zip archive",
+              "unpack it", code=1)
+    _one_line(sparsroof("analyze", str(tmp_path / "lap.tar.gz")),
+              "lap.tar.gz: is a tar archive; 'sparsroof batch' reads", code=1)
+    # what analyze says holds: batch reads the tar archive
+    done = sparsroof("batch", str(tmp_path / "lap.tar.gz"), "--store", str(tmp_path / "t.db"))
+    assert done.returncode == 0 and "1 analysed" in done.stderr, done.stderr
+    # a folder whose only archive is a zip: the batch says it found no matrix
+    (tmp_path / "lap.tar.gz").unlink()
+    done = sparsroof("batch", str(tmp_path), "--store", str(tmp_path / "z.db"))
+    assert done.returncode == 0
+    assert "no matrix found under" in done.stderr and ".tar.gz archives" in done.stderr
+
+
+def test_measured_runs_of_another_spec_name_both_files(tmp_path: Path) -> None:
+    (tmp_path / "m.csv").write_text(f"matrix,time_s,format\n{LAP},2.5e-5,csr\n")
+    judged = sparsroof("compare", "m.csv", "--hw", "v100-sxm2", "-O", "json", cwd=tmp_path)
+    (tmp_path / "j.json").write_text(judged.stdout)
+    results = sparsroof("analyze", LAP, "-O", "json", cwd=tmp_path)
+    (tmp_path / "r.json").write_text(results.stdout)
+    done = sparsroof("plot", "roofline", "r.json", "--measured", "j.json", "-o", "b.png",
+                     cwd=tmp_path)
+    _one_line(done, "j.json: its runs were bounded on v100-sxm2", "r.json holds a100-80gb")
+    assert not (tmp_path / "b.png").exists()
