@@ -70,6 +70,20 @@ def silence_stdout() -> None:
     os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
+def _file_hint(err: click.UsageError) -> str:
+    """Where a command without ``-o`` writes what a user asked ``-o`` for: its result on
+    stdout (``-O`` picks the format) and a figure with ``--plot``."""
+    if not (isinstance(err, click.NoSuchOption) and err.option_name == "-o"
+            and err.ctx is not None):
+        return ""
+    names = {o for p in err.ctx.command.params for o in getattr(p, "opts", ())}
+    ways = [*(["-O/--output FORMAT for the result on stdout"] if "-O" in names else []),
+            *(["--plot FILE for a figure"] if "--plot" in names else [])]
+    if not ways:
+        return ""
+    return f": {err.ctx.command_path} has no -o; use {' or '.join(ways)}"
+
+
 def run_guarded(command: click.Command, argv: list[str] | None) -> int:
     """Run a click command; user errors become one line and an exit code, never a traceback."""
     try:
@@ -80,7 +94,9 @@ def run_guarded(command: click.Command, argv: list[str] | None) -> int:
     except click.UsageError as err:
         # one line, as every other error: what is wrong, and where the help is
         where = err.ctx.command_path if err.ctx is not None else "sparsroof"
-        echo_error(f"{err.format_message()} (see '{where} --help')")
+        hint = _file_hint(err)
+        message = err.format_message().rstrip(".") + hint if hint else err.format_message()
+        echo_error(f"{message} (see '{where} --help')")
         return err.exit_code
     except click.ClickException as err:
         err.show()

@@ -45,7 +45,7 @@ def formats_report(name: str, spec: str, rows: list[FormatRow], advice: Advice
     heading = (f"partition into blocks of strips of {a.strip_rows:,} rows ({rule}{n:,} "
                f"strip{'s' if n != 1 else ''} here; the last may be shorter), by {by}; "
                "blocks and whole matrices priced alike, in the bytes the paper's kernels "
-               "read (ELL and HYB read their padding)")
+               "read (ELL and HYB read their padding, DIA its diagonals whole)")
     if a.capped:
         heading += (f"\nblocks of at most {a.max_block:,} strips considered (the search's "
                     f"cap; --max-block {n} considers every block, in time growing with "

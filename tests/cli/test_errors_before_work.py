@@ -94,3 +94,17 @@ def test_measured_runs_of_another_spec_name_both_files(tmp_path: Path) -> None:
                      cwd=tmp_path)
     _one_line(done, "j.json: its runs were bounded on v100-sxm2", "r.json holds a100-80gb")
     assert not (tmp_path / "b.png").exists()
+
+
+def test_classify_help_names_every_class() -> None:
+    from sparsroof.structure.classify import CLASSES
+
+    text = " ".join(sparsroof("classify", "--help").stdout.split())
+    listed = text.split("Classes: ", 1)[1].split(". The verdict", 1)[0]
+    assert listed.replace("- ", "-").split(", ") == list(CLASSES)
+
+
+def test_o_where_a_command_has_none_says_what_it_has() -> None:
+    _one_line(sparsroof("analyze", LAP, "-o", "x.json"), "No such option '-o': sparsroof "
+              "analyze has no -o; use -O/--output FORMAT for the result on stdout or --plot "
+              "FILE for a figure")
