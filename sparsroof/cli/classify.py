@@ -22,8 +22,9 @@ def command(matrices: tuple[str, ...], output: str, cache: bool = True) -> int:
     """Structure class of each MATRIX, with its confidence and the deciding features.
 
     Classes: banded, block, scale-free, graph, random, nm, block-pruned,
-    unstructured-pruned, dense, mixed. The verdict comes from the sparsity pattern alone. With --output json,
-    every measured feature is included. Exit code 1 if any file failed.
+    unstructured-pruned, dense, mixed. The verdict comes from the sparsity pattern
+    alone. With --output json, every measured feature is included. Exit code 1 if any
+    file failed.
 
     \b
     Examples:

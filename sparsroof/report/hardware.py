@@ -101,9 +101,10 @@ def list_table(specs: Sequence[HwSpec], wide: bool = False) -> Any:
               for u in ("simt", "tensor", "tensor_sparse")),
             *("-" if x is None else f"{x:.3g}" for x in ridges)])
     sparse = "sparse = sparse tensor units, dense-equivalent; " if wide else ""
-    caption = ("peaks at a default precision: simt fp64 (analyze's default; else fp32), tensor "
-               f"fp16 where the device has them; {sparse}ridge = peak / DRAM bandwidth in FLOP/byte; launch = the "
-               "smallest time one kernel takes; caches: bandwidth, '?' where the spec has none")
+    caption = ("peaks at a default precision: simt fp64 (analyze's default; else fp32), "
+               f"tensor fp16 where the device has them; {sparse}ridge = peak / DRAM bandwidth "
+               "in FLOP/byte; launch = the smallest time one kernel takes; caches: "
+               "bandwidth, '?' where the spec has none")
     core = set(LIST_COLUMNS) - {"device", "sparse TFLOP/s", "ridge tensor"}
     return fitted_table(LIST_COLUMNS, rows, left=("name", "device", "caches"),
                         title="Bundled and given hardware specs", caption=caption,
