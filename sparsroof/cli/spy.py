@@ -13,6 +13,7 @@ from ..plot.raster import save_spy, spy_image
 from ..plot.spy import bandwidth
 from ..plot.style import import_ahead
 from .figures import DPI_OPTION, SIZE_OPTION, checked_figure, echo_written, size_of
+from .guard import check_writable
 
 __all__ = ["command"]
 
@@ -46,6 +47,7 @@ def command(matrix: str, out: str | None, bins: int, block: int | None, band: st
     if not m.rows or not m.cols:
         raise FigureError(f"{matrix}: a {m.rows:,} x {m.cols:,} matrix has no cells to draw")
     path = Path(out or f"{m.name}-spy.png")
+    check_writable(str(path))  # the default name too, in the words -o gets
     width, shape = _band(band, m), size_of(size) or (6.5, 6.0)
     if imported is None:
         image = spy_image(m, bins=bins, block=block, band=width, size=shape, dpi=dpi)

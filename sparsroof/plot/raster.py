@@ -225,13 +225,16 @@ def spy_image(matrix: Matrix, *, bins: int = 512, block: int | None = None,
     # the figure is laid out inside its size less the crop's margin, on a canvas an inch
     # larger a side for what a long title or label puts outside it (cropped after)
     pad = round(dpi / 10)
-    margin = dpi + pad
     width, height = round(size[0] * dpi) - 2 * pad, round(size[1] * dpi) - 2 * pad
+    title = caption(matrix, notes).split("\n")
+    dot = Image.new("RGB", (1, 1))
+    scratch = _Pen(dot, ImageDraw.Draw(dot), dpi)
+    # a title wider than the figure stands out of it, whole: the canvas makes room
+    margin = dpi + pad + max(max(scratch.size(t, _TITLE)[0] for t in title) - width, 0)
     image = Image.new("RGB", (width + 2 * margin, height + 2 * margin), "white")
     pen = _Pen(image, ImageDraw.Draw(image), dpi)
     top = max(int(d.counts.max()), 2)
     bar = _bar_ticks(top)
-    title = caption(matrix, notes).split("\n")
     text_h = pen.size("0", _TEXT)[1]
     line_h = pen.size("0", _TITLE)[1] * 1.2
     tick_out = pen.px(_TICK + _TICK_PAD)
@@ -251,8 +254,7 @@ def spy_image(matrix: Matrix, *, bins: int = 512, block: int | None = None,
         box_w, box_h = min(box_w, box_h * cols / rows), min(box_h, box_w * rows / cols)
     x0, y0, box_w, box_h = round(x0), round(y0), round(box_w), round(box_h)
 
-    cells = Image.fromarray(colours(d.counts, top))
-    image.paste(cells.resize((box_w, box_h), Image.Resampling.NEAREST), (x0, y0))
+    image.paste(Image.fromarray(colours(_sampled(d.counts, box_w, box_h), top)), (x0, y0))
     _overlays(image, (x0, y0, box_w, box_h), matrix, d, marks, step, band, top, pen)
     line = pen.width(_LINE)
     pen.draw.rectangle((x0 - line // 2 - 1, y0 - line // 2 - 1, x0 + box_w + line // 2,
@@ -267,6 +269,16 @@ def spy_image(matrix: Matrix, *, bins: int = 512, block: int | None = None,
     for k, text in enumerate(title):
         pen.text((centre, first - (len(title) - 1 - k) * line_h), text, _TITLE, "md")
     return _cropped(image, pad)
+
+
+def _sampled(counts: np.ndarray, wide: int, high: int) -> np.ndarray:
+    """The cell under the centre of each of ``wide`` x ``high`` pixels (nearest sampling,
+    as Pillow resizes): the pixels' counts, coloured after, so that a fine grid of cells
+    is never turned into colours whole."""
+    from PIL import Image
+
+    cells = Image.fromarray(np.minimum(counts, 2**31 - 1).astype(np.int32))  # mode "I"
+    return np.asarray(cells.resize((wide, high), Image.Resampling.NEAREST))
 
 
 def _label(value: float) -> str:
@@ -303,7 +315,8 @@ def _colour_bar(pen: _Pen, box: tuple[int, int, int, int], gap: float, top: int,
 
     x0, y0, box_w, box_h = box
     high = max(round(0.8 * box_h), 2)
-    wide = max(round(high / 20), 2)
+    # a twentieth of its height, at most a twentieth of the axes' width (a tall figure)
+    wide = max(round(min(high, box_w) / 20), 2)
     left, upper = round(x0 + box_w + gap), round(y0 + (box_h - high) / 2)
     # row r from the top shows the colour of the scale at 1 − (r + ½) / high
     scale = 1 - (np.arange(high) + 0.5) / high
@@ -356,10 +369,15 @@ def _overlays(image: PILImage.Image, box: tuple[int, int, int, int], matrix: Mat
         n = max(matrix.rows, matrix.cols)
         width = max(1, round(pen.px(0.9) * fine))
         on, off = pen.px(4 * 0.9) * fine, pen.px(2 * 0.9) * fine
-        for sign in (1, -1):  # the lines j = i ± edge, dashed
+        for sign in (1, -1):  # the lines j = i ± edge, dashed where they cross the layer
             ax, ay, bx, by = 0.0, -sign * edge * sy, n * sx, (n - sign * edge) * sy
             length = math.hypot(bx - ax, by - ay)
-            for start in np.arange(0.0, length, on + off):
+            seen = _clipped((ax, ay, bx, by), layer.width, layer.height, width)
+            if seen is None:
+                continue
+            period = on + off  # the dashes keep their places along the whole line
+            first = math.floor(seen[0] * length / period) * period
+            for start in np.arange(first, seen[1] * length, period):
                 a, b = start / length, min(start + on, length) / length
                 draw.line((ax + a * (bx - ax), ay + a * (by - ay), ax + b * (bx - ax),
                            ay + b * (by - ay)), fill=(*guide, 255), width=width)
@@ -373,6 +391,33 @@ def _overlays(image: PILImage.Image, box: tuple[int, int, int, int], matrix: Mat
     layer = layer.reduce(fine)
     base = image.crop((x0, y0, x0 + box_w, y0 + box_h)).convert("RGBA")
     image.paste(Image.alpha_composite(base, layer).convert("RGB"), (x0, y0))
+
+
+def _clipped(line: tuple[float, float, float, float], wide: int, high: int, pad: float
+             ) -> tuple[float, float] | None:
+    """The stretch (t0, t1) of the segment ``line`` (x0, y0, x1, y1), parametrised 0 to 1,
+    that lies within ``pad`` of a ``wide`` x ``high`` picture; None where none does
+    (Liang and Barsky's clipping).
+
+    >>> _clipped((-10, 5, 30, 5), 10, 10, 0)
+    (0.25, 0.5)
+    >>> _clipped((-10, 50, 30, 50), 10, 10, 0) is None
+    True
+    """
+    x0, y0, x1, y1 = line
+    t0, t1 = 0.0, 1.0
+    for step, room in ((x0 - x1, x0 + pad), (x1 - x0, wide + pad - x0),
+                       (y0 - y1, y0 + pad), (y1 - y0, high + pad - y0)):
+        if step == 0:
+            if room < 0:
+                return None
+            continue
+        t = room / step
+        if step < 0:
+            t0 = max(t0, t)
+        else:
+            t1 = min(t1, t)
+    return (t0, t1) if t0 < t1 else None
 
 
 def _cropped(image: PILImage.Image, pad: int) -> PILImage.Image:
@@ -407,10 +452,9 @@ def thumbnail_png(matrix: Matrix, pixels: int) -> bytes:
     longest = max(matrix.rows, matrix.cols, 1)
     wide = max(1, round(pixels * max(matrix.cols, 1) / longest))
     high = max(1, round(pixels * max(matrix.rows, 1) / longest))
-    cells = Image.fromarray(colours(d.counts, max(int(d.counts.max()), 2)))
+    cells = colours(_sampled(d.counts, wide, high), max(int(d.counts.max()), 2))
     picture = Image.new("RGB", (pixels, pixels), "white")
-    picture.paste(cells.resize((wide, high), Image.Resampling.NEAREST),
-                  ((pixels - wide) // 2, (pixels - high) // 2))
+    picture.paste(Image.fromarray(cells), ((pixels - wide) // 2, (pixels - high) // 2))
     buffer = io.BytesIO()
     write_png(buffer, np.asarray(picture), 100, {"Software": "sparsroof"})
     return buffer.getvalue()

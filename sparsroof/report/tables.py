@@ -31,14 +31,45 @@ def _wide_notes_table() -> Any:
             self.title = self.caption = None
             try:
                 if title:
-                    yield Text(str(title), style="table.title")
+                    yield Text(without_widow(str(title), options.max_width),
+                               style="table.title")
                 yield from super().__rich_console__(console, options)
                 if caption:
-                    yield Text(str(caption), style="table.caption")
+                    yield Text(without_widow(str(caption), options.max_width),
+                               style="table.caption")
             finally:
                 self.title, self.caption = title, caption
 
     return NotesTable
+
+
+def without_widow(text: str, width: int) -> str:
+    """``text`` wrapped at spaces to ``width``, each paragraph's last line holding more than
+    one word where a slightly narrower wrap gives it two (a lone word under a block of
+    notes reads as a stray); unchanged where it fits on one line.
+
+    >>> print(without_widow("a note that ends in a word", 22))
+    a note that ends in
+    a word
+    >>> without_widow("short", 80)
+    'short'
+    """
+    import textwrap
+
+    lines = []
+    for paragraph in text.split("\n"):
+        wrapped = textwrap.wrap(paragraph, width, break_long_words=False,
+                                break_on_hyphens=False) or [""]
+        narrower = width
+        while (len(wrapped) > 1 and len(wrapped[-1].split()) == 1
+               and narrower > max(width * 3 // 4, 1)):
+            narrower -= 1
+            retry = textwrap.wrap(paragraph, narrower, break_long_words=False,
+                                  break_on_hyphens=False)
+            if len(retry) == len(wrapped):
+                wrapped = retry
+        lines += wrapped
+    return "\n".join(lines)
 
 
 def pick(headers: Sequence[str], core: Collection[str], wide: bool) -> list[int]:
@@ -183,13 +214,39 @@ class FittedTable:
         if self._span(self.stacked, keep) <= width:
             return [list(keep)]
         keys = self._fold_keys(keep, width)
-        groups: list[list[int]] = []
-        for i in (i for i in keep if i not in keys):
-            if groups and self._span(self.stacked, [*groups[-1], i]) <= width:
-                groups[-1].append(i)
+        rest = [i for i in keep if i not in keys]
+        count = 0  # the fewest groups, filled in order (no fewer can hold the columns)
+        group: list[int] = []
+        for i in rest:
+            if group and self._span(self.stacked, [*keys, *group, i]) <= width:
+                group.append(i)
             else:
-                groups.append([*keys, i])
-        return groups
+                count, group = count + 1, [i]
+        return [[*keys, *g] for g in self._balanced(keys, rest, count, width)]
+
+    def _balanced(self, keys: list[int], rest: list[int], count: int, width: int
+                  ) -> list[list[int]]:
+        """``rest`` cut in order into ``count`` groups that each fit ``width`` beside
+        ``keys``, the widest group as narrow as it can be: no part of a folded table is
+        left with one column the others had no room for."""
+        @cache
+        def best(start: int, parts: int) -> tuple[int, tuple[int, ...]]:
+            """(the widest group's span, the cuts) of rest[start:] in ``parts`` groups."""
+            if parts == 1:
+                span = self._span(self.stacked, [*keys, *rest[start:]])
+                return (span, ()) if span <= width or start == len(rest) - 1 else (
+                    width + 10**9, ())
+            found: tuple[int, tuple[int, ...]] = (width + 10**9, ())
+            for end in range(start + 1, len(rest) - parts + 2):
+                span = self._span(self.stacked, [*keys, *rest[start:end]])
+                if span > width and end > start + 1:
+                    break
+                widest, cuts = best(end, parts - 1)
+                found = min(found, (max(span, widest), (end, *cuts)))
+            return found
+
+        edges = (0, *best(0, count)[1], len(rest))
+        return [rest[a:b] for a, b in zip(edges, edges[1:], strict=False) if a < b]
 
     def layout(self, columns: Sequence[int], width: int
                ) -> tuple[dict[int, int] | None, bool]:

@@ -157,3 +157,23 @@ def test_a_figure_of_too_many_pixels_is_refused(command: str, tmp_path: Path) ->
     assert done.returncode != 0 and "Traceback" not in done.stderr
     assert "24,000 x 24,000 pixels" in done.stderr and len(done.stderr.splitlines()) == 1
     assert not (tmp_path / "big.png").exists()
+
+
+def test_band_guides_of_an_extreme_shape_are_dashed_only_where_seen() -> None:
+    """A 2 x 1,000,000 matrix's guides run a million cells long; only the stretch inside
+    the picture is dashed (it took minutes, dash by dash, before)."""
+    row = np.array([0, 1, 1])
+    wide = _matrix("wide", 2, 1_000_000, row, np.array([0, 1, 999_999]))
+    pixels = np.asarray(spy_image(wide, band=0)).astype(int)
+    guide = np.array([int(GUIDE_COLOUR[k:k + 2], 16) for k in (1, 3, 5)])
+    assert (np.abs(pixels - guide).sum(axis=2) < 60).sum() > 10
+
+
+def test_a_title_wider_than_the_figure_is_kept_whole() -> None:
+    name = "a_matrix_name_long_enough_to_be_wider_than_a_small_figure_of_four_by_three"
+    m = _matrix(name, 100, 100, np.arange(100), np.arange(100))
+    image = spy_image(m, size=(4, 3), dpi=100)
+    ink = (np.asarray(image).min(axis=2) < 128).any(axis=0)
+    # ink starts at the crop's margin (a tenth of an inch), not at the picture's edge
+    assert np.flatnonzero(ink)[0] >= 5 and np.flatnonzero(ink)[-1] <= image.width - 6
+    assert image.width > 4 * 100
