@@ -15,7 +15,7 @@ from ..report.mlp import mlp_json, mlp_table
 from ..report.whatif import to_csv, to_json, to_layer_table, to_table
 from ..whatif.manifest import Manifest, bundled_models, load_manifest
 from ..whatif.mlp import mlp_study, parse_mlp
-from ..whatif.patterns import parse_patterns, parse_sparsity
+from ..whatif.patterns import Pattern, parse_patterns, parse_sparsity
 from ..whatif.placement import Options
 from ..whatif.study import DEFAULT_SPARSITIES, ModelResult, read_accuracy, study
 from .common import (
@@ -33,7 +33,17 @@ __all__ = ["command"]
 
 def _levels(values: tuple[str, ...]) -> tuple[float, ...]:
     parts = [p for v in values for p in v.split(",") if p.strip()]
-    return tuple(dict.fromkeys(parse_sparsity(p) for p in parts)) or DEFAULT_SPARSITIES
+    try:
+        return tuple(dict.fromkeys(parse_sparsity(p) for p in parts)) or DEFAULT_SPARSITIES
+    except OptionError as err:  # the parser also reads files: the option is named here
+        raise OptionError(f"--sparsity: {err}") from None
+
+
+def _patterns(values: tuple[str, ...]) -> tuple[Pattern, ...]:
+    try:
+        return parse_patterns(values or ("unstructured,block4,2:4",))
+    except OptionError as err:
+        raise OptionError(f"--pattern: {err}") from None
 
 
 @click.command("whatif")
@@ -127,8 +137,8 @@ def command(model: str | None, hw: str, patterns: tuple[str, ...], sparsities: t
     if measured_file:
         return _measured(manifest, spec, options, measured_file, output)
     accuracy = read_accuracy(accuracy_file) if accuracy_file else None
-    results = study(manifest, spec, parse_patterns(patterns or ("unstructured,block4,2:4",)),
-                    _levels(sparsities), options, accuracy)
+    results = study(manifest, spec, _patterns(patterns), _levels(sparsities), options,
+                    accuracy)
     if points_file:
         text = (to_json(results, options, layers=False) if points_file.lower().endswith(".json")
                 else to_csv(results))

@@ -156,6 +156,9 @@ def read_spec_file(name_or_path: str | Path) -> tuple[Any, str]:
     """
     text = str(name_or_path)
     path = Path(text)
+    if path.name.lower().endswith((".mtx", ".mtx.gz", ".smtx")):
+        raise SpecError(text, "is a matrix, not a hardware spec (a spec is a bundled name, "
+                              "see 'sparsroof hw list', or a YAML file)")
     if path.suffix in (".yaml", ".yml") or os.path.exists(path):  # never raises
         from ..caching.parsed import kept
 

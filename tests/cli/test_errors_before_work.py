@@ -108,3 +108,14 @@ def test_o_where_a_command_has_none_says_what_it_has() -> None:
     _one_line(sparsroof("analyze", LAP, "-o", "x.json"), "No such option '-o': sparsroof "
               "analyze has no -o; use -O/--output FORMAT for the result on stdout or --plot "
               "FILE for a figure")
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["whatif", "swin_tiny", "--sparsity", "0"], "--sparsity: sparsity '0' must lie"),
+    (["whatif", "swin_tiny", "--pattern", "5:4"], "--pattern: N:M pattern '5:4'"),
+    (["analyze", LAP, "--hw", LAP], "is a matrix, not a hardware spec"),
+])
+def test_an_option_s_error_names_it(args: list[str], needle: str) -> None:
+    done = sparsroof(*args)
+    assert done.returncode in (1, 2) and "Traceback" not in done.stderr
+    assert needle in done.stderr and len(done.stderr.strip().splitlines()) == 1
