@@ -96,23 +96,11 @@ def _segments(line: Any) -> Iterator[tuple[np.ndarray, np.ndarray]]:
 
 
 def _segment_hits_box(a: np.ndarray, b: np.ndarray, box: tuple[float, ...]) -> bool:
-    """Liang-Barsky clipping of the segment a-b against the box (x0, y0, x1, y1)."""
+    """Whether the segment a-b meets the box (x0, y0, x1, y1)."""
+    from sparsroof.plot.raster import clip_segment
+
     x0, y0, x1, y1 = box
-    t0, t1 = 0.0, 1.0
-    d = b - a
-    for p, q in ((-d[0], a[0] - x0), (d[0], x1 - a[0]), (-d[1], a[1] - y0), (d[1], y1 - a[1])):
-        if abs(p) < 1e-12:
-            if q < 0:
-                return False
-            continue
-        t = q / p
-        if p < 0:
-            t0 = max(t0, t)
-        else:
-            t1 = min(t1, t)
-        if t0 > t1:
-            return False
-    return True
+    return clip_segment((a[0], a[1], b[0], b[1]), (x0, y0, x1, y1)) is not None
 
 
 def _disc_in_box(x: float, y: float, rad: float, box: tuple[float, ...]) -> bool:

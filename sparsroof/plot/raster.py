@@ -50,7 +50,8 @@ if TYPE_CHECKING:
     from PIL import Image as PILImage
     from PIL import ImageDraw, ImageFont
 
-__all__ = ["viridis", "colours", "spy_image", "save_spy", "thumbnail_png", "ticks"]
+__all__ = ["viridis", "colours", "spy_image", "save_spy", "thumbnail_png", "ticks",
+           "clip_segment"]
 
 _VIRIDIS = (
     '44015444025544035745055845065a45085b46095c460b5e460c5f460e61470f62471163471265471466'
@@ -372,8 +373,9 @@ def _overlays(image: PILImage.Image, box: tuple[int, int, int, int], matrix: Mat
         for sign in (1, -1):  # the lines j = i ± edge, dashed where they cross the layer
             ax, ay, bx, by = 0.0, -sign * edge * sy, n * sx, (n - sign * edge) * sy
             length = math.hypot(bx - ax, by - ay)
-            seen = _clipped((ax, ay, bx, by), layer.width, layer.height, width)
-            if seen is None:
+            seen = clip_segment((ax, ay, bx, by), (-width, -width, layer.width + width,
+                                                    layer.height + width))
+            if seen is None or seen[0] >= seen[1]:
                 continue
             period = on + off  # the dashes keep their places along the whole line
             first = math.floor(seen[0] * length / period) * period
@@ -393,22 +395,22 @@ def _overlays(image: PILImage.Image, box: tuple[int, int, int, int], matrix: Mat
     image.paste(Image.alpha_composite(base, layer).convert("RGB"), (x0, y0))
 
 
-def _clipped(line: tuple[float, float, float, float], wide: int, high: int, pad: float
-             ) -> tuple[float, float] | None:
+def clip_segment(line: tuple[float, float, float, float],
+                 box: tuple[float, float, float, float]) -> tuple[float, float] | None:
     """The stretch (t0, t1) of the segment ``line`` (x0, y0, x1, y1), parametrised 0 to 1,
-    that lies within ``pad`` of a ``wide`` x ``high`` picture; None where none does
-    (Liang and Barsky's clipping).
+    that lies in ``box`` (x0, y0, x1, y1); None where none does (Liang and Barsky's
+    clipping; a segment touching the box at one point gives t0 == t1).
 
-    >>> _clipped((-10, 5, 30, 5), 10, 10, 0)
+    >>> clip_segment((-10, 5, 30, 5), (0, 0, 10, 10))
     (0.25, 0.5)
-    >>> _clipped((-10, 50, 30, 50), 10, 10, 0) is None
+    >>> clip_segment((-10, 50, 30, 50), (0, 0, 10, 10)) is None
     True
     """
     x0, y0, x1, y1 = line
     t0, t1 = 0.0, 1.0
-    for step, room in ((x0 - x1, x0 + pad), (x1 - x0, wide + pad - x0),
-                       (y0 - y1, y0 + pad), (y1 - y0, high + pad - y0)):
-        if step == 0:
+    for step, room in ((x0 - x1, x0 - box[0]), (x1 - x0, box[2] - x0),
+                       (y0 - y1, y0 - box[1]), (y1 - y0, box[3] - y0)):
+        if abs(step) < 1e-12:
             if room < 0:
                 return None
             continue
@@ -417,7 +419,9 @@ def _clipped(line: tuple[float, float, float, float], wide: int, high: int, pad:
             t0 = max(t0, t)
         else:
             t1 = min(t1, t)
-    return (t0, t1) if t0 < t1 else None
+        if t0 > t1:
+            return None
+    return t0, t1
 
 
 def _cropped(image: PILImage.Image, pad: int) -> PILImage.Image:
