@@ -5,12 +5,12 @@ from __future__ import annotations
 import click
 
 from ..errors import MatrixFileError
-from ..report.classify import Classified, classify_json, classify_table
+from ..report.classify import Classified, classify_csv, classify_json, classify_table
 from ..structure.cache import measured
 from ..structure.classify import classify
 from .common import CACHE_OPTION, echo_error, emit, table_console
 
-OUTPUTS = ("table", "json")
+OUTPUTS = ("table", "json", "csv")
 
 
 @click.command("classify")
@@ -23,13 +23,15 @@ def command(matrices: tuple[str, ...], output: str, cache: bool = True) -> int:
 
     Classes: banded, block, scale-free, graph, random, nm, block-pruned,
     unstructured-pruned, dense, mixed. The verdict comes from the sparsity pattern
-    alone. With --output json, every measured feature is included. Exit code 1 if any
-    file failed.
+    alone. With --output json, every measured feature is included; --output csv has a
+    row per matrix with the verdict and every feature that is one number. Exit code 1
+    if any file failed.
 
     \b
     Examples:
       sparsroof classify data/lap2d_64.mtx
       sparsroof classify data/*.mtx -O json
+      sparsroof classify data/*.mtx -O csv > classes.csv
     """
     results: list[Classified] = []
     errors: list[dict[str, str]] = []
@@ -43,6 +45,8 @@ def command(matrices: tuple[str, ...], output: str, cache: bool = True) -> int:
         results.append((m.name, m.path, m.structure, classify(m.structure)))
     if output == "json":
         emit(classify_json(results, errors))
+    elif output == "csv":
+        emit(classify_csv(results))  # the failed files were each named on stderr
     elif results:  # no empty table when every file failed
         table_console().print(classify_table(results))
     return 1 if errors else 0

@@ -9,10 +9,10 @@ from typing import Any
 from .._version import envelope
 from ..structure.classify import Verdict
 from ..structure.features import Structure
-from .document import json_text
+from .document import csv_text, json_text
 from .tables import fitted_table
 
-__all__ = ["Classified", "classify_json", "classify_table"]
+__all__ = ["Classified", "classify_json", "classify_csv", "classify_table"]
 
 #: one matrix's name, path, measured structure and verdict
 Classified = tuple[str, str, Structure, Verdict]
@@ -25,6 +25,24 @@ def classify_json(results: Sequence[Classified], errors: Sequence[dict[str, str]
                         "features": s.to_dict()} for name, path, s, v in results]
     doc["errors"] = list(errors)
     return json_text(doc)
+
+
+def classify_csv(results: Sequence[Classified]) -> str:
+    """One row per matrix: its verdict (class, confidence, traits and parameters as
+    ``k=v`` joined by ``;``, the reason) and every measured feature that is one number;
+    the features that are lists and tables are in the JSON only."""
+    rows = []
+    for name, path, s, v in results:
+        row: dict[str, Any] = {
+            "matrix": name, "path": path, "class": v.label,
+            "confidence": v.confidence,
+            "traits": ";".join(x for x in v.traits if x != v.label),
+            "params": ";".join(f"{k}={x}" for k, x in v.params.items()),
+            "reason": v.reason}
+        row |= {k: x for k, x in s.to_dict().items()
+                if x is None or isinstance(x, (int, float, str))}
+        rows.append(row)
+    return csv_text(rows, "classify")
 
 
 def _short(x: object) -> str:

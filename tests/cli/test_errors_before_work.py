@@ -119,3 +119,24 @@ def test_an_option_s_error_names_it(args: list[str], needle: str) -> None:
     done = sparsroof(*args)
     assert done.returncode in (1, 2) and "Traceback" not in done.stderr
     assert needle in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_classify_writes_csv(tmp_path: Path) -> None:
+    """A row per matrix, in the order given, with the verdict of the table and the
+    features of the JSON that are one number; a failed file is named on stderr only."""
+    import csv
+    import io
+    import json
+
+    files = [LAP, str(ROOT / "data" / "random_1000.mtx"), str(tmp_path / "gone.mtx")]
+    done = sparsroof("classify", *files, "-O", "csv")
+    assert done.returncode == 1 and "gone.mtx: no such file" in done.stderr
+    rows = list(csv.DictReader(io.StringIO(done.stdout)))
+    doc = json.loads(sparsroof("classify", *files[:2], "-O", "json").stdout)
+    assert [r["matrix"] for r in rows] == ["lap2d_64", "random_1000"]
+    for row, kept in zip(rows, doc["matrices"], strict=True):
+        assert row["class"] == kept["verdict"]["label"]
+        assert float(row["confidence"]) == kept["verdict"]["confidence"]
+        assert int(row["stored_entries"]) == kept["features"]["stored_entries"]
+        assert float(row["pattern_symmetry"]) == kept["features"]["pattern_symmetry"]
+    assert rows[0]["params"] == "bandwidth=64;diagonals=5"
