@@ -186,8 +186,8 @@ def whole_numbers(values: Sequence[str | int], option: str = "") -> tuple[int, .
             part = part.strip()
             if not part:
                 where = f"{option}: " if option else ""
-                raise OptionError(f"{where}{str(value)!r} has an empty value between its "
-                                  "commas")
+                raise OptionError(f"{where}{str(value)!r} has an empty value (two commas "
+                                  "together, or one at an end)")
             try:
                 widths.append(int(part))
             except ValueError:

@@ -141,7 +141,8 @@ def command(paths: tuple[str, ...], hw: tuple[str, ...], kernel: str,
     if not found.sources and not found.auxiliary:
         named = f" named {' or '.join(names)}" if names else ""
         echo_message(f"sparsroof: batch: no matrix{named} found under {', '.join(paths)} (it "
-                     "reads .mtx, .mtx.gz and .smtx files and SuiteSparse .tar.gz archives)")
+                     "reads .mtx, .mtx.gz and .smtx files and SuiteSparse .tar.gz, .tgz and .tar "
+                     "archives)")
     if dry_run:
         existing = Path(store_path).is_file()
         store = Store(store_path, readonly=True) if existing else None

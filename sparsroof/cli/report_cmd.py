@@ -58,13 +58,15 @@ def command(store_path: str, plot_path: str | None, top: int, output: str,
     from ..report.html_data import source_kind
     from .figures import check_figure
 
+    document = source_kind(store_path) == "document"
+    if document and (not html_path or plot_path):
+        raise OptionError(f"{store_path}: a JSON document is reported with --html FILE "
+                          f"alone; the tables and --plot need a result store")
     check_figure(plot_path)
     if html_path:
         check_writable(html_path)
-    if source_kind(store_path) == "document":
-        if not html_path or plot_path:
-            raise OptionError(f"{store_path}: a JSON document is reported with --html FILE "
-                              f"alone; the tables and --plot need a result store")
+    if document:
+        assert html_path is not None  # checked above
         return _write_html(store_path, html_path)
     if html_path:
         _write_html(store_path, html_path)

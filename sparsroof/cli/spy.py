@@ -11,11 +11,14 @@ from ..matrix.mtx import Matrix, load
 from ..plot import figure_format, save, spy_figure
 from ..plot.raster import save_spy, spy_image
 from ..plot.spy import bandwidth
-from ..plot.style import import_ahead
+from ..plot.style import check_pixels, import_ahead
 from .figures import DPI_OPTION, SIZE_OPTION, checked_figure, echo_written, size_of
 from .guard import check_writable
 
 __all__ = ["command"]
+
+#: the figure's size in inches where --size is not given
+_SIZE = (6.5, 6.0)
 
 
 @click.command("spy")
@@ -41,6 +44,7 @@ def command(matrix: str, out: str | None, bins: int, block: int | None, band: st
     """
     # a PNG is drawn with Pillow (plot.raster); SVG and PDF with matplotlib, whose import
     # starts beside the load
+    check_pixels(size_of(size) or _SIZE, dpi)  # before the load, not after it
     vector = out is not None and figure_format(out) != "png"
     imported = import_ahead() if vector else None
     m = load(matrix, values=False)  # a density image reads no values
@@ -48,7 +52,7 @@ def command(matrix: str, out: str | None, bins: int, block: int | None, band: st
         raise FigureError(f"{matrix}: a {m.rows:,} x {m.cols:,} matrix has no cells to draw")
     path = Path(out or f"{m.name}-spy.png")
     check_writable(str(path))  # the default name too, in the words -o gets
-    width, shape = _band(band, m), size_of(size) or (6.5, 6.0)
+    width, shape = _band(band, m), size_of(size) or _SIZE
     if imported is None:
         image = spy_image(m, bins=bins, block=block, band=width, size=shape, dpi=dpi)
         echo_written(save_spy(image, path, dpi))

@@ -231,8 +231,12 @@ def spy_image(matrix: Matrix, *, bins: int = 512, block: int | None = None,
     dot = Image.new("RGB", (1, 1))
     scratch = _Pen(dot, ImageDraw.Draw(dot), dpi)
     # a title wider than the figure stands out of it, whole: the canvas makes room
-    margin = dpi + pad + max(max(scratch.size(t, _TITLE)[0] for t in title) - width, 0)
-    image = Image.new("RGB", (width + 2 * margin, height + 2 * margin), "white")
+    margin = dpi + pad
+    # a title wider than the figure stands out of it, whole, by up to an inch a side (the
+    # canvas makes room); a longer one gives up the middle of its line
+    title = [_fitted(scratch, t, _TITLE, width + 2 * dpi) for t in title]
+    side = margin + max(max(scratch.size(t, _TITLE)[0] for t in title) - width, 0) // 2
+    image = Image.new("RGB", (width + 2 * side, height + 2 * margin), "white")
     pen = _Pen(image, ImageDraw.Draw(image), dpi)
     top = max(int(d.counts.max()), 2)
     bar = _bar_ticks(top)
@@ -247,7 +251,7 @@ def spy_image(matrix: Matrix, *, bins: int = 512, block: int | None = None,
                  + max(pen.size(_label(v), _TEXT)[0] for v in left_guess))
     bar_room = (0.03 * width + 0.8 * height / 20 + tick_out + pen.px(_LABEL_PAD) + text_h
                 + max(pen.size(f"{v:g}", _TEXT)[0] for v, _, shown in bar if shown))
-    x0, y0 = margin + left_room, margin + top_room
+    x0, y0 = side + left_room, margin + top_room
     box_w = max(width - left_room - bar_room, 8.0)
     box_h = max(height - top_room - text_h / 2, 8.0)
     if squareish(matrix):
@@ -270,6 +274,33 @@ def spy_image(matrix: Matrix, *, bins: int = 512, block: int | None = None,
     for k, text in enumerate(title):
         pen.text((centre, first - (len(title) - 1 - k) * line_h), text, _TITLE, "md")
     return _cropped(image, pad)
+
+
+def _fitted(pen: _Pen, text: str, points: float, most: float) -> str:
+    """``text``, or where it is wider than ``most`` pixels its first and last characters
+    around an ellipsis, as many as fit.
+
+    >>> from PIL import Image, ImageDraw
+    >>> dot = Image.new("RGB", (1, 1))
+    >>> pen = _Pen(dot, ImageDraw.Draw(dot), 72)
+    >>> _fitted(pen, "abc", 9, 100), _fitted(pen, "m" * 60 + ": 3 x 3", 9, 100)
+    ('abc', 'mmmmmmm…: 3 x 3')
+    """
+    if pen.size(text, points)[0] <= most:
+        return text
+    lo, hi = 0, len(text)  # the most characters kept that fit
+    while lo < hi:
+        keep = (lo + hi + 1) // 2
+        if pen.size(_elided(text, keep), points)[0] <= most:
+            lo = keep
+        else:
+            hi = keep - 1
+    return _elided(text, lo)
+
+
+def _elided(text: str, keep: int) -> str:
+    head = (keep + 1) // 2
+    return text[:head] + "…" + text[len(text) - (keep - head):]
 
 
 def _sampled(counts: np.ndarray, wide: int, high: int) -> np.ndarray:
@@ -353,7 +384,7 @@ def _overlays(image: PILImage.Image, box: tuple[int, int, int, int], matrix: Mat
     if not step and band is None and not marks[0].size:
         return
     x0, y0, box_w, box_h = box
-    fine = 2
+    fine = 2 if pen.dpi < 300 else 1  # finer than 300 DPI, the pixels are fine enough
     layer = Image.new("RGBA", (box_w * fine, box_h * fine), (0, 0, 0, 0))
     draw = ImageDraw.Draw(layer)
     sx, sy = box_w * fine / max(matrix.cols, 1), box_h * fine / max(matrix.rows, 1)

@@ -229,23 +229,30 @@ class FittedTable:
         """``rest`` cut in order into ``count`` groups that each fit ``width`` beside
         ``keys``, the widest group as narrow as it can be: no part of a folded table is
         left with one column the others had no room for."""
+        Cost = tuple[int, int, int, tuple[int, ...]]
+        never: Cost = (width + 10**9, 0, 0, ())
+
         @cache
-        def best(start: int, parts: int) -> tuple[int, tuple[int, ...]]:
-            """(the widest group's span, the cuts) of rest[start:] in ``parts`` groups."""
+        def best(start: int, parts: int) -> Cost:
+            """(the widest group's span, the groups of one column, the sum of the spans'
+            squares, the cuts) of rest[start:] in ``parts`` groups, the least of them in
+            that order."""
             if parts == 1:
                 span = self._span(self.stacked, [*keys, *rest[start:]])
-                return (span, ()) if span <= width or start == len(rest) - 1 else (
-                    width + 10**9, ())
-            found: tuple[int, tuple[int, ...]] = (width + 10**9, ())
+                if span > width and start < len(rest) - 1:
+                    return never
+                return span, int(start == len(rest) - 1), span * span, ()
+            found = never
             for end in range(start + 1, len(rest) - parts + 2):
                 span = self._span(self.stacked, [*keys, *rest[start:end]])
                 if span > width and end > start + 1:
                     break
-                widest, cuts = best(end, parts - 1)
-                found = min(found, (max(span, widest), (end, *cuts)))
+                widest, alone, squares, cuts = best(end, parts - 1)
+                found = min(found, (max(span, widest), alone + int(end == start + 1),
+                                    squares + span * span, (end, *cuts)))
             return found
 
-        edges = (0, *best(0, count)[1], len(rest))
+        edges = (0, *best(0, count)[3], len(rest))
         return [rest[a:b] for a, b in zip(edges, edges[1:], strict=False) if a < b]
 
     def layout(self, columns: Sequence[int], width: int

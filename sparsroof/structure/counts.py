@@ -25,15 +25,28 @@ from ..passes.arrays import check_route, compiled, two_threads
 if TYPE_CHECKING:
     from ..matrix.scan import RowCounts
 
-__all__ = ["Counts", "SMALL", "SYMMETRY_SAMPLE", "GROUP_SHIFTS", "MAX_COUNT", "COUNT_ROUTES",
-           "THREADED_GROUPING", "counts", "index_pair", "native", "on_two_threads"]
+__all__ = ["Counts", "SMALL", "SYMMETRY_SAMPLE", "symmetry_stride", "GROUP_SHIFTS",
+           "MAX_COUNT", "COUNT_ROUTES", "THREADED_GROUPING", "counts", "index_pair", "native",
+           "on_two_threads"]
 
 #: matrices with at most this many entries take the numpy route
 SMALL = 1 << 18
-#: above this many entries, pattern symmetry is measured on every s-th entry (about this
-#: many: each check is a search in a random row, a cache miss; 1 << 18 of them took 13 ms
-#: at 1M entries, 5 % of the analysis, for a share whose standard error is then under 0.002)
+#: past :data:`SMALL` entries, pattern symmetry is measured on every s-th entry, about
+#: this many (each check is a search in a random row, a cache miss: 1 << 18 of them took
+#: 13 ms at 1M entries, 5 % of the analysis, for a share whose standard error is then
+#: under 0.002)
 SYMMETRY_SAMPLE = 1 << 16
+
+
+def symmetry_stride(entries: int) -> int:
+    """Every how many entries the symmetry is checked: each one up to :data:`SMALL`
+    entries (as the numpy route does, so that every route agrees), then about
+    :data:`SYMMETRY_SAMPLE` of them.
+
+    >>> symmetry_stride(1 << 18), symmetry_stride((1 << 18) + 1), symmetry_stride(10**6)
+    (1, 4, 15)
+    """
+    return 1 if entries <= SMALL else max(1, entries // SYMMETRY_SAMPLE)
 #: log2 of the block sizes and N:M group widths measured: 2, 4, 8, 16, 32
 GROUP_SHIFTS = (1, 2, 3, 4, 5)
 #: entries per N:M group are counted up to this value (larger counts are lumped into it)
@@ -264,7 +277,7 @@ def _native_counts(k: Any, row: np.ndarray, col: np.ndarray, rows: int, cols: in
     diag_bits = np.zeros(((rows + cols - 1) >> 6) + 1, np.uint64)
 
     def mirrored() -> Any:
-        return (k.mirrored(indptr, colidx, max(1, colidx.size // SYMMETRY_SAMPLE))
+        return (k.mirrored(indptr, colidx, symmetry_stride(colidx.size))
                 if rows == cols else None)
 
     if colidx.size < _THREADED or not two_threads():
@@ -335,7 +348,7 @@ def _numba_counts(row: np.ndarray, col: np.ndarray, rows: int, cols: int,
     scalars = np.append(scalars, _diagonal_cells(diag, rows, cols))
     mirror = None
     if rows == cols:
-        checked, hits = k.mirrored(indptr, colidx, max(1, colidx.size // SYMMETRY_SAMPLE))
+        checked, hits = k.mirrored(indptr, colidx, symmetry_stride(colidx.size))
         mirror = (int(checked), int(hits))
     return Counts(scalars, tot, mx, nblocks, hist, diag, mirror, np.diff(indptr),
                   np.bincount(col, minlength=cols))

@@ -22,7 +22,7 @@ Every feature is computed over whole arrays or in the compiled O(nnz) passes of
   columns in a row holding at most N entries; ``nm_exact["N:M"]``: share of *all* groups
   (rows · ceil(cols / M)) holding exactly N entries, 1 for a pattern pruned to N:M;
 * ``pattern_symmetry``: share of off-diagonal entries (i, j) with (j, i) also stored
-  (square matrices; above 2^18 entries measured on every s-th entry, s = nnz >> 18);
+  (square matrices; above 2^18 entries measured on every s-th entry, s = nnz >> 16);
 * the column degree power-law fit (:mod:`sparsroof.structure.powerlaw`) and ``hub_share``: share of
   entries in the top 0.1 % and 1 % of columns by count (at least one column each);
 * ``panel_columns[h]`` = (Σ over row panels [p·h, (p+1)·h) of the distinct columns in

@@ -27,3 +27,35 @@ def test_notes_end_with_more_than_one_word() -> None:
         assert " ".join(" ".join(lines).split()) == note
         if len(lines) > 1:
             assert len(lines[-1].split()) > 1, (width, lines)
+
+
+def test_folds_are_the_narrowest_and_leave_no_column_alone_where_they_can() -> None:
+    """Against every way to cut the columns into as many parts: the widest part is the
+    narrowest any cut gives, and a column stands alone only where every such cut leaves
+    one alone."""
+    from itertools import combinations
+
+    import numpy as np
+
+    rng = np.random.default_rng(5)
+    for _ in range(300):
+        widths = rng.integers(3, 20, rng.integers(3, 9)).tolist()
+        headers = ["key"] + [chr(97 + i) * w for i, w in enumerate(widths)]
+        t = FittedTable(headers, [["k"] + ["1"] * len(widths)], left={"key"}, title=None,
+                        caption=None, keep=list(range(len(headers))), sections=())
+        width = int(rng.integers(25, 60))
+        got = [g[1:] for g in t.groups(width)]
+        if len(got) == 1:
+            continue
+        rest = list(range(1, len(headers)))
+        cuts = []
+        for inner in combinations(range(1, len(rest)), len(got) - 1):
+            edges = (0, *inner, len(rest))
+            parts = [rest[a:b] for a, b in zip(edges, edges[1:], strict=False)]
+            spans = [t._span(t.stacked, [0, *p]) for p in parts]
+            if all(s <= width or len(p) == 1 for s, p in zip(spans, parts, strict=True)):
+                cuts.append((max(spans), sum(len(p) == 1 for p in parts)))
+        widest = min(c[0] for c in cuts)
+        assert max(t._span(t.stacked, [0, *g]) for g in got) == widest
+        fewest_alone = min(c[1] for c in cuts if c[0] == widest)
+        assert sum(len(g) == 1 for g in got) == fewest_alone, (widths, width, got)

@@ -263,3 +263,18 @@ def test_the_bucket_passes_refuse_arguments_that_would_write_past_their_arrays()
                       2, False)
     with pytest.raises(ValueError, match="buckets outside the matrix"):
         k.settle_rows(np.array([0, 1, 2, 3], np.int64), out, low, 1, 0, 3, False)
+
+
+def test_routes_agree_on_symmetry_up_to_the_numpy_routes_size() -> None:
+    """The numpy route checks every entry's mirror; so do the compiled routes up to its
+    size (SMALL entries), and past it they sample about SYMMETRY_SAMPLE entries."""
+    from sparsroof.structure.counts import SMALL, SYMMETRY_SAMPLE
+
+    rng = np.random.default_rng(11)
+    n = SMALL
+    row, col = rng.integers(0, 3000, n), rng.integers(0, 3000, n)
+    half = n // 2  # half the entries mirrored: a share the sample would miss exactly
+    row[half:], col[half:] = col[:half], row[:half]
+    _both(row, col, 3000, 3000)
+    big = counts(np.append(row, 0), np.append(col, 1), 3000, 3000, halfwidth=3)
+    assert big.mirror is not None and big.mirror[0] <= 2 * SYMMETRY_SAMPLE
