@@ -277,28 +277,34 @@ def spy_image(matrix: Matrix, *, bins: int = 512, block: int | None = None,
 
 
 def _fitted(pen: _Pen, text: str, points: float, most: float) -> str:
-    """``text``, or where it is wider than ``most`` pixels its first and last characters
-    around an ellipsis, as many as fit.
+    """``text``, or where it is wider than ``most`` pixels the same with the middle of its
+    name (what stands before the first ": ", else the whole line) given up for an
+    ellipsis, keeping as many characters as fit.
 
     >>> from PIL import Image, ImageDraw
     >>> dot = Image.new("RGB", (1, 1))
     >>> pen = _Pen(dot, ImageDraw.Draw(dot), 72)
     >>> _fitted(pen, "abc", 9, 100), _fitted(pen, "m" * 60 + ": 3 x 3", 9, 100)
-    ('abc', 'mmmmmmm…: 3 x 3')
+    ('abc', 'mmmm…mmm: 3 x 3')
     """
     if pen.size(text, points)[0] <= most:
         return text
-    lo, hi = 0, len(text)  # the most characters kept that fit
+    name, colon, rest = text.partition(": ")
+    if not colon or pen.size(_elided(name, 0) + colon + rest, points)[0] > most:
+        name, colon, rest = text, "", ""
+    lo, hi = 0, len(name)  # the most characters of the name kept that fit
     while lo < hi:
         keep = (lo + hi + 1) // 2
-        if pen.size(_elided(text, keep), points)[0] <= most:
+        if pen.size(_elided(name, keep) + colon + rest, points)[0] <= most:
             lo = keep
         else:
             hi = keep - 1
-    return _elided(text, lo)
+    return _elided(name, lo) + colon + rest
 
 
 def _elided(text: str, keep: int) -> str:
+    """``text`` with all but ``keep`` of its characters, from its middle, given up for an
+    ellipsis."""
     head = (keep + 1) // 2
     return text[:head] + "…" + text[len(text) - (keep - head):]
 
