@@ -173,7 +173,7 @@ def parse_body(source: str | IO[bytes], header: MMHeader, label: str
     still loads, a little slower (scipy builds its sparse matrix first)."""
     # the parser picks 64-bit indices itself; its long_type means long double values
     itype = np.int64 if max(header.rows, header.cols) > 2**31 - 1 else np.int32
-    read_array, read_coo = _parser()
+    read_array, read_coo = _parser(header.entries)
     try:
         if header.format == "array":
             dense = read_array(source)
@@ -194,8 +194,16 @@ def parse_body(source: str | IO[bytes], header: MMHeader, label: str
     return row, col, None if header.field == "pattern" else values
 
 
-def _parser() -> tuple[Callable[[Any], np.ndarray], Callable[[Any], Any]]:
-    """(read_array, read_coo) of fast_matrix_market, or the same two through scipy.io."""
+#: bodies of fewer entries are parsed on one thread: the parser's parallel pipeline
+#: gains nothing on them, and its threads share counters without a lock (a data race
+#: reported to scipy, whose reader is the same code), which a test run of thousands of
+#: small mutated files met as a rare crash
+_ONE_THREAD = 1 << 16
+
+
+def _parser(entries: int) -> tuple[Callable[[Any], np.ndarray], Callable[[Any], Any]]:
+    """(read_array, read_coo) of fast_matrix_market for a body of ``entries`` declared
+    entries (on one thread under :data:`_ONE_THREAD`), or the same two through scipy.io."""
     try:
         import fast_matrix_market as fmm
     except ImportError:
@@ -209,7 +217,9 @@ def _parser() -> tuple[Callable[[Any], np.ndarray], Callable[[Any], Any]]:
             return (m.data, (m.row, m.col)), m.shape
 
         return read_array, read_coo
-    return fmm.read_array, fmm.read_coo
+    threads = 1 if entries < _ONE_THREAD else None  # None: the parser's own choice
+    return (lambda source: fmm.read_array(source, parallelism=threads),
+            lambda source: fmm.read_coo(source, parallelism=threads))
 
 
 def fmm_problem(err: Exception, shift: int = 0) -> str:
