@@ -30,6 +30,21 @@ def _write(path: str, text: str, append: bool = False) -> None:
         raise BudgetError(path, f"cannot write: {err.strerror or err}") from None
 
 
+def _check_outputs(junit: str | None, write_baseline: str | None) -> str | None:
+    """Refuse, before the checks run, a file ``check`` could not write; the step summary
+    of GitHub Actions, if any."""
+    for path in (junit, write_baseline):
+        if path:
+            check_writable(path)
+    summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary:
+        try:
+            check_writable(summary)
+        except OptionError as err:
+            raise OptionError(f"GITHUB_STEP_SUMMARY: {err}") from None
+    return summary
+
+
 @click.command("check")
 @click.argument("budget", metavar="BUDGET.yaml")
 @click.option("--measured", metavar="FILE", help="Measured runs, in the CSV or JSON that "
@@ -68,9 +83,7 @@ def command(budget: str, measured: str | None, baseline: str | None, tolerance: 
     if tolerance is not None and baseline is None:
         raise OptionError("--tolerance applies to a --baseline; give one")
     allowed = parse_tolerance(tolerance or "0")
-    for path in (junit, write_baseline):
-        if path:
-            check_writable(path)  # before the checks run, not after
+    summary = _check_outputs(junit, write_baseline)
     report = run_checks(load_budget(budget, measured), baseline, allowed)
     for note in report.notes:
         echo_message(f"sparsroof: note: {note}")
@@ -78,7 +91,6 @@ def command(budget: str, measured: str | None, baseline: str | None, tolerance: 
         if path:
             _write(path, text(report))
             click.echo(f"sparsroof: wrote {path}", err=True)
-    summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary:
         _write(summary, to_markdown(report), append=True)
     if as_json:

@@ -141,3 +141,11 @@ def test_classify_writes_csv(tmp_path: Path) -> None:
         assert int(row["stored_entries"]) == kept["features"]["stored_entries"]
         assert float(row["pattern_symmetry"]) == kept["features"]["pattern_symmetry"]
     assert rows[0]["params"] == "bandwidth=64;diagonals=5"
+
+
+def test_check_names_a_step_summary_it_cannot_write(tmp_path: Path) -> None:
+    junit = tmp_path / "r.xml"
+    done = sparsroof("check", str(ROOT / "examples" / "budgets.yaml"), "--junit", str(junit),
+                     env={"GITHUB_STEP_SUMMARY": str(tmp_path / "nodir" / "s.md")})
+    _one_line(done, "GITHUB_STEP_SUMMARY: ", "cannot write: no directory")
+    assert not junit.exists()  # refused before anything was written
