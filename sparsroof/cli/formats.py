@@ -16,7 +16,6 @@ from ..host.bench import other_device
 from ..matrix.mtx import Matrix
 from ..model.traffic import STORAGES
 from ..report.formats import formats_csv, formats_json, formats_report, run_report
-from ..report.tables import without_widow
 from ..structure.cache import measured
 from ..structure.features import measure
 from ..structure.reorder import ORDERINGS, reorder
@@ -93,12 +92,11 @@ def command(matrix: str, hw: str, calibration_file: str | None, max_block: int |
         emit(formats_csv(m.name, spec.name, rows))
     else:
         console = table_console()
-        parts = [*formats_report(m.name, spec.name, rows, advice),
-                 *(run_report(spec.name, advice, runs, not other_device(spec))
-                   if runs is not None else ())]
-        for part in parts:  # a line of prose wraps without a stray last word
-            console.print(without_widow(part, console.width) if isinstance(part, str)
-                          else part)
+        for part in formats_report(m.name, spec.name, rows, advice):
+            console.print(part)
+        if runs is not None:
+            for part in run_report(spec.name, advice, runs, not other_device(spec)):
+                console.print(part)
     return 0
 
 

@@ -69,9 +69,10 @@ def _patterns(values: tuple[str, ...]) -> tuple[Pattern, ...]:
 @click.option("--im2col", is_flag=True,
               help="Charge convolution inputs as the k x n im2col matrix (eq. 1 of the "
                    "paper) instead of the feature map read once.")
-@click.option("--cache-roof", is_flag=True,
+@click.option("--cache-roof/--no-cache-roof", default=False, show_default=True,
               help="Use a cache level's bandwidth when a layer's working set fits in it "
-                   "(the paper and the default use main memory).")
+                   "(the paper and the default use main memory; analyze's default is "
+                   "the caches).")
 @click.option("--launches", type=click.IntRange(min=0), default=1, show_default=True,
               help="Kernel launches per layer charged at the spec's launch floor, as "
                    "analyze charges them; 0 is the Sparsity Roofline's launch-free model.")

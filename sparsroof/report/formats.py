@@ -10,7 +10,7 @@ from .._version import envelope
 from ..advisor.advice import Advice, FormatRow
 from ..units import si
 from .document import csv_text, json_text
-from .tables import fitted_table
+from .tables import Prose, fitted_table
 
 __all__ = ["formats_json", "formats_csv", "formats_report", "run_report", "run_json"]
 
@@ -57,7 +57,7 @@ def formats_report(name: str, spec: str, rows: list[FormatRow], advice: Advice
     total = (f"total {si(a.total_s, 's')}, {si(a.bytes_total, 'B')}; best single format "
              f"{a.best_single} "
              f"{si(a.best_single_s, 's')}; gain {a.gain:.3f}x")
-    return [table, heading, part, total]
+    return [table, Prose(heading), part, Prose(total)]
 
 
 def _measured(run: Any) -> float | None:
@@ -103,7 +103,7 @@ def run_report(spec: str, advice: Advice, runs: dict[str, Any], same_device: boo
     if not same_device:
         lines.append(f"the predictions are for {spec}, another device than this host: "
                      "compare the gains, not the times")
-    return lines
+    return [Prose(line) if isinstance(line, str) else line for line in lines]
 
 
 def run_json(runs: dict[str, Any]) -> dict[str, Any]:

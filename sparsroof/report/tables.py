@@ -15,7 +15,7 @@ from collections.abc import Collection, Sequence
 from functools import cache
 from typing import Any
 
-__all__ = ["FittedTable", "fitted_table", "pick"]
+__all__ = ["FittedTable", "Prose", "fitted_table", "pick", "without_widow"]
 
 
 @cache
@@ -70,6 +70,22 @@ def without_widow(text: str, width: int) -> str:
                 wrapped = retry
         lines += wrapped
     return "\n".join(lines)
+
+
+class Prose:
+    """A line of prose for a rich console, wrapped when printed at the console's width
+    by :func:`without_widow` (no stray last word, no trailing space)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __rich_console__(self, console: Any, options: Any) -> Any:
+        from rich.text import Text
+
+        yield Text(without_widow(self.text, options.max_width))
 
 
 def pick(headers: Sequence[str], core: Collection[str], wide: bool) -> list[int]:

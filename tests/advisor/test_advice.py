@@ -160,7 +160,7 @@ def test_the_block_cap_binds_and_is_said(monkeypatch: pytest.MonkeyPatch) -> Non
     a = _advice(m)
     assert a.capped and a.max_block == 8
     assert max(b.last_strip - b.first_strip + 1 for b in a.blocks) >= 8  # merged runs
-    heading = formats_report("m", "c2050", [], a)[1]
+    heading = str(formats_report("m", "c2050", [], a)[1])
     assert "at most 8 strips" in heading and "--max-block 45" in heading
     given = _advice(m, max_block=3)
     assert not given.capped and given.max_block == 3
