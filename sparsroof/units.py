@@ -63,7 +63,14 @@ def _scale(unit: str, kind: str) -> float | None:
 
 
 def _hint(text: str, kind: str) -> str:
-    """A pointer at the likely slip: bits for bytes, a per-second rate for an amount."""
+    """A pointer at the likely slip: a number without its unit, bits for bytes, a
+    per-second rate for an amount.
+
+    >>> _hint("0", "capacity"), _hint("40 Mb", "capacity")
+    (' (give its unit too)', ' (write bytes with a capital B, not bits)')
+    """
+    if re.fullmatch(r"\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*", text):
+        return " (give its unit too)"
     unit = text.split()[-1] if text.split() else ""
     if kind in ("bandwidth", "capacity") and re.fullmatch(r"[kKMGTP]?i?(b|bit)(/s|ps)?", unit):
         return " (write bytes with a capital B, not bits)"
