@@ -27,12 +27,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..errors import FigureError
 from ..matrix.mtx import Matrix
-from ..units import si
 from .spy import (
     GUIDE_COLOUR,
     Density,
+    axis_label,
     band_edge,
     band_note,
     bar_label,
@@ -44,7 +43,7 @@ from .spy import (
     marks_note,
     squareish,
 )
-from .style import check_pixels, write_png
+from .style import check_pixels, write_png, writing
 
 if TYPE_CHECKING:
     from PIL import Image as PILImage
@@ -89,10 +88,14 @@ def colours(counts: np.ndarray, top: int) -> np.ndarray:
     >>> colours(np.array([[0, 1, 10]]), 10).tolist()
     [[[255, 255, 255], [68, 1, 84], [253, 231, 36]]]
     """
-    scale = np.log10(np.maximum(counts, 1)) / math.log10(top)
-    rgb = viridis()[np.minimum((scale * 256).astype(np.intp), 255)]
+    rgb = _mapped(np.log10(np.maximum(counts, 1)) / math.log10(top))
     rgb[counts == 0] = 255
     return rgb
+
+
+def _mapped(scale: np.ndarray) -> np.ndarray:
+    """The colours of places 0 to 1 on the scale: colour ⌊256 · x⌋, the last at most."""
+    return viridis()[np.minimum((scale * 256).astype(np.intp), 255)]
 
 
 def ticks(high: float, length_pt: float, label_pt: float) -> list[float]:
@@ -248,7 +251,7 @@ def spy_image(matrix: Matrix, *, bins: int = 512, block: int | None = None,
     top_room = len(title) * line_h + pen.px(10) + 2 * text_h + pen.px(_LABEL_PAD) + tick_out
     left_guess = ticks(matrix.rows, height / dpi * 72, _TEXT * _ROOM_Y)
     left_room = (text_h + pen.px(_LABEL_PAD) + tick_out
-                 + max(pen.size(_label(v), _TEXT)[0] for v in left_guess))
+                 + max(pen.size(axis_label(v), _TEXT)[0] for v in left_guess))
     bar_room = (0.03 * width + 0.8 * height / 20 + tick_out + pen.px(_LABEL_PAD) + text_h
                 + max(pen.size(f"{v:g}", _TEXT)[0] for v, _, shown in bar if shown))
     x0, y0 = side + left_room, margin + top_room
@@ -319,11 +322,6 @@ def _sampled(counts: np.ndarray, wide: int, high: int) -> np.ndarray:
     return np.asarray(cells.resize((wide, high), Image.Resampling.NEAREST))
 
 
-def _label(value: float) -> str:
-    """A row or column tick: 200 k, 1 M, no offset over the corner."""
-    return si(value, "").rstrip()
-
-
 def _axes_ticks(pen: _Pen, box: tuple[int, int, int, int], matrix: Matrix) -> None:
     """Columns along the top, rows down the left: ticks outward, labels, axis names."""
     x0, y0, box_w, box_h = box
@@ -332,15 +330,15 @@ def _axes_ticks(pen: _Pen, box: tuple[int, int, int, int], matrix: Matrix) -> No
     for value in ticks(matrix.cols, box_w / pen.dpi * 72, _TEXT * _ROOM_X):
         x = x0 + value / max(matrix.cols, 1) * box_w
         pen.draw.line((x, y0, x, y0 - tick), fill="black", width=line)
-        pen.text((x, y0 - tick - pad), _label(value), _TEXT, "md")
+        pen.text((x, y0 - tick - pad), axis_label(value), _TEXT, "md")
     pen.text((x0 + box_w / 2, y0 - tick - pad - text_h - pen.px(_LABEL_PAD)), "column",
              _TEXT, "md")
     widest = 0
     for value in ticks(matrix.rows, box_h / pen.dpi * 72, _TEXT * _ROOM_Y):
         y = y0 + value / max(matrix.rows, 1) * box_h
         pen.draw.line((x0, y, x0 - tick, y), fill="black", width=line)
-        pen.text((x0 - tick - pad, y), _label(value), _TEXT, "rm")
-        widest = max(widest, pen.size(_label(value), _TEXT)[0])
+        pen.text((x0 - tick - pad, y), axis_label(value), _TEXT, "rm")
+        widest = max(widest, pen.size(axis_label(value), _TEXT)[0])
     pen.upright((x0 - tick - pad - widest - pen.px(_LABEL_PAD) - text_h / 2,
                  y0 + box_h / 2), "row", _TEXT)
 
@@ -358,7 +356,7 @@ def _colour_bar(pen: _Pen, box: tuple[int, int, int, int], gap: float, top: int,
     left, upper = round(x0 + box_w + gap), round(y0 + (box_h - high) / 2)
     # row r from the top shows the colour of the scale at 1 − (r + ½) / high
     scale = 1 - (np.arange(high) + 0.5) / high
-    strip = viridis()[np.minimum((scale * 256).astype(np.intp), 255)]
+    strip = _mapped(scale)
     pen.image.paste(Image.fromarray(np.repeat(strip[:, None, :], wide, axis=1)),
                     (left, upper))
     line = pen.width(_LINE)
@@ -475,12 +473,8 @@ def _cropped(image: PILImage.Image, pad: int) -> PILImage.Image:
 def save_spy(image: PILImage.Image, path: str | Path, dpi: int) -> Path:
     """Write a :func:`spy_image` as the PNG ``path``."""
     path = Path(path)
-    if not path.parent.is_dir():
-        raise FigureError(f"{path}: directory {str(path.parent)!r} does not exist")
-    try:
+    with writing(path):
         write_png(path, np.asarray(image), dpi, {"Software": "sparsroof"})
-    except OSError as err:
-        raise FigureError(f"{path}: cannot write: {err.strerror or err}") from None
     return path
 
 

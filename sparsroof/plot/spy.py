@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Density", "DENSITY_ROUTES", "GUIDE_COLOUR", "density", "bandwidth", "spy_figure",
            "caption", "bar_label", "squareish", "few_cells", "marks_note", "grid_step",
-           "grid_note", "band_edge", "band_note"]
+           "grid_note", "band_edge", "band_note", "axis_label"]
 
 #: the routes (:data:`sparsroof.passes.arrays.ROUTES`) :func:`density` offers
 DENSITY_ROUTES = ("compiled", "native", "numba", "numpy")
@@ -196,7 +196,7 @@ def spy_figure(matrix: Matrix, *, bins: int = 512, block: int | None = None,
     ax.xaxis.set_label_position("top")
     ax.xaxis.tick_top()
     for axis in (ax.xaxis, ax.yaxis):  # 200 k, 1 M: no "1e6" offset over the corner's tick
-        axis.set_major_formatter(FuncFormatter(lambda v, _pos: si(v, "").rstrip()))
+        axis.set_major_formatter(FuncFormatter(lambda v, _pos: axis_label(v)))
     bar = fig.colorbar(image, ax=ax, shrink=0.8, pad=0.03)
     bar.ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
     # counts within one decade label their minor ticks too: 2, 3, 4, not 2 x 10^0
@@ -216,6 +216,15 @@ def _mark_few(ax: Axes, d: Density, image: Any) -> int:
                c=d.counts[rows, cols], cmap=image.get_cmap(), norm=image.norm, s=18,
                marker="s", edgecolors="black", linewidths=0.4, zorder=3, gid="marks")
     return int(rows.size)
+
+
+def axis_label(value: float) -> str:
+    """A row or column tick: 200 k, 1 M, no offset over the corner.
+
+    >>> axis_label(200_000), axis_label(1e6), axis_label(0)
+    ('200 k', '1 M', '0')
+    """
+    return si(value, "").rstrip()
 
 
 def marks_note(marked: int) -> str:

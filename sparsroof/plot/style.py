@@ -8,7 +8,8 @@ every command that does not draw) stays fast. Figures are built with the object 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
@@ -34,6 +35,7 @@ __all__ = [
     "MAX_PIXELS",
     "check_pixels",
     "write_png",
+    "writing",
 ]
 
 #: Okabe & Ito's colour-blind-safe palette (black kept for the roofs), yellow last:
@@ -162,20 +164,27 @@ def save(fig: Figure, path: str | Path) -> Path:
     cropped to what is drawn and a margin of ``savefig.pad_inches``."""
     path = Path(path)
     fmt = figure_format(path)
-    if not path.parent.is_dir():
-        raise FigureError(f"{path}: directory {str(path.parent)!r} does not exist")
     import matplotlib
 
     metadata = {"Creator": "sparsroof"} if fmt != "png" else {"Software": "sparsroof"}
+    with writing(path), matplotlib.rc_context(FONT_RC):  # type: ignore[arg-type]
+        if fmt != "png" or not _png_drawn_once(fig, path, metadata):
+            extra: dict[str, Any] = {"pil_kwargs": PNG_KWARGS} if fmt == "png" else {}
+            fig.savefig(path, format=fmt, dpi=fig.dpi, bbox_inches="tight",
+                        bbox_extra_artists=_extra_artists(fig), metadata=metadata, **extra)
+    return path
+
+
+@contextmanager
+def writing(path: Path) -> Iterator[None]:
+    """Writing a figure to ``path``: a missing folder, and an error of the file system
+    while it is written, become one :class:`FigureError` naming the file."""
+    if not path.parent.is_dir():
+        raise FigureError(f"{path}: directory {str(path.parent)!r} does not exist")
     try:
-        with matplotlib.rc_context(FONT_RC):  # type: ignore[arg-type]
-            if fmt != "png" or not _png_drawn_once(fig, path, metadata):
-                extra: dict[str, Any] = {"pil_kwargs": PNG_KWARGS} if fmt == "png" else {}
-                fig.savefig(path, format=fmt, dpi=fig.dpi, bbox_inches="tight",
-                            bbox_extra_artists=_extra_artists(fig), metadata=metadata, **extra)
+        yield
     except OSError as err:
         raise FigureError(f"{path}: cannot write: {err.strerror or err}") from None
-    return path
 
 
 def _extra_artists(fig: Figure) -> list[Any]:
