@@ -13,6 +13,7 @@ from ..model.traffic import MODELS
 from ..plot import (
     figure_format,
     measured_spec,
+    other_specs,
     plot_points,
     plot_ridgeline_results,
     read_measured,
@@ -78,7 +79,7 @@ def _results(kind: str, results: str | None, measured: str | None, out: str, hw:
     if runs and not results:
         spec_name = measured_spec(runs, str(measured))
     spec = chosen or _spec(results or str(measured), spec_name)
-    others = sorted({r.spec for r in runs} - {spec.name})
+    others = other_specs(runs, spec.name)
     if others:
         against = f"{results} holds {spec.name}" if results and not chosen else \
             f"--hw is {spec.name}"

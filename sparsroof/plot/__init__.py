@@ -28,7 +28,13 @@ if TYPE_CHECKING:
         read_whatif_layers,
         whatif_document,
     )
-    from .measured import MeasuredPoint, measured_points, measured_spec, read_measured
+    from .measured import (
+        MeasuredPoint,
+        measured_points,
+        measured_spec,
+        other_specs,
+        read_measured,
+    )
     from .points import RoofPoint, read_distributed, read_results, roof_points
     from .reuse import reuse_figure
     from .ridge import RidgePoint, ridge_region, ridgeline, ridgeline_figure
@@ -41,8 +47,8 @@ if TYPE_CHECKING:
 #: public name -> the module that defines it, imported on first use: a command that may
 #: draw (analyze --plot) pays for the figure modules only when it does
 _HOMES = {
-    **dict.fromkeys(["MeasuredPoint", "measured_points", "measured_spec", "read_measured"],
-                    "measured"),
+    **dict.fromkeys(["MeasuredPoint", "measured_points", "measured_spec", "other_specs",
+                     "read_measured"], "measured"),
     **dict.fromkeys(["RoofPoint", "read_distributed", "read_results", "roof_points"], "points"),
     **dict.fromkeys(["RidgePoint", "ridge_region", "ridgeline", "ridgeline_figure"], "ridge"),
     "roofline_figure": "roof",
@@ -85,6 +91,7 @@ __all__ = [
     "layer_roofline_figure",
     "measured_points",
     "measured_spec",
+    "other_specs",
     "parse_size",
     "plot_points",
     "plot_analyses",
@@ -121,7 +128,9 @@ def plot_points(points: Sequence[RoofPoint], spec: HwSpec, path: str | Path, *,
     from .style import figure_format, save
 
     figure_format(path)  # a bad suffix fails before any drawing
-    others = sorted({m.spec for m in measured} - {spec.name})
+    from .measured import other_specs
+
+    others = other_specs(measured, spec.name)
     if others:
         raise FigureError(f"{path}: the measured runs were bounded on {', '.join(others)}, "
                           f"not {spec.name}: draw them against their own spec")

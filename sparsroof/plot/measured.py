@@ -18,7 +18,7 @@ from ..errors import FigureError
 from ..userfile import finite_numbers, read_json
 from .points import OPTIMISTIC, RoofPoint, roof_point
 
-__all__ = ["MeasuredPoint", "measured_points", "read_measured", "measured_spec"]
+__all__ = ["MeasuredPoint", "measured_points", "read_measured", "measured_spec", "other_specs"]
 
 
 @dataclass(frozen=True)
@@ -143,3 +143,9 @@ def measured_spec(points: Sequence[MeasuredPoint], source: str = "measured runs"
         raise FigureError(f"{source}: runs were bounded on {', '.join(specs)}; "
                           "plot each spec's runs separately")
     return specs[0]
+
+
+def other_specs(points: Sequence[MeasuredPoint], spec: str) -> list[str]:
+    """The specs, other than ``spec``, that some of ``points`` were bounded on (a figure
+    of ``spec`` cannot draw them)."""
+    return sorted({p.spec for p in points} - {spec})
