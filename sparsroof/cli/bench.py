@@ -26,6 +26,9 @@ from .common import (
 )
 from .guard import echo_message
 
+#: the BSR block size where neither --block nor a bsrN name gives one
+_BLOCK = "4"
+
 
 @click.command("bench")
 @click.argument("matrix")
@@ -38,8 +41,8 @@ from .guard import echo_message
               help=f"Formats to run: {', '.join(KERNEL_FORMATS)}, or all (cuSPARSE: "
                    f"{', '.join(GPU_FORMATS)}).  [default: all]")
 @click.option("--formats", "old_formats", multiple=True, hidden=True)
-@click.option("--block", type=click.Choice([str(b) for b in BLOCK_SIZES]), default="4",
-              show_default=True, help="BSR block size.")
+@click.option("--block", type=click.Choice([str(b) for b in BLOCK_SIZES]), default=None,
+              help=f"BSR block size (or name it: --storage bsr8).  [default: {_BLOCK}]")
 @click.option("--backend", type=click.Choice(["scipy", "cusparse"]), default="scipy",
               show_default=True,
               help="scipy on the CPU (ELL and HYB compiled with numba), or cuSPARSE through "
@@ -64,8 +67,8 @@ from .guard import echo_message
 @OUTPUT_OPTION
 @WIDE_OPTION
 def command(matrix: str, hw: str, kernel: str, widths: tuple[str, ...], dtype: str,
-            storages: tuple[str, ...], old_formats: tuple[str, ...], block: str, backend: str,
-            calibration_file: str | None, repeat: int, output: str, wide: bool,
+            storages: tuple[str, ...], old_formats: tuple[str, ...], block: str | None,
+            backend: str, calibration_file: str | None, repeat: int, output: str, wide: bool,
             timing: str = "stream", calls_per_sync: int = 1) -> int:
     """Time each format's SpMV/SpMM kernel on MATRIX here: median time, achieved GB/s and
     GFLOP/s, and the share of the speed of light. A run faster than its bound is a model
@@ -129,11 +132,11 @@ def command(matrix: str, hw: str, kernel: str, widths: tuple[str, ...], dtype: s
     return 3 if beaten else 0
 
 
-def _bsr_named(values: tuple[str, ...], block: str) -> tuple[tuple[str, ...], str]:
+def _bsr_named(values: tuple[str, ...], block: str | None) -> tuple[tuple[str, ...], str]:
     """``bsr2`` ... ``bsr32`` (analyze's names) as ``bsr`` with that ``--block``: one
-    block size a run, as --block gives it.
+    block size a run, as --block (``block``, None where not given) gives it.
 
-    >>> _bsr_named(("csr,bsr8",), "4")
+    >>> _bsr_named(("csr,bsr8",), None)
     (('csr', 'bsr'), '8')
     """
     from ..errors import OptionError
@@ -146,7 +149,8 @@ def _bsr_named(values: tuple[str, ...], block: str) -> tuple[tuple[str, ...], st
             sizes.add(size)
         elif part:
             names.append(part)
-    if len(sizes) > 1 or (sizes and block != "4" and block not in sizes):
-        given = ", ".join(sorted(sizes | {block}, key=int))
-        raise OptionError(f"{{opt:storage}}: one BSR block size a run ({given} given)")
-    return tuple(names), (sizes.pop() if sizes else block)
+    given = sizes | ({block} if block else set())
+    if len(given) > 1:
+        raise OptionError(f"{{opt:storage}}: one BSR block size a run "
+                          f"({', '.join(sorted(given, key=int))} given)")
+    return tuple(names), (given.pop() if given else _BLOCK)

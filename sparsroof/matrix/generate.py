@@ -336,15 +336,16 @@ GENERATORS: dict[str, tuple[Callable[..., Generated], str]] = {
 }
 
 
-def drawn_entries(kind: str, params: dict[str, Any]) -> tuple[int, int]:
-    """(entries, lines): the most entries generator ``kind`` draws or keeps with
-    ``params`` (its keyword arguments; duplicates count, before they are dropped), and its
-    rows plus columns.
+def drawn_entries(kind: str, params: dict[str, Any]) -> tuple[int, int, int]:
+    """(entries, scratch, lines): the most entries generator ``kind`` draws or keeps with
+    ``params`` (its keyword arguments; duplicates count, before they are dropped), the
+    scores it keeps beside them (in entries' worth of memory: N:M's picks and columns,
+    block and weight scores), and its rows plus columns.
 
     >>> drawn_entries("banded", {"n": 1000, "halfwidth": 3})
-    (7000, 2000)
-    >>> drawn_entries("nm", {"rows": 4, "cols": 8, "n": 2, "m": 4})    # 16 entries, 1.3x
-    (21, 12)
+    (7000, 0, 2000)
+    >>> drawn_entries("nm", {"rows": 4, "cols": 8, "n": 2, "m": 4})    # 16 entries
+    (16, 5, 12)
     """
     import inspect
 
@@ -353,36 +354,38 @@ def drawn_entries(kind: str, params: dict[str, Any]) -> tuple[int, int]:
     side = {"stencil2d": 2, "stencil3d": 3}
     if kind in side:
         size = p["n"] ** side[kind]
-        return (2 * side[kind] + 1) * size, 2 * size
+        return (2 * side[kind] + 1) * size, 0, 2 * size
     if kind in ("banded", "powerlaw"):
         per_row = 2 * p["halfwidth"] + 1 if kind == "banded" else \
             2 * math.ceil(p["mean_degree"]) * (2 if p.get("symmetric") else 1)
-        return p["n"] * per_row, 2 * p["n"]
+        return p["n"] * per_row, 0, 2 * p["n"]
     if kind == "block":
         rows = p["block_rows"] * p["block"]
         blocks = p["block_rows"] * (2 * p["blocks_per_row"] - 1)  # the diagonal, mirrored
-        return blocks * p["block"] ** 2, 2 * rows
+        return blocks * p["block"] ** 2, 0, 2 * rows
     lines = p["rows"] + p["cols"]
     if kind == "random":
-        return p["nnz"], lines
+        return p["nnz"], 0, lines
     if kind == "nm":
         groups, m = p["rows"] * (p["cols"] // max(p["m"], 1)), max(p["m"], 1)
         scored = groups * m // 2 if math.comb(m, p["n"]) > 1 << 16 else 0  # float32 scores
-        # its picks per group and the columns made of them peak near 50 bytes an entry
-        return math.ceil(1.3 * groups * p["n"]) + scored, lines
+        # its picks per group and the columns made of them: a peak near 50 bytes an
+        # entry, 0.3 entries' worth above the 40 charged
+        entries = groups * p["n"]
+        return entries, math.ceil(0.3 * entries) + scored, lines
     cells = p["rows"] * p["cols"]
     kept = math.ceil(cells * (1.0 - min(max(p.get("sparsity", 0.0), 0.0), 1.0)))
     if kind == "block-pruned":  # a score per block, and argpartition's copies of it
-        return kept + cells // max(p["block"], 1) ** 2, lines
+        return kept, cells // max(p["block"], 1) ** 2, lines
     if kind == "pruned":
-        return kept + min(cells, _CHUNK), lines
-    return cells, lines
+        return kept, min(cells, _CHUNK), lines
+    return cells, 0, lines
 
 
-#: bytes per drawn entry at the peak: int64 rows and columns and float64 values, and a part
-#: of them again while what is kept is gathered (peaks of 31-39 bytes an entry measured
-#: for dense, banded and 3-D stencil matrices; N:M's 49-51 are counted as 1.3 entries
-#: each); and per row or column (scales, orders)
+#: bytes per drawn entry (or entry's worth of scratch) at the peak: int64 rows and
+#: columns and float64 values, and a part of them again while what is kept is gathered
+#: (peaks of 31-39 bytes an entry measured for dense, banded and 3-D stencil matrices,
+#: 49-51 for N:M); and per row or column (scales, orders)
 _ENTRY_BYTES, _LINE_BYTES = 40, 16
 
 
@@ -392,12 +395,12 @@ def check_size(kind: str, params: dict[str, Any]) -> None:
     from ..units import counted
     from .limits import check_fits
 
-    entries, lines = drawn_entries(kind, params)
+    entries, scratch, lines = drawn_entries(kind, params)
     rows, cols = params.get("rows"), params.get("cols")
     if kind == "random" and rows and cols and rows * cols >= 2**63:
         raise OptionError(f"{rows:,} x {cols:,} cells cannot be numbered in 64 bits: "
                           "give fewer {opt:rows} or {opt:cols}")
-    problem = check_fits(_ENTRY_BYTES * entries + _LINE_BYTES * lines)
+    problem = check_fits(_ENTRY_BYTES * (entries + scratch) + _LINE_BYTES * lines)
     if problem is not None:
         raise OptionError(f"{kind} with these sizes draws up to "
                           f"{counted(entries, 'entry', 'entries')}: it {problem}")

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..batch.store import Store
+from ..compare.verdict import is_violation
 from ..errors import StoreError
 from ..userfile import read_json
 
@@ -65,6 +66,7 @@ class Page:
     gains: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     thumbnails: dict[str, str] = field(default_factory=dict)
+    spy_notes: dict[str, str] = field(default_factory=dict)
 
     @property
     def failed(self) -> bool:
@@ -72,8 +74,7 @@ class Page:
         that wrote the source exit 1."""
         return (any(f.get("kind") != "skipped" for f in self.failures)
                 or any(r.get("measured_s") is not None and r.get("sol_s") is not None
-                       and r["measured_s"] < r["sol_s"] for r in self.rows))
-    spy_notes: dict[str, str] = field(default_factory=dict)
+                       and is_violation(r["measured_s"], r["sol_s"]) for r in self.rows))
 
     @property
     def has_runs(self) -> bool:

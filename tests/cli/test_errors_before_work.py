@@ -149,3 +149,9 @@ def test_check_names_a_step_summary_it_cannot_write(tmp_path: Path) -> None:
                      env={"GITHUB_STEP_SUMMARY": str(tmp_path / "nodir" / "s.md")})
     _one_line(done, "GITHUB_STEP_SUMMARY: ", "cannot write: no directory")
     assert not junit.exists()  # refused before anything was written
+
+
+def test_bench_refuses_two_block_sizes_even_the_default_one() -> None:
+    """--block 4 given beside bsr8 is two block sizes, not bsr8 overriding a default."""
+    _one_line(sparsroof("bench", LAP, "--hw", "epyc-7763", "--block", "4", "--storage",
+                        "bsr8"), "--storage: one BSR block size a run (4, 8 given)")
