@@ -180,8 +180,7 @@ def analyze_structure(info: MatrixInfo, s: Structure, spec: HwSpec, config: Conf
     """Model every (width, storage, model) combination of ``config`` for structure ``s``,
     fastest first within each width; an N:M format the pattern does not fit comes last
     (it cannot hold the matrix, so its time is not attainable)."""
-    plan = replace(_plan(s, spec, config, verdict),
-                   complex_values=info.field == "complex")
+    plan = replace(_plan(s, spec, config, verdict), complex_values=info.complex_values)
     results = [r for w in config.widths for r in _width_results(s, spec, config, plan, w)]
     results.sort(key=lambda r: (r.traffic.width, not r.valid, r.bound.sol_s))
     return Analysis(info, spec.name, spec.device, s, verdict, tuple(results),

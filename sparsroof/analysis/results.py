@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .._version import envelope
+from ..matrix.header import complex_field
 from ..model.bound import Bound
 from ..model.traffic import Traffic
 from ..structure.classify import Verdict
@@ -42,6 +43,11 @@ class MatrixInfo:
     density: float
     field: str
     symmetry: str
+
+    @property
+    def complex_values(self) -> bool:
+        """Whether the values are complex."""
+        return complex_field(self.field)
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ latency promises a tiny matrix's cold call a time under a nanosecond.
 
 from __future__ import annotations
 
-from .spec import HwSpec
+from .spec import HwSpec, Quantity
 
 __all__ = ["spec_warnings"]
 
@@ -31,11 +31,11 @@ def spec_warnings(spec: HwSpec) -> list[str]:
                    "at least; without a floor small matrices get bounds no real run can "
                    "reach")
     lo = spec.launch_overhead
-    if lo is not None and lo.kind not in (None, "minimum"):
+    if lo is not None and _not_minimum(lo):
         out.append(lead + f"launch_overhead: kind is {lo.kind!r}: a bound needs the "
                    "smallest time a kernel takes ('minimum'), or real runs beat it")
     for method, floor in spec.launch_floors.items():
-        if floor.kind not in (None, "minimum"):
+        if _not_minimum(floor):
             out.append(lead + f"launch_floors.{method}: kind is {floor.kind!r}: a run timed "
                        f"by {method} can be faster than this floor (a bound needs the "
                        "smallest time, 'minimum')")
@@ -48,7 +48,7 @@ def spec_warnings(spec: HwSpec) -> list[str]:
                    "be (give the L1 load-to-use time, e.g. 'latency: {value: 1.1 ns, ...}')")
     for level in spec.memory:
         lat = level.latency
-        if lat is not None and lat.kind not in (None, "minimum"):
+        if lat is not None and _not_minimum(lat):
             out.append(lead + f"memory.{level.name}.latency: kind is {lat.kind!r}: a bound "
                        "needs the least time a load takes ('minimum'), or a call beats it")
     for at, level in enumerate(spec.memory[:-1]):
@@ -62,3 +62,8 @@ def spec_warnings(spec: HwSpec) -> list[str]:
             out.append(lead + f"memory.{level.name}.capacity: missing: no working set can be "
                        "placed in this level")
     return out
+
+
+def _not_minimum(q: Quantity) -> bool:
+    """Whether a floor's kind is said and is not a minimum: a bound on it does not hold."""
+    return q.kind not in (None, "minimum")

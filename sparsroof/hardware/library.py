@@ -13,7 +13,7 @@ from collections.abc import Hashable
 from pathlib import Path
 from typing import Any
 
-from ..errors import SpecError, UnknownSpecError, closest
+from ..errors import SpecError, UnknownSpecError, meant
 from ..userfile import MAX_CONFIG_BYTES, load_yaml, read_text, shown
 from ..userfile.yamlfile import safe_loader
 from .schema import check_spec
@@ -171,8 +171,7 @@ def read_spec_file(name_or_path: str | Path) -> tuple[Any, str]:
     if name not in files:
         aliases = _aliases()
         known = sorted(files) + sorted(aliases)
-        close = closest(text, known)
-        hint = f"; did you mean {close!r}?" if close else f" (bundled: {', '.join(known)})"
+        hint = meant(text, known) or f" (bundled: {', '.join(known)})"
         raise UnknownSpecError(text, f"no bundled hardware spec of that name{hint}")
     origin = f"{name}.yaml (bundled)"
     return _bundled(files[name], origin), origin

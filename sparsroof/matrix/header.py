@@ -9,7 +9,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Header", "name_of"]
+__all__ = ["Header", "complex_field", "name_of"]
+
+
+def complex_field(field: str) -> bool:
+    """Whether a Matrix Market field holds complex values.
+
+    >>> complex_field("complex"), complex_field("real")
+    (True, False)
+    """
+    return field == "complex"
 
 
 @dataclass(frozen=True)
@@ -27,7 +36,7 @@ class Header:
     @property
     def complex_values(self) -> bool:
         """Whether the values are complex (a hermitian file's field is complex too)."""
-        return self.field == "complex"
+        return complex_field(self.field)
 
     @property
     def expanded_entries_max(self) -> int:

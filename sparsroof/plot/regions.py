@@ -22,13 +22,22 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.patches import Patch
 
-__all__ = ["REGION_COLORS", "shade_regions", "region_handles", "compute_region",
+__all__ = ["REGION_COLORS", "tint", "shade_regions", "region_handles", "compute_region",
            "memory_region"]
 
 #: compute and memory as on the ridgeline; launch in the palette's reddish purple
-REGION_COLORS = {"compute": _RIDGE_COLORS["compute"], "memory": _RIDGE_COLORS["memory"],
-                 "launch": "#CC79A7"}
+REGION_COLORS = {k: _RIDGE_COLORS[k] for k in ("compute", "memory", "launch")}
 _ALPHA = 0.16
+
+
+def tint(colour: str, share: float) -> str:
+    """``colour`` (``#RRGGBB``) at ``share`` of its strength over white.
+
+    >>> tint("#CC79A7", 0.23)
+    '#f3e0eb'
+    """
+    rgb = (int(colour[k:k + 2], 16) for k in (1, 3, 5))
+    return "#" + "".join(f"{round(255 - (255 - c) * share):02x}" for c in rgb)
 Box = tuple[tuple[float, float], tuple[float, float]]  # (x0, x1), (y0, y1)
 
 

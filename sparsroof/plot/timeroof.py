@@ -23,7 +23,7 @@ from .gaps import draw_gaps, gap_handles, gap_summary
 from .labels import place_labels
 from .measured import MeasuredPoint
 from .points import OPTIMISTIC, RoofPoint, common
-from .regions import region_handles, shade_regions
+from .regions import REGION_COLORS, region_handles, shade_regions, tint
 from .roof import (
     decades,
     drawable,
@@ -112,7 +112,8 @@ def launch_label(ax: Axes, x: float, y: float, text: str) -> None:
     """The launch box's words, in its corner (the box is shaded with the regions)."""
     ax.text(x, y, text, fontsize=7, color=_LAUNCH_TEXT, ha="right", va="top",
             transform=ax.transData, zorder=4,  # on its box's colour: the balance line
-            bbox={"boxstyle": "square,pad=0.1", "fc": "#F3E1EB", "ec": "none",  # crosses it
+            bbox={"boxstyle": "square,pad=0.1", "fc": tint(REGION_COLORS["launch"], 0.23),
+                  "ec": "none",  # crosses it
                   "alpha": 0.85})
 
 

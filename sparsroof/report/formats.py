@@ -8,7 +8,7 @@ from typing import Any
 
 from .._version import envelope
 from ..advisor.advice import Advice, FormatRow
-from ..units import si
+from ..units import counted, si
 from .document import csv_text, json_text
 from .tables import Prose, fitted_table
 
@@ -42,8 +42,8 @@ def formats_report(name: str, spec: str, rows: list[FormatRow], advice: Advice
     n = a.n_strips
     by = "calibrated time" if a.route == "calibrated" else "SoL"
     rule = f"{a.strip_rule}; " if a.strip_rule else ""
-    heading = (f"partition into blocks of strips of {a.strip_rows:,} rows ({rule}{n:,} "
-               f"strip{'s' if n != 1 else ''} here; the last may be shorter), by {by}; "
+    heading = (f"partition into blocks of strips of {a.strip_rows:,} rows ({rule}"
+               f"{counted(n, 'strip')} here; the last may be shorter), by {by}; "
                "blocks and whole matrices priced alike, in the bytes the paper's kernels "
                "read (ELL and HYB read their padding, DIA its diagonals whole)")
     if a.capped:
