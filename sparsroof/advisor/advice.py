@@ -99,7 +99,7 @@ def sol_prices(spec: HwSpec, precision: str = "fp64", timing: str = DEFAULT_TIMI
     >>> round(sol_prices(load_spec("c2050"), timing="cold").at(w)["csr"].u * w * 1e6, 2)
     31.91
     """
-    from ..model.bound import entry_peak, memory_terms
+    from ..model.bound import credited, entry_peak, memory_terms
 
     peak = entry_peak(spec, "simt", precision) if ("simt", precision) in spec.peaks else 0.0
     launches = 1 if spec.kind == "gpu" and spec.launch_overhead else 0
@@ -110,7 +110,7 @@ def sol_prices(spec: HwSpec, precision: str = "fp64", timing: str = DEFAULT_TIMI
         if w <= 0:
             rate = 1 / spec.dram.bandwidth.value
         else:
-            terms = memory_terms(spec, w, None if timing == "cold" else w)
+            terms = memory_terms(spec, w, credited(w, timing))
             rate = max(t for _, t in terms) / w
         return {f: CostModel(0.0, rate, 0.0, 0.0, z, floor) for f in DP_FORMATS}
 

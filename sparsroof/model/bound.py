@@ -44,7 +44,7 @@ from .timing import DEFAULT_TIMING, describe, launch_floor
 from .traffic import Traffic
 
 __all__ = ["Bound", "bound", "entry_peak", "sol_seconds", "memory_level", "memory_terms",
-           "memory_time", "resolve_unit", "auto_unit"]
+           "memory_time", "credited", "resolve_unit", "auto_unit"]
 
 
 @dataclass(frozen=True)
@@ -145,8 +145,7 @@ def memory_time(spec: HwSpec, nbytes: float, footprint: float | None, timing: st
     >>> level.name, seconds, waited.name     # 28 B from DDR4 is 0.14 ns: the L1 binds
     ('DDR4', 1.14e-09, 'L1d')
     """
-    if timing == "cold":
-        footprint = None
+    footprint = credited(footprint, timing)
     level, seconds = max(reversed(memory_terms(spec, nbytes, footprint)), key=lambda lt: lt[1])
     given = [lv for lv in spec.memory if lv.latency is not None] if timing == "cold" else []
     first = max(given, key=lambda lv: lv.latency.value) if given else None  # type: ignore[union-attr]
@@ -154,6 +153,16 @@ def memory_time(spec: HwSpec, nbytes: float, footprint: float | None, timing: st
             and first.latency.value > seconds:
         return level, first.latency.value, first
     return level, seconds, None
+
+
+def credited(footprint: float | None, timing: str) -> float | None:
+    """The working set the caches are credited with: none for a call timed alone
+    (``cold``: caches flushed before it), else ``footprint``.
+
+    >>> credited(1e6, "cold"), credited(1e6, "graph")
+    (None, 1000000.0)
+    """
+    return None if timing == "cold" else footprint
 
 
 def auto_unit(storage: str, nm_group: tuple[int, int] | None = None) -> str:
@@ -270,8 +279,7 @@ def bound(t: Traffic, spec: HwSpec, *, unit: str, precision: str, launches: int 
         peak = entry_peak(spec, unit, precision)
     else:  # no peak: the compute term is left out, which keeps the bound a lower bound
         peak, note = 0.0, f"{spec.name} has no {unit} {precision} peak: compute term left out"
-    if timing == "cold":
-        footprint = None
+    footprint = credited(footprint, timing)
     terms = memory_terms(spec, t.bytes_total, footprint)
     unknown = _unmeasured_home(spec, footprint)
     floor, floor_note = launch_floor(spec, timing, calls_per_sync)
