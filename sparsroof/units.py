@@ -155,10 +155,14 @@ def binary(n: float) -> str:
 def plain(value: float) -> str:
     """Three significant digits without exponent for table cells.
 
-    >>> plain(1012.7), plain(0.0892)
-    ('1,013', '0.0892')
+    >>> plain(1012.7), plain(0.0892), plain(4.05e-05), plain(8.1e-05), plain(0)
+    ('1,013', '0.0892', '0.0000405', '0.000081', '0')
     """
-    return f"{value:,.0f}" if abs(value) >= 100 else f"{value:.3g}"
+    if abs(value) >= 100:
+        return f"{value:,.0f}"
+    if value and math.isfinite(value) and abs(value) < 1e-4:  # where "g" turns to "e"
+        return f"{value:.{2 - math.floor(math.log10(abs(value)))}f}".rstrip("0")
+    return f"{value:.3g}"
 
 
 def counted(n: int, noun: str, plural: str | None = None) -> str:

@@ -149,7 +149,7 @@ def _cells(spec: str, r: Result) -> list[str]:
             si(t.flops_executed, ""), si(t.bytes_a, "B"), si(t.bytes_b, "B"),
             si(t.bytes_c, "B"), si(t.bytes_total, "B"), f"{t.intensity:.3g}", si(b.sol_s, "s"),
             b.bound, plain(b.attainable_flops / 1e9),
-            "-" if share is None else f"{100 * share:.3g}",
+            "-" if share is None else plain(100 * share),
             "-" if r.speedup_vs_dense is None else f"{r.speedup_vs_dense:.3g}"]
 
 

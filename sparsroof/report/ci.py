@@ -132,7 +132,8 @@ def to_table(report: CheckReport) -> Any:
         caption += "; note = change from the baseline, or the measured time"
     return fitted_table(_HEADERS, rows, keep=range(keep),
                         left=[h for h in _HEADERS if h not in ("d", "value", "limit", "margin")],
-                        title=headline(report), caption=caption)
+                        title=headline(report), caption=caption, spare=("margin",),
+                        keys=("check", "matrix", "d", "metric"))
 
 
 def _outcome_record(o: Outcome) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from typing import Any
 
 from .._version import envelope
 from ..batch.summary import MatrixPoint, StoreSummary
-from ..units import si
+from ..units import plain, si
 from .document import json_text
 from .tables import fitted_table
 
@@ -19,10 +19,11 @@ __all__ = ["SHOWN_FAILURES", "store_tables", "store_json"]
 SHOWN_FAILURES = 20
 
 
-def _table(title: str, headers: tuple[str, ...], rows: list[tuple[Any, ...]]) -> Any:
+def _table(title: str, headers: tuple[str, ...], rows: list[tuple[Any, ...]],
+           keys: tuple[str, ...] | None = None) -> Any:
     numbers = ("n", "d", "AI F/B", "attainable", "of peak")
     return fitted_table(headers, [[str(c) for c in row] for row in rows], title=title,
-                        left=[h for h in headers if h not in numbers])
+                        left=[h for h in headers if h not in numbers], keys=keys)
 
 
 def _failed_files(failures: list[dict[str, Any]]) -> Any:
@@ -37,7 +38,7 @@ def _failed_files(failures: list[dict[str, Any]]) -> Any:
 def _points_rows(points: list[MatrixPoint]) -> list[tuple[Any, ...]]:
     return [(p.name, p.label, p.spec, p.kernel, p.width, p.storage, p.model,
              f"{p.intensity:.3g}", si(p.attainable_flops, "FLOP/s"),
-             f"{100 * p.roof_fraction:.3g}%", p.bound) for p in points]
+             f"{plain(100 * p.roof_fraction)}%", p.bound) for p in points]
 
 
 def store_tables(s: StoreSummary, failures: list[dict[str, Any]]) -> list[Any]:
@@ -52,8 +53,11 @@ def store_tables(s: StoreSummary, failures: list[dict[str, Any]]) -> list[Any]:
     heads = ("matrix", "class", "spec", "kernel", "d", "format", "model", "AI F/B",
              "attainable", "of peak", "bound")
     note = " (best row per matrix and spec; of peak = attainable / peak FLOP/s)"
-    ranked = [_table("furthest from the compute roof" + note, heads, _points_rows(s.furthest)),
-              _table("closest to the compute roof" + note, heads, _points_rows(s.closest))]
+    keys = ("matrix", "spec")  # a row is the best of one matrix on one spec
+    ranked = [_table("furthest from the compute roof" + note, heads, _points_rows(s.furthest),
+                     keys),
+              _table("closest to the compute roof" + note, heads, _points_rows(s.closest),
+                     keys)]
     if s.no_work:
         ranked.append(f"not ranked, with no work to do (no entries): {', '.join(s.no_work)}")
     return [*shown, *ranked]

@@ -11,6 +11,7 @@ default set of columns and shows every column with ``wide``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Sequence
 from functools import cache
 from typing import Any
@@ -108,6 +109,21 @@ _PROSE_WORD = 60
 _LABEL_LINES = 2
 #: short identifying columns a table repeats in every column group, beside its text keys
 _KEY_NUMBERS = ("d", "x", "n", "row", "P", "sparsity")
+#: the longest word of a label (a matrix's or a check's name) kept on one line; a longer
+#: one may break over two lines, so that one long name does not fold a table into parts
+#: that repeat it beside a column or two each
+_WHOLE_WORD = 30
+
+
+def _label_word(word: str) -> int:
+    """The width a label's word needs: whole up to :data:`_WHOLE_WORD` characters, else
+    half of it (two lines).
+
+    >>> _label_word("bcsstk13"), _label_word("x" * 31), _label_word("x" * 58)
+    (8, 16, 29)
+    """
+    n = len(word)
+    return n if n <= _WHOLE_WORD else -(-n // _LABEL_LINES)
 
 
 def _stack(header: str, width: int) -> str:
@@ -126,13 +142,22 @@ def _stack(header: str, width: int) -> str:
 
 
 def _wrapped(line: str, width: int) -> int:
-    """How many lines ``line`` takes wrapped at spaces within ``width`` (no word longer)."""
+    """How many lines ``line`` takes wrapped at spaces within ``width``, a word longer than
+    ``width`` starting a line of its own and cut every ``width`` characters (as the
+    console folds it).
+
+    >>> _wrapped("a bb ccc", 4), _wrapped("a " + "x" * 9, 4), _wrapped("", 3)
+    (2, 4, 1)
+    """
     count, used = 1, -1
     for word in line.split():
-        if used >= 0 and used + 1 + len(word) > width:
-            count, used = count + 1, len(word)
-        else:
-            used = len(word) if used < 0 else used + 1 + len(word)
+        n = len(word)
+        if used >= 0 and used + 1 + n <= width:
+            used += 1 + n
+            continue
+        taken = max(1, -(-n // width))  # the lines the word fills
+        count += taken - (1 if used < 0 else 0)
+        used = n - (taken - 1) * width
     return count
 
 
@@ -150,10 +175,32 @@ def _in_lines(lines: Sequence[str], least: int, natural: int, most: int = _LABEL
     return width
 
 
+def _undefined(caption: str | None, names: Sequence[str]) -> str | None:
+    """``caption`` without the definitions (``"NAME = ..."``, between semicolons or
+    sentences) of the columns ``names``, which the table leaves out.
+
+    >>> _undefined("AI = FLOPs per byte; % peak = share of peak; --wide: all", ["% peak"])
+    'AI = FLOPs per byte; --wide: all'
+    >>> _undefined("specs: a100.  margin = headroom (negative fails)", ["margin"])
+    'specs: a100.'
+    """
+    if not caption:
+        return caption
+    lines = []
+    for line in caption.split("\n"):
+        parts = re.split(r"(; |(?<=\.)  )", line) + [""]
+        kept = [(text, gap) for text, gap in zip(parts[::2], parts[1::2], strict=True)
+                if not any(text.startswith(f"{n} = ") for n in names)]
+        if kept:
+            lines.append("".join(text + gap for text, gap in kept[:-1]) + kept[-1][0])
+    return "\n".join(lines)
+
+
 class FittedTable:
     """A table that fits the console it is printed in, decided when it is printed.
 
-    Numbers never wrap; text wraps at spaces only, never inside a word. When the natural
+    Numbers never wrap; text wraps at spaces, and a label's word of over
+    :data:`_WHOLE_WORD` characters (a file's name) in two even halves. When the natural
     layout is too wide, text columns narrow (the widest first) down to their longest word;
     then number headers stack their words; and when even that is too wide, the columns fold
     into groups, each a table of its own repeating the key columns (the leading text
@@ -163,8 +210,10 @@ class FittedTable:
     def __init__(self, headers: Sequence[str], rows: Sequence[Sequence[str]], *,
                  left: Collection[str], title: str | None, caption: str | None,
                  keep: Sequence[int], sections: Collection[int],
-                 prose: Collection[str] = (), spare: Collection[str] = ()) -> None:
+                 prose: Collection[str] = (), spare: Collection[str] = (),
+                 keys: Collection[str] | None = None) -> None:
         self.headers, self.rows, self.left = list(headers), [list(r) for r in rows], left
+        self.named = keys
         self.spare = [i for i in keep if headers[i] in spare]
         self.title, self.caption = title, caption
         self.keep, self.sections, self.prose = list(keep), set(sections), set(prose)
@@ -180,7 +229,8 @@ class FittedTable:
             self.natural[i] = max(len(header), widest)
             longest_word = max(len(w) for w in header.split()) if header.strip() else 0
             if header in left:
-                words = [len(w) for line in lines for w in line.split()]
+                words = [len(w) if header in prose else _label_word(w)
+                         for line in lines for w in line.split()]
                 self.least[i] = max([1, longest_word, *words])
                 if header in prose:  # free text: only a word past any line may fold
                     self.least[i] = min(self.least[i], _PROSE_WORD)
@@ -193,6 +243,8 @@ class FittedTable:
                 self.stacked[i] = max(widest, longest_word, 1)
 
     def _keys(self, keep: Sequence[int]) -> list[int]:
+        if self.named is not None:
+            return [i for i in keep if self.headers[i] in self.named]
         keys = []
         for i in keep:
             if self.headers[i] not in self.left and self.headers[i] not in _KEY_NUMBERS:
@@ -292,6 +344,13 @@ class FittedTable:
             # free text gives way first, then the widest column
             widest = max(wider, key=lambda i: (self.headers[i] in self.prose, widths[i]))
             widths[widest] -= 1
+        for i in text:  # a label that wraps takes the narrowest width of as many lines,
+            # its lines even (a long name cut in halves, not before its last letters)
+            if widths[i] < self.natural[i] and self.headers[i] not in self.prose:
+                lines = [self.headers[i]] + [line for r in self.rows
+                                             for line in r[i].splitlines()]
+                most = max(_wrapped(line, widths[i]) for line in lines)
+                widths[i] = _in_lines(lines, min(self.word[i], widths[i]), widths[i], most)
         return widths, stack
 
     def _table(self, columns: Sequence[int], width: int, title: str | None,
@@ -349,6 +408,7 @@ class FittedTable:
         caption = self.caption
         if spared:
             left_out = ", ".join(self.headers[i] for i in spared)
+            caption = _undefined(caption, [self.headers[i] for i in spared])
             caption = ((caption + "\n") if caption else "") + (
                 f"left out to fit {width} columns: {left_out} (a wider terminal shows it)")
         groups = self.groups(width, keep)
@@ -367,7 +427,7 @@ def fitted_table(headers: Sequence[str], rows: Sequence[Sequence[str]], *,
                  left: Collection[str] = (), title: str | None = None,
                  caption: str | None = None, keep: Sequence[int] | None = None,
                  sections: Collection[int] = (), prose: Collection[str] = (),
-                 spare: Collection[str] = ()) -> Any:
+                 spare: Collection[str] = (), keys: Collection[str] | None = None) -> Any:
     """A table of the columns at positions ``keep`` (all by default) that fits the console
     it is printed in (:class:`FittedTable`).
 
@@ -376,8 +436,9 @@ def fitted_table(headers: Sequence[str], rows: Sequence[Sequence[str]], *,
     as their widest cell. A rule is drawn before each row index in ``sections``. Columns
     named in ``prose`` are free text (sources, notes) whose long words may fold. Columns
     named in ``spare`` are left out, with a line in the caption, where that alone keeps
-    the table from folding.
+    the table from folding. Columns named in ``keys`` are the ones that say what a row is,
+    repeated in every part of a folded table (by default the leading text columns).
     """
     keep = list(range(len(headers))) if keep is None else list(keep)
     return FittedTable(headers, rows, left=left, title=title, caption=caption, keep=keep,
-                       sections=sections, prose=prose, spare=spare)
+                       sections=sections, prose=prose, spare=spare, keys=keys)

@@ -5,6 +5,7 @@ wraps at spaces only). A table too wide folds into column groups."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 
@@ -47,6 +48,9 @@ def work(tmp_path_factory: pytest.TempPathFactory) -> str:
     batch = sparsroof("batch", "data", "--hw", "a100", "--store", str(here / "results.db"),
                       cwd=ROOT)
     assert batch.returncode == 0, batch.stderr
+    batch = sparsroof("batch", "data", "--hw", "a100,v100-sxm2", "--store",
+                      str(here / "two.db"), cwd=ROOT)
+    assert batch.returncode == 0, batch.stderr
     return str(here)
 
 
@@ -78,9 +82,15 @@ def test_tables_fit_the_terminal(args: tuple[str, ...], columns: int, work: str)
                  if not any(c.isdigit() for c in w) and w not in {"ns", "µs", "ms", "s"}}
     missing = roomy - narrow
     if "left out to fit" in text:  # a spare column left out rather than fold the table: its
-        # figures are missing, and the caption names it
-        assert f"left out to fit {columns} columns: % peak" in text
-        missing = {w for w in missing if not w.replace(".", "").isdigit()} - {"%", "peak"}
+        # figures are missing, the caption names it and no longer defines it
+        names = re.search(rf"left out to fit {columns} columns: (.*) \(a wider", text)
+        assert names is not None, text
+        for name in names.group(1).split(", "):
+            defined = re.search(rf"{re.escape(name)} = [^;\n]*", _run(args, 400, work))
+            assert name.split()[-1] in {"peak", "margin"}, name
+            said = [*name.split(), *(defined.group(0).split() if defined else ())]
+            missing -= {*said, *(w + ";" for w in said)}
+        missing = {w for w in missing if not w.strip("+-%").replace(".", "").isdigit()}
     assert not sorted(missing)[:10]
 
 
@@ -101,21 +111,31 @@ def test_a_table_too_wide_folds_into_column_groups() -> None:
     assert len(headers) >= 2
 
 
-@pytest.mark.parametrize(("args", "keys"), [
-    (("check", "examples/budgets.yaml"), "check  matrix  d  metric  status"),
+@pytest.mark.parametrize(("args", "keys", "columns"), [
+    (("check", "examples/budgets.yaml"), "check  matrix  d  metric", 72),
     (("whatif", "swin_tiny", "--pattern", "unstructured,block4,2:4"),
-     "pattern  sparsity  kernel / unit"),
+     "pattern  sparsity  kernel / unit", 80),
 ])
-def test_every_part_of_a_folded_table_names_its_rows(args: tuple[str, ...],
-                                                      keys: str) -> None:
+def test_every_part_of_a_folded_table_names_its_rows(args: tuple[str, ...], keys: str,
+                                                      columns: int) -> None:
     """Each part of a folded table repeats the columns that say what a row is: a budget
-    check's status stays with its metric, and a study's rows keep their sparsity."""
-    text = _run(args, 80)
+    check's metric on its matrix, and a study's rows keep their sparsity."""
+    text = _run(args, columns)
     parts = text.count("columns ")
     heads = [" ".join(line.split()) for line in text.splitlines()
              if line.split()[:1] == keys.split()[:1]]
     assert parts >= 2 and len(heads) == parts, text
     assert all(h.startswith(" ".join(keys.split())) for h in heads), heads
+
+
+def test_a_store_ranked_per_matrix_and_spec_names_both_in_every_part(work: str) -> None:
+    """The report of a store analysed on two specs ranks a row per matrix and spec: each
+    part of its folded tables repeats both, so two rows of one matrix stay apart."""
+    text = _run(("report", "{work}/two.db"), 80, work)
+    ranked = text[text.index("furthest from"):]
+    heads = [line.split() for line in ranked.splitlines() if line.startswith("matrix ")]
+    assert ranked.count("columns 1 of") == 2 and len(heads) >= 4, text
+    assert all(h[:2] == ["matrix", "spec"] for h in heads), heads
 
 
 def test_piped_output_keeps_its_full_width() -> None:

@@ -59,3 +59,36 @@ def test_folds_are_the_narrowest_and_leave_no_column_alone_where_they_can() -> N
         assert max(t._span(t.stacked, [0, *g]) for g in got) == widest
         fewest_alone = min(c[1] for c in cuts if c[0] == widest)
         assert sum(len(g) == 1 for g in got) == fewest_alone, (widths, width, got)
+
+
+def test_a_long_name_takes_two_even_lines_rather_than_fold_the_table() -> None:
+    """A name of 58 characters beside four short columns in 80: cut in two halves it
+    leaves room for them all; a name of 30 characters or fewer stays whole."""
+    from rich.console import Console
+
+    long = "layers.0.blocks.0.attn.proj_swin_tiny_unstructured_50.smtx"[:58]
+    headers = ["matrix", "rows x cols", "entries", "class"]
+    rows = [[long, "96 x 96", "4,608", "unstructured-pruned"],
+            ["bcsstk13", "2,003 x 2,003", "83,883", "banded"]]
+    t = FittedTable(headers, rows, left={"matrix", "class"}, title=None, caption=None,
+                    keep=[0, 1, 2, 3], sections=())
+    assert t.groups(80) == [[0, 1, 2, 3]]
+    console = Console(width=80, record=True, color_system=None)
+    console.print(t)
+    words = console.export_text().split()
+    halves = [w for w in words if len(w) > 9 and (long.startswith(w) or long.endswith(w))]
+    assert "".join(halves) == long and abs(len(halves[0]) - len(halves[1])) <= 1
+    short = FittedTable(headers, [["x" * 30, "1 x 1", "1", "banded"]], left={"matrix"},
+                        title=None, caption=None, keep=[0, 1, 2, 3], sections=())
+    assert short.least[0] == 30
+
+
+def test_the_named_keys_are_repeated_whatever_their_place() -> None:
+    """A table told which columns say what a row is repeats those in every part, not the
+    leading text columns (here, a class that follows from the matrix)."""
+    headers = ["matrix", "class", "spec", "aaaaaaaaaa", "bbbbbbbbbb", "cccccccccc"]
+    row = ["m", "banded", "a100", "1", "2", "3"]
+    t = FittedTable(headers, [row], left={"matrix", "class", "spec"}, title=None,
+                    caption=None, keep=range(6), sections=(), keys=("matrix", "spec"))
+    groups = t.groups(40)
+    assert len(groups) > 1 and all(g[:2] == [0, 2] for g in groups), groups
