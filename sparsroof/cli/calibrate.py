@@ -10,14 +10,15 @@ from ..errors import OptionError
 from ..hardware.library import load_spec
 from ..host.calibration import calibrate, save
 from ..report.calibration import calibration_summary
-from .common import hw_option
+from .common import EarlierNames, hw_option
 from .guard import check_writable, echo_message
 
 
 @click.command("calibrate")
 @hw_option(required=True,
            help="Spec of this host (e.g. from 'sparsroof hw probe -o myhost.yaml').")
-@click.option("-o", "--output-file", required=True, metavar="FILE",
+@click.option("-o", "--out", "--output-file", "output_file", cls=EarlierNames,
+              earlier=("--output-file",), required=True, metavar="FILE",
               help="Where to write the calibration JSON.")
 @click.option("--dtype", type=click.Choice(["fp64", "fp32"]), default="fp64",
               show_default=True, help="Value type of the benchmark matrices.")
@@ -82,5 +83,5 @@ def command(hw: str, output_file: str, dtype: str, rounds: int) -> int:
         raise OptionError(f"{output_file}: cannot write: {err.strerror or err}") from None
     for line in calibration_summary(cal, samples, rounds):  # wrapped at spaces on a terminal
         echo_message(f"calibrate: {line}")
-    click.echo(f"calibrate: wrote {output_file}", err=True)
+    click.echo(f"sparsroof: wrote {output_file}", err=True)
     return 0

@@ -16,6 +16,7 @@ from ..structure.reorder import ORDERINGS
 from .guard import echo_error, run_guarded
 
 __all__ = [
+    "EarlierNames",
     "timing_options",
     "hw_option",
     "spec_names",
@@ -49,6 +50,23 @@ def spec_names(values: tuple[str, ...] | list[str] | str | None) -> tuple[str, .
         return ()
     listed = [values] if isinstance(values, str) else list(values)
     return tuple(dict.fromkeys(p.strip() for v in listed for p in v.split(",") if p.strip()))
+
+
+class EarlierNames(click.Option):
+    """An option whose earlier long names (``earlier``) still work but are left out of its
+    help: a command's file option renamed to the one name every command uses."""
+
+    def __init__(self, *args: Any, earlier: tuple[str, ...] = (), **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.earlier = earlier
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        every = self.opts
+        self.opts = [o for o in every if o not in self.earlier]
+        try:
+            return super().get_help_record(ctx)
+        finally:
+            self.opts = every
 
 
 def hw_option(*, many: bool = False, required: bool = False, default: str | None = "a100",

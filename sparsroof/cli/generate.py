@@ -19,7 +19,7 @@ _SHUFFLE = click.option("--shuffle", is_flag=True,
                         help="Renumber rows and columns by a seeded random permutation (the "
                              "same one for both when square): a scrambled ordering for "
                              "--reorder to undo.")
-_OUT = click.option("-o", "--output", "output", required=True, metavar="FILE",
+_OUT = click.option("-o", "--out", "output", required=True, metavar="FILE",
                     type=click.Path(dir_okay=False, writable=True),
                     help="Matrix Market file to write.")
 
@@ -100,8 +100,8 @@ def _make(kind: str) -> click.Command:
                               "smaller sizes") from None
         gen.write(g, output, comment=gen.describe(kind, params | (
             {"shuffle": True, "seed": seed} if shuffle else {})))
-        click.echo(f"wrote {output}: {g.rows:,} x {g.cols:,}, {g.nnz:,} entries ({label})",
-                   err=True)
+        click.echo(f"sparsroof: wrote {output}: {g.rows:,} x {g.cols:,}, {g.nnz:,} entries "
+                   f"({label})", err=True)
         return 0
 
     doc = inspect.cleandoc(fn.__doc__ or "").split(">>>")[0].replace("``", "").strip()

@@ -10,7 +10,7 @@ import click
 from ..errors import OptionError
 from ..hardware.library import bundled_names, load_spec, validate_file
 from ..report.hardware import list_csv, list_json, list_table, show_json, show_table
-from .common import OUTPUT_OPTION, WIDE_OPTION, emit, table_console
+from .common import OUTPUT_OPTION, WIDE_OPTION, EarlierNames, emit, table_console
 from .guard import check_writable, echo_message
 
 __all__ = ["command"]
@@ -108,7 +108,8 @@ def validate(paths: tuple[str, ...]) -> int:
 
 
 @command.command("probe")
-@click.option("-o", "--output-file", "output_file", type=click.Path(dir_okay=False),
+@click.option("-o", "--out", "--output-file", "output_file", cls=EarlierNames,
+              earlier=("--output-file",), type=click.Path(dir_okay=False),
               help="Write the spec here (default: stdout).")
 @click.option("--name", help="Spec name. [default: the output file's stem, else 'this-host']")
 @click.option("--device", type=click.Choice(["cpu", "cuda"]), default="cpu", show_default=True,

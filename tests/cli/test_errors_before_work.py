@@ -155,3 +155,26 @@ def test_bench_refuses_two_block_sizes_even_the_default_one() -> None:
     """--block 4 given beside bsr8 is two block sizes, not bsr8 overriding a default."""
     _one_line(sparsroof("bench", LAP, "--hw", "epyc-7763", "--block", "4", "--storage",
                         "bsr8"), "--storage: one BSR block size a run (4, 8 given)")
+
+
+def test_every_file_a_command_writes_is_given_by_dash_o_or_out(tmp_path: Path) -> None:
+    """-o/--out names the file written by generate, spy, plot, calibrate and hw probe
+    (-O/--output is the format everywhere): generate's --output is refused rather than
+    write a file named after a format, and --output-file still works where it was the
+    name, but help shows --out alone."""
+    from click.testing import CliRunner
+
+    from sparsroof.cli import cli
+
+    runner = CliRunner()
+    for path in (["generate", "banded"], ["spy"], ["plot", "roofline"], ["calibrate"],
+                 ["hw", "probe"]):
+        text = runner.invoke(cli, [*path, "--help"], env={"COLUMNS": "100"}).output
+        assert "-o, --out FILE" in text and "--output-file" not in text, (path, text)
+    refused = runner.invoke(cli, ["generate", "banded", "--n", "4", "--halfwidth", "1",
+                                  "--output", "json"])
+    assert refused.exit_code == 2 and "Did you mean '--out'?" in refused.output
+    spec = tmp_path / "me.yaml"
+    done = runner.invoke(cli, ["hw", "probe", "--quick", "--output-file", str(spec)])
+    assert done.exit_code == 0, done.output
+    assert "bandwidth" in spec.read_text(encoding="utf-8")
