@@ -44,7 +44,10 @@ def _tell(plan: Plan, summary: RunCounts, store: str) -> None:
     for label, kind, reason in summary.failures:
         if kind == "bug":  # its traceback was printed when it happened
             reason = f"{reason.strip().splitlines()[-1]} (traceback above)"
-        echo_message(f"sparsroof: failed: {label}: {kind}: {reason}")
+        # a file that cannot be read is said as plainly as analyze says it; the other
+        # kinds (memory, timeout, crash, bug) name themselves
+        echo_message(f"sparsroof: failed: {label}{'' if kind == 'error' else f' ({kind})'}: "
+                     f"{reason}")
     parts = [f"{summary.analysed} analysed ({summary.entries:,} entries in "
              f"{summary.seconds:.1f} s)", f"{plan.count('cached')} already in the store",
              f"{len(summary.failures)} failed"]

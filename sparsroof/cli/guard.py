@@ -7,6 +7,7 @@ models: ``sparsroof --help`` needs only this and click.
 from __future__ import annotations
 
 import os
+import re
 import sys
 
 import click
@@ -84,6 +85,22 @@ def _file_hint(err: click.UsageError) -> str:
     return f": {err.ctx.command_path} has no -o; use {' or '.join(ways)}"
 
 
+def _in_our_words(message: str) -> str:
+    """A usage error of the option parser said as the tool's own: lower case, and its
+    suggestion after a semicolon.
+
+    >>> _in_our_words("No such option '--hw'. (Did you mean one of: '--help', '--wide'?)")
+    "no such option '--hw'; did you mean one of: '--help', '--wide'?"
+    >>> _in_our_words("Invalid value for '-O': 'yaml' is not one of 'table', 'json'.")
+    "invalid value for '-O': 'yaml' is not one of 'table', 'json'."
+    """
+    message = re.sub(r"\. \(Did you mean (.*)\)$", r"; did you mean \1", message)
+    message = re.sub(r"\. Did you mean ", "; did you mean ", message)
+    if message[:1].isupper() and message[1:2].islower():
+        message = message[0].lower() + message[1:]
+    return message
+
+
 def run_guarded(command: click.Command, argv: list[str] | None) -> int:
     """Run a click command; user errors become one line and an exit code, never a traceback."""
     try:
@@ -96,7 +113,7 @@ def run_guarded(command: click.Command, argv: list[str] | None) -> int:
         where = err.ctx.command_path if err.ctx is not None else "sparsroof"
         hint = _file_hint(err)
         message = err.format_message().rstrip(".") + hint if hint else err.format_message()
-        echo_error(f"{message} (see '{where} --help')")
+        echo_error(f"{_in_our_words(message)} (see '{where} --help')")
         return err.exit_code
     except click.ClickException as err:
         err.show()

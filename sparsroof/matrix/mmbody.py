@@ -229,10 +229,15 @@ def fmm_problem(err: Exception, shift: int = 0) -> str:
     helps.
 
     >>> fmm_problem(ValueError("Line 2768: Invalid floating-point value."), 1)
-    'line 2769: Invalid floating-point value'
+    'line 2769: invalid floating-point value'
+    >>> fmm_problem(ValueError("truncated file. Expected another 11 lines"))
+    'truncated file: expected another 11 lines'
     """
-    text = str(err).strip().rstrip(".")
-    text = text[0].lower() + text[1:] if text else "unreadable Matrix Market data"
+    text = str(err).strip().rstrip(".") or "unreadable Matrix Market data"
+    # one clause after another, in lower case as every message of the tool (a word in
+    # capitals, an acronym, kept)
+    text = re.sub(r"(^|: |\. )([A-Z])(?=[a-z])",
+                  lambda m: (": " if m[1] == ". " else m[1]) + m[2].lower(), text)
     found = re.match(r"line (\d+):", text)
     if found and shift:
         text = f"line {int(found[1]) + shift}:{text[found.end():]}"

@@ -385,7 +385,7 @@ def test_a_bug_traceback_is_printed_once(capsys: pytest.CaptureFixture[str]) -> 
     _tell(Plan(), RunCounts(failures=[("a.mtx", "bug", trace)]), "r.db")
     err = capsys.readouterr().err
     assert "Traceback" not in err
-    assert "sparsroof: failed: a.mtx: bug: KeyError: 'k' (traceback above)" in err
+    assert "sparsroof: failed: a.mtx (bug): KeyError: 'k' (traceback above)" in err
 
 
 def test_progress_off_a_terminal_is_a_line_at_a_steady_interval() -> None:

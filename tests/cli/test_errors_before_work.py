@@ -106,7 +106,7 @@ def test_classify_help_names_every_class() -> None:
 
 
 def test_o_where_a_command_has_none_says_what_it_has() -> None:
-    _one_line(sparsroof("analyze", LAP, "-o", "x.json"), "No such option '-o': sparsroof "
+    _one_line(sparsroof("analyze", LAP, "-o", "x.json"), "no such option '-o': sparsroof "
               "analyze has no -o; use -O/--output FORMAT for the result on stdout or --plot "
               "FILE for a figure")
 
@@ -171,9 +171,11 @@ def test_every_file_a_command_writes_is_given_by_dash_o_or_out(tmp_path: Path) -
                  ["hw", "probe"]):
         text = runner.invoke(cli, [*path, "--help"], env={"COLUMNS": "100"}).output
         assert "-o, --out FILE" in text and "--output-file" not in text, (path, text)
-    refused = runner.invoke(cli, ["generate", "banded", "--n", "4", "--halfwidth", "1",
-                                  "--output", "json"])
-    assert refused.exit_code == 2 and "Did you mean '--out'?" in refused.output
+    refused = sparsroof("generate", "banded", "--n", "4", "--halfwidth", "1", "--output",
+                        "json", cwd=tmp_path)
+    assert refused.returncode == 2 and refused.stderr.startswith(
+        "sparsroof: error: no such option '--output'; did you mean '--out'?"), refused.stderr
+    assert not (tmp_path / "json").exists()
     spec = tmp_path / "me.yaml"
     done = runner.invoke(cli, ["hw", "probe", "--quick", "--output-file", str(spec)])
     assert done.exit_code == 0, done.output

@@ -181,7 +181,7 @@ def test_plot_reuse_command(tmp_path: Path) -> None:
     for p in points:
         assert f'id="reuse|{p.matrix}|{p.model}|{p.width}"' in svg
     assert 'id="measured|random_1000|MKL"' in svg
-    for args, needle, code in ((["--at", "nope"], "Invalid value for '--at'", 2),
+    for args, needle, code in ((["--at", "nope"], "invalid value for '--at'", 2),
                                (["--storage", "ell"], "no ell rows", 1),
                                (["--hw", "nope"], "no bundled hardware spec", 2)):
         bad = plot("--measured", str(_runs_csv(tmp_path)), *args, "-o", str(figure))

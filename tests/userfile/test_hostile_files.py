@@ -88,8 +88,8 @@ def test_batch_records_a_dangling_link_and_a_bad_header_and_goes_on(tmp_path: Pa
     assert out.returncode == 1 and "Traceback" not in out.stderr, out.stderr[-2000:]
     failed = sorted(line for line in out.stderr.splitlines() if "failed:" in line)
     assert failed == [
-        f"sparsroof: failed: {tree / 'gone.mtx'}: error: a link to a missing file",
-        f"sparsroof: failed: {tree / 'huge.mtx'}: error: line 2: a size above 2^63 - 1 "
+        f"sparsroof: failed: {tree / 'gone.mtx'}: a link to a missing file",
+        f"sparsroof: failed: {tree / 'huge.mtx'}: line 2: a size above 2^63 - 1 "
         "cannot be read"]
     assert "2 analysed" in out.stderr
 
