@@ -37,8 +37,9 @@ def spec_warnings(spec: HwSpec) -> list[str]:
     for method, floor in spec.launch_floors.items():
         if _not_minimum(floor):
             out.append(lead + f"launch_floors.{method}: kind is {floor.kind!r}: a run timed "
-                       f"by {method} can be faster than this floor (a bound needs the "
-                       "smallest time, 'minimum')")
+                       f"by {method} can be faster than this floor, so bounds leave it out "
+                       "for the next smaller floor (a bound needs the smallest time, "
+                       "'minimum')")
     if lo is not None and lo.kind is None:
         out.append(lead + "launch_overhead: no kind: say 'kind: minimum' once the figure is "
                    "the smallest back-to-back kernel time")

@@ -484,10 +484,18 @@ def test_matrix_named_by_two_checks_is_loaded_once(tmp_path: Path,
 
 
 def test_a_budget_says_how_its_runs_are_timed(tmp_path: Path) -> None:
-    """lap2d_64's SpMV on the A100 40GB: 1.3 us by the default (graph) floor, 2.4 us timed
-    back to back on a stream, 12 us with a host synchronisation per call, and (8 calls per
-    synchronisation) (12 + 7 x 2.4) / 8 = 3.6 us; a 10 us budget fails only the third."""
-    base = {"version": 1, "defaults": {"hw": "a100-40gb", "model": "compulsory"}}
+    """lap2d_64's SpMV on an A100 40GB whose spec gives a sync floor of 12 us (a user's own
+    minimum; the bundled spec gives none): 1.3 us by the default (graph) floor, 2.4 us
+    timed back to back on a stream, 12 us with a host synchronisation per call, and (8
+    calls per synchronisation) (12 + 7 x 2.4) / 8 = 3.6 us; a 10 us budget fails only the
+    third."""
+    text = (Path(__file__).parents[2] / "hwspecs" / "a100-40gb.yaml").read_text(
+        encoding="utf-8")
+    spec = tmp_path / "a100-sync.yaml"
+    spec.write_text(text.replace("\nlaunch_floors:\n", "\nlaunch_floors:\n    sync: {value: "
+                                 "12 us, source: 'measured here', kind: minimum}\n", 1),
+                    encoding="utf-8")
+    base = {"version": 1, "defaults": {"hw": str(spec), "model": "compulsory"}}
     expected = {"graph": 1.3e-6, "stream": 2.4e-6, "sync": 12e-6, "sync8": 3.6e-6}
     for name, sol in expected.items():
         timing = {"timing": "sync", "calls_per_sync": 8} if name == "sync8" else {

@@ -79,14 +79,19 @@ def test_no_public_gpu_run_beats_its_bound(tmp_path: Path) -> None:
     assert all(min(r) > 1.0 for r in ratios.values())
 
 
-def test_judged_by_their_own_timing_method_the_runs_sit_within_3x(tmp_path: Path) -> None:
+def test_judged_by_their_own_timing_method_no_run_beats_the_stream_floor(
+        tmp_path: Path) -> None:
     """The benchmark times each SpMV alone between two device synchronisations: judged with
-    --timing sync, the launch-bound runs (the matrices have under 120k entries) are held to
-    the floor of a call with a host round trip, and sit within 3x of it; none beats it."""
+    --timing sync, each run is held to the floor the spec can promise for it. Ginkgo's
+    times are means of ten calls, so neither spec takes them for a sync floor (that would
+    judge the runs by themselves): a smaller floor binds (the A100's stream floor, the
+    V100's only one), each row says so, none is beaten, and the launch-bound runs sit at
+    least twice above it (a host round trip)."""
     judged = _judged(tmp_path, "sync")
     assert [j.explanation() for j in judged if j.violation] == []
     assert {j.bound.timing for j in judged} == {"sync"}
+    assert all("gives no sync launch floor: its " in j.bound.note  # the V100's: smallest
+               for j in judged if j.bound.bound == "launch")
     ratios = _ratios(judged)
     for spec in SPECS.values():
-        launch = ratios[(spec, "launch")]
-        assert statistics.median(launch) < 3, spec
+        assert min(ratios[(spec, "launch")]) > 2, spec

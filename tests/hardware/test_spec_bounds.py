@@ -101,8 +101,8 @@ def test_validate_warns_of_a_floor_per_method_that_is_not_a_minimum(tmp_path: Pa
     assert spec_warnings(a100) == []
     [said] = spec_warnings(spec)
     assert said == ("a100-80gb: launch_floors.graph: kind is 'average': a run timed by graph "
-                    "can be faster than this floor (a bound needs the smallest time, "
-                    "'minimum')")
+                    "can be faster than this floor, so bounds leave it out for the next "
+                    "smaller floor (a bound needs the smallest time, 'minimum')")
 
 
 def test_memory_term_allows_the_best_placement_in_the_caches() -> None:

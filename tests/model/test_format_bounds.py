@@ -102,6 +102,22 @@ def test_a_missing_floor_falls_back_to_a_smaller_one_with_a_note() -> None:
         launch_floor(spec, "warm")  # type: ignore[arg-type]
 
 
+def test_a_floor_that_is_not_a_minimum_is_left_out_for_a_smaller_one() -> None:
+    """A sync floor said to be the mean of a benchmark's calls is above the calls of a
+    leaner harness: sync-timed bounds use the stream floor and say why. The bundled
+    A100 40GB gives none (Ginkgo's published times are such means)."""
+    spec = _with_floors(graph=1.0e-6, stream=2.0e-6, sync=6.0e-6)
+    mean = replace(spec.launch_floors["sync"], kind="average")
+    spec = replace(spec, launch_floors={**spec.launch_floors, "sync": mean})
+    seconds, note = launch_floor(spec, "sync")  # type: ignore[arg-type]
+    assert seconds == 2.0e-6 and "sync launch floor is not a minimum (average)" in note
+    assert launch_floor(spec, "sync", 4)[0] == 2.0e-6  # type: ignore[arg-type]
+    a100 = load_spec("a100-40gb")
+    seconds, note = launch_floor(a100, "sync")
+    assert "sync" not in a100.launch_floors and seconds == a100.launch_floors["stream"].value
+    assert note == "a100-40gb gives no sync launch floor: its stream floor is used"
+
+
 def test_every_bundled_floor_is_at_least_the_default_floor() -> None:
     """The default bound charges launch_overhead; it must sit under every method's floor,
     or a run timed that way could be promised more than it can reach."""
