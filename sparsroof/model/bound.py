@@ -236,6 +236,23 @@ def entry_peak(spec: HwSpec, unit: str, precision: str) -> float:
     return peak / 2 if unit == "tensor-sparse" else peak
 
 
+def _faster_unit(spec: HwSpec, unit: str, precision: str, peak: float) -> str | None:
+    """The unit of ``spec`` that multiplies entries fastest at ``precision``, where it is
+    faster than ``unit``'s ``peak``: the model gives a format the unit its kernels use
+    (*The Sparsity Roofline*, section 5), but a kernel may compute an unstructured
+    product on tensor units too, so a compute-bound bound holds only for kernels on
+    ``unit``.
+
+    >>> from sparsroof.hardware.library import load_spec
+    >>> a100 = load_spec("a100")
+    >>> _faster_unit(a100, "simt", "fp16", 78e12), _faster_unit(a100, "tensor", "fp16", 312e12)
+    ('tensor', None)
+    """
+    rates = {u: entry_peak(spec, u, p) for u, p in spec.peaks if p == precision}
+    best = max(rates, key=lambda u: rates[u], default=None)
+    return best if best is not None and best != unit and rates[best] > peak else None
+
+
 def _unmeasured_home(spec: HwSpec, footprint: float | None) -> str | None:
     """The name of the fastest level that holds ``footprint`` bytes when that level has no
     known bandwidth (its bytes are then charged at the next level, :func:`memory_terms`),
@@ -305,6 +322,13 @@ def bound(t: Traffic, spec: HwSpec, *, unit: str, precision: str, launches: int 
         note = f"{note}; {said}" if note else said
     launch_s = launches * floor
     sol, name = sol_seconds(compute_s, memory_s, launch_s)
+    if name == "compute":
+        faster = _faster_unit(spec, unit, precision, peak)
+        if faster:
+            said = (f"compute-bound on {unit} units at {precision}: a kernel that runs the "
+                    f"product on {faster} units (densified tiles, as the dense GEMM does) "
+                    f"can be faster, and only the bound on {faster} units holds for it")
+            note = f"{note}; {said}" if note else said
     return Bound(
         unit=unit,
         precision=precision,

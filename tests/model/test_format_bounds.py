@@ -164,3 +164,27 @@ def test_a_gpu_spec_without_a_floor_says_its_small_bounds_leave_the_launch_out()
     empty = replace(one, flops_useful=0.0, flops_executed=0.0)
     assert "launch floor" not in bound(empty, load_spec("mi300x"), unit="simt",
                                        precision="fp64").note
+
+
+def test_a_compute_bound_bound_on_simt_says_tensor_units_can_beat_it() -> None:
+    """A dense-ish fp16 SpMM of width 4096 is compute-bound on the SIMT units its CSR
+    kernels use (The Sparsity Roofline's model), yet the dense GEMM of the same product on
+    tensor units is bounded faster: the CSR rows say that only the tensor units' bound
+    holds for such a kernel, and a bound on tensor units, or a memory-bound one, says
+    nothing of it."""
+    import scipy.sparse as sp
+
+    from sparsroof.analysis import analyze
+    from sparsroof.matrix.generate import uniform_random
+
+    g = uniform_random(1024, 1024, 400_000, seed=3)
+    matrix = sp.coo_matrix((g.values, (g.row, g.col)), shape=(g.rows, g.cols))
+    a = analyze(matrix, hw="a100", kernel="spmm", d=[4096], dtype="fp16",
+                storage=["csr", "dense"], model=["compulsory"], cache=False)
+    rows = {r.traffic.storage: r for r in a.results}
+    csr, dense = rows["csr"].bound, rows["dense"].bound
+    assert csr.bound == "compute" and csr.unit == "simt" and dense.sol_s < csr.sol_s
+    assert "only the bound on tensor units holds for it" in csr.note
+    assert "tensor units" not in dense.note
+    spmv = analyze(matrix, hw="a100", storage=["csr"], model=["compulsory"], cache=False)
+    assert all("compute-bound" not in r.bound.note for r in spmv.results)
