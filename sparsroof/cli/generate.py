@@ -100,8 +100,10 @@ def _make(kind: str) -> click.Command:
                               "smaller sizes") from None
         gen.write(g, output, comment=gen.describe(kind, params | (
             {"shuffle": True, "seed": seed} if shuffle else {})))
+        # shuffled, the pattern is no longer the class it was drawn as: say so, not the class
+        drawn = f"{label} renumbered at random" if shuffle else label
         click.echo(f"sparsroof: wrote {output}: {g.rows:,} x {g.cols:,}, {g.nnz:,} entries "
-                   f"({label})", err=True)
+                   f"({drawn})", err=True)
         return 0
 
     doc = inspect.cleandoc(fn.__doc__ or "").split(">>>")[0].replace("``", "").strip()

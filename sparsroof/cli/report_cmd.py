@@ -8,6 +8,7 @@ from ..batch.store import Store
 from ..batch.summary import store_points, summarise_store
 from ..errors import OptionError
 from ..report.store import store_json, store_tables
+from ..units import counted
 from .common import emit, table_console
 from .guard import check_writable
 
@@ -82,8 +83,9 @@ def command(store_path: str, plot_path: str | None, top: int, output: str,
             echo_written(plot_path)
             hidden = unplottable(points)
             if hidden:
-                click.echo(f"sparsroof: {len(hidden)} matrix(es) with no work are not on the "
-                           f"figure: {', '.join(hidden)}", err=True)
+                click.echo(f"sparsroof: {counted(len(hidden), 'matrix', 'matrices')} with no "
+                           f"work {'is' if len(hidden) == 1 else 'are'} not on the figure: "
+                           f"{', '.join(hidden)}", err=True)
     if output == "json":
         emit(store_json(summary, failures))
     else:

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 
 from ..batch.summary import MatrixPoint
 from ..errors import FigureError
-from ..units import si
+from ..units import counted, si
 from .legends import footnote, place_legend
 from .roof import decades, launch_handle, launch_ticks, slope_angle
 from .spread import Spread, caption, marker_diameter_pt, spread
@@ -201,7 +201,8 @@ def aggregate_roofline_figure(points: Sequence[MatrixPoint], *,
     fig.suptitle(title, fontsize=11)
     if hidden:
         names = ", ".join(hidden[:4]) + (", …" if len(hidden) > 4 else "")
-        axes[0].text(0.01, 0.99, f"{len(hidden)} matrix(es) with no work not shown: {names}",
+        gone = counted(len(hidden), "matrix", "matrices")
+        axes[0].text(0.01, 0.99, f"{gone} with no work not shown: {names}",
                      transform=axes[0].transAxes, fontsize=7, color="0.3", va="top",
                      gid="hidden")
     _legends(axes[-1], points, style)

@@ -113,7 +113,8 @@ def headline(report: CheckReport) -> str:
     total = len(report.outcomes)
     failed = total - report.count(PASS)
     checks, checks_failed = check_counts(report)
-    counted = f"{checks} check{'s' if checks != 1 else ''} ({total} limits on their matrices)"
+    counted = (f"{checks} check{'s' if checks != 1 else ''} "
+               f"({total} limit{'s' if total != 1 else ''} on their matrices)")
     verdict = ("all passed" if not failed else
                f"{checks_failed} of {checks} failed ({failed} of {total} limits)")
     impossible = report.count(IMPOSSIBLE)

@@ -37,7 +37,8 @@ def formats_report(name: str, spec: str, rows: list[FormatRow], advice: Advice
         [[r.storage, si(r.bytes_total, "B"), si(r.flops_useful, ""), si(r.flops_executed, ""),
           si(r.sol_s, "s"), si(r.calibrated_s, "s") if r.calibrated_s is not None else "-"]
          for r in rows],
-        left=("format",), title=f"{name}: SpMV storage formats on {spec}")
+        left=("format",), title=f"{name}: SpMV storage formats on {spec}",
+        keep=range(6 if any(r.calibrated_s is not None for r in rows) else 5))
     a = advice
     n = a.n_strips
     by = "calibrated time" if a.route == "calibrated" else "SoL"

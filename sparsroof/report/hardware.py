@@ -103,8 +103,8 @@ def list_table(specs: Sequence[HwSpec], wide: bool = False) -> Any:
     sparse = "sparse = sparse tensor units, dense-equivalent; " if wide else ""
     caption = ("peaks at a default precision: simt fp64 (analyze's default; else fp32), "
                f"tensor fp16 where the device has them; {sparse}ridge = peak / DRAM bandwidth "
-               "in FLOP/byte; launch = the smallest time one kernel takes; caches: "
-               "bandwidth, '?' where the spec has none")
+               "in FLOP/byte; launch = the smallest time one kernel takes ('-' where the spec "
+               "gives none); caches: bandwidth ('?' where the spec gives none)")
     core = set(LIST_COLUMNS) - {"device", "sparse TFLOP/s", "ridge tensor"}
     return fitted_table(LIST_COLUMNS, rows, left=("name", "device", "caches"),
                         title="Bundled and given hardware specs", caption=caption,

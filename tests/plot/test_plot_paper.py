@@ -124,7 +124,7 @@ def test_aggregate_labels_its_roofs_and_counts_empty_matrices() -> None:
     assert by_gid(ax, "roof|a100").get_label() == "roof: a100 (NVIDIA A100)"
     assert by_gid(ax, "roof-label|a100|compute").get_text() == "simt 9.7 TFLOP/s"
     assert by_gid(ax, "roof-label|a100|memory").get_text().startswith("HBM 1.5")
-    assert "1 matrix(es) with no work not shown: empty" in by_gid(ax, "hidden").get_text()
+    assert "1 matrix with no work not shown: empty" in by_gid(ax, "hidden").get_text()
 
 
 
