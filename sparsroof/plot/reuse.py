@@ -141,16 +141,18 @@ def roof_levels(lines: Sequence[RoofPoint], spec: HwSpec) -> dict[str, tuple[flo
     return levels
 
 
-def _roofs(ax: Axes, lines: Sequence[RoofPoint], spec: HwSpec) -> None:
-    """Each level of :func:`roof_levels` as min(P, β·AI) over the panel: solid where it
-    bounds a line, dashed where it bounds none (named in the legend)."""
+def _roofs(ax: Axes, lines: Sequence[RoofPoint], spec: HwSpec, used: dict[str, bool]
+           ) -> None:
+    """Each level of :func:`roof_levels` as min(P, β·AI) over the panel, in one style in
+    every panel, as the legend names it: solid where it bounds a line of some panel,
+    dashed where it bounds none."""
     xlo, xhi = ax.get_xlim()
     peak = max(p.peak_flops for p in lines)
-    for level, (bw, used) in roof_levels(lines, spec).items():
+    for level, (bw, _) in roof_levels(lines, spec).items():
         ridge = peak / bw if peak > 0 else math.inf
         xs = [xlo, ridge, xhi] if xlo < ridge < xhi else [xlo, xhi]
         ys = [min(peak, bw * x) if peak > 0 else bw * x for x in xs]
-        ax.plot(xs, ys, zorder=2, gid=f"roof|{level}", **_roof_style(used))
+        ax.plot(xs, ys, zorder=2, gid=f"roof|{level}", **_roof_style(used[level]))
 
 
 def _roof_style(used: bool) -> dict[str, Any]:
@@ -240,10 +242,10 @@ def _axes(ax: Axes, xlim: tuple[float, float], ylim: tuple[float, float]) -> Non
 
 
 def _panel(ax: Axes, lines: Sequence[RoofPoint], runs: Sequence[RunOnLine], spec: HwSpec,
-           colors: dict[str, str], markers: dict[str, str]) -> None:
+           colors: dict[str, str], markers: dict[str, str], used: dict[str, bool]) -> None:
     xlim, ylim = _limits(lines, runs)
     _axes(ax, xlim, ylim)
-    _roofs(ax, lines, spec)
+    _roofs(ax, lines, spec, used)
     _lines(ax, lines, colors, ylim[0])
     _runs(ax, runs, markers)
     _label(ax, lines, runs)
@@ -323,9 +325,15 @@ def reuse_figure(points: Sequence[RoofPoint], spec: HwSpec, *,
     axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
     # room below for the legend; labels are placed in pixels, so the boxes are final first
     fig.subplots_adjust(left=0.1, right=0.98, top=0.86, bottom=0.2, wspace=0.3, hspace=0.45)
+    roofs: dict[str, tuple[float, bool]] = {}
+    for matrix in matrices:
+        for level, (bw, used) in roof_levels([p for p in lines if p.matrix == matrix],
+                                             spec).items():
+            roofs[level] = (bw, used or roofs.get(level, (bw, False))[1])
+    styled = {level: used for level, (_, used) in roofs.items()}
     for ax, matrix in zip(axes, matrices, strict=False):
         _panel(ax, [p for p in lines if p.matrix == matrix],
-               [r for r in runs if r.line.matrix == matrix], spec, colors, markers)
+               [r for r in runs if r.line.matrix == matrix], spec, colors, markers, styled)
     for ax in axes[len(matrices):]:
         ax.set_visible(False)
     for ax in axes[(nrows - 1) * ncols:]:
@@ -335,10 +343,5 @@ def reuse_figure(points: Sequence[RoofPoint], spec: HwSpec, *,
     widths = ", ".join(str(w) for w in sorted({p.width for p in lines}))
     fig.suptitle(title or f"Sparsity-aware roofline: {spec.device}\n{storage} {unit} "
                  f"{precision}, d = {widths}", fontsize=10)
-    roofs: dict[str, tuple[float, bool]] = {}
-    for matrix in matrices:
-        for level, (bw, used) in roof_levels([p for p in lines if p.matrix == matrix],
-                                             spec).items():
-            roofs[level] = (bw, used or roofs.get(level, (bw, False))[1])
     _legend(fig, roofs, colors, markers, any(r.above for r in runs))
     return fig

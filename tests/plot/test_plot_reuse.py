@@ -147,6 +147,25 @@ def test_roofs_in_the_legend_and_cache_roofs_where_they_bound(lines: list[Any]) 
         assert top == pytest.approx(p.attainable_flops)
 
 
+def test_a_roof_has_one_style_in_every_panel_as_the_legend_shows_it() -> None:
+    """On the A100 the L2 roof bounds a line of lap2d_64 but none of random_1000: it is
+    still drawn solid in both panels, as the one legend entry that names it says."""
+    config = Config(kernel="spmm", widths=WIDTHS, models=("compulsory", "random"))
+    a100 = load_spec("a100")
+    cached = roof_points([analyze(load(p), a100, config) for p in (LAP, RND)])
+    fig = reuse_figure(cached, a100)
+    drawn = [{a.get_gid(): (a.get_linestyle(), a.get_color()) for a in ax.get_children()
+              if (a.get_gid() or "").startswith("roof|")} for ax in fig.axes if ax.get_visible()]
+    assert len(drawn) == 2 and drawn[0] == drawn[1] and "roof|L2" in drawn[0]
+    shown = {t.get_text().split()[1]: h for t, h in zip(fig.legends[0].get_texts(),
+                                                       fig.legends[0].legend_handles,
+                                                       strict=True)
+             if t.get_text().startswith("roof:")}
+    for gid, (ls, color) in drawn[0].items():
+        handle = shown[gid.split("|")[1]]
+        assert (handle.get_linestyle(), handle.get_color()) == (ls, color), gid
+
+
 def test_bundled_table_v_cells_are_the_papers(tmp_path: Path) -> None:
     """data/qian-table-v.csv holds Table V of Qian et al. as run times: each GFLOP/s is
     2·nnz·d over the time."""
