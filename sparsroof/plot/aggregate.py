@@ -33,7 +33,7 @@ from ..units import counted, si
 from .legends import footnote, place_legend
 from .roof import decades, launch_handle, launch_ticks, slope_angle
 from .spread import Spread, caption, marker_diameter_pt, spread
-from .style import MARKERS, PALETTE, figure_format, fill_of, log_axis, new_figure, save
+from .style import MARKERS, class_styles, figure_format, log_axis, new_figure, save
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -105,10 +105,9 @@ class _Style:
     """Colour and fill per class, shape per kernel and width, over every panel."""
 
     def __init__(self, points: Sequence[MatrixPoint]) -> None:
-        labels = sorted({p.label for p in points})
-        self.fill = {label: fill_of(i, PALETTE[i % len(PALETTE)])
-                     for i, label in enumerate(labels)}
-        self.color = {label: PALETTE[i % len(PALETTE)] for i, label in enumerate(labels)}
+        styles = class_styles({p.label for p in points})  # as the HTML page colours them
+        self.fill = {label: (face, edge) for label, (_, face, edge) in styles.items()}
+        self.color = {label: color for label, (color, _, _) in styles.items()}
         kernels = sorted({(p.kernel, p.width) for p in points},
                          key=lambda k: (k[0] != "spmv", k))  # SpMV first: a circle
         self.marker = {k: MARKERS[i % len(MARKERS)] for i, k in enumerate(kernels)}

@@ -15,11 +15,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from ..errors import FigureError, OptionError
+from ..report.colours import PALETTE, class_styles, fill_of
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 __all__ = [
+    "class_styles",
     "LINE_STYLES",
     "PALETTE",
     "MARKERS",
@@ -38,9 +40,6 @@ __all__ = [
     "writing",
 ]
 
-#: Okabe & Ito's colour-blind-safe palette (black kept for the roofs), yellow last:
-#: it is the hardest to read on white.
-PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#56B4E9", "#E69F00", "#F0E442")
 #: marker shapes for series that colour alone must not tell apart
 MARKERS = ("o", "s", "D", "^", "v", "P", "X", "*", "h")
 #: one line style per model (network) when a figure holds several
@@ -381,13 +380,3 @@ def _tick(value: float, unit: str, si: Any) -> str:
     return f"{value:g}" if not unit else str(si(value, unit))
 
 
-def fill_of(index: int, color: str) -> tuple[str, str]:
-    """(face, edge) colours of the ``index``-th series drawn in ``color``: past the palette
-    the fill changes (filled, hollow, filled with a black edge), so that up to three times
-    as many series as colours never share both colour and look.
-
-    >>> fill_of(0, "#0072B2"), fill_of(7, "#0072B2"), fill_of(14, "#0072B2")
-    (('#0072B2', 'white'), ('white', '#0072B2'), ('#0072B2', 'black'))
-    """
-    cycle = (index // len(PALETTE)) % 3
-    return ((color, "white"), ("white", color), (color, "black"))[cycle]

@@ -24,6 +24,7 @@ from typing import Any
 from .._version import __version__
 from ..batch.records import json_safe
 from ..units import si
+from .colours import class_styles
 from .html_data import COLUMNS, Page
 from .html_roofs import spec_roofs
 
@@ -143,6 +144,9 @@ def page_data(page: Page, page_rows: int = PAGE_ROWS) -> dict[str, Any]:
         "has_runs": page.has_runs, "matrices": _matrices(page),
         "failures": page.failures, "gains": _gains(page), "notes": page.notes,
         "summary": _summary(page), "page_rows": page_rows,
+        # a class has the colour and fill of the figures: one look for it everywhere
+        "class_styles": {label: list(style) for label, style in class_styles(
+            {str(r["class"]) for r in page.rows}).items()},
     }
 
 

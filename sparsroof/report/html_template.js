@@ -4,9 +4,6 @@
 (function () {
   const data = JSON.parse(document.getElementById("report-data").textContent);
   const NS = "http://www.w3.org/2000/svg";
-  // Okabe & Ito's colour-blind-safe palette (as the matplotlib figures use), yellow last
-  const PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#56B4E9", "#E69F00",
-    "#000000", "#F0E442"];
   const PREFIX = [[1e15, "P"], [1e12, "T"], [1e9, "G"], [1e6, "M"], [1e3, "k"], [1, ""],
     [1e-3, "m"], [1e-6, "u"], [1e-9, "n"], [1e-12, "p"]];
 
@@ -45,7 +42,10 @@
   function plural(n, word) { return n.toLocaleString("en") + " " + word + (n === 1 ? "" : "s"); }
 
   const classes = unique(rows.map(function (r) { return r["class"]; }));
-  function colorOf(label) { return PALETTE[classes.indexOf(label) % PALETTE.length]; }
+  // each class's [colour, face, edge], as the figures draw it
+  function colorOf(label) { return (data.class_styles[label] || ["#555", "#555", "#fff"])[0]; }
+  function faceOf(label) { return (data.class_styles[label] || ["#555", "#555", "#fff"])[1]; }
+  function edgeOf(label) { return (data.class_styles[label] || ["#555", "#555", "#fff"])[2]; }
   const specs = Array.from(new Set(rows.map(function (r) { return r.spec; })));
 
   // -- tooltip -----------------------------------------------------------------------
@@ -276,8 +276,9 @@
     });
     points.forEach(function (r) {
       const c = svg("circle", { cx: x(r.ai), cy: y(r.attainable_flops), r: 4.5, "class": "pt",
-        fill: colorOf(r["class"]), "data-row": r.id,
+        fill: faceOf(r["class"]), "data-row": r.id,
         "aria-label": [r.matrix, r.format, r.model].join(", ") });
+      c.style.stroke = edgeOf(r["class"]);
       hoverRow(c, r, at.get(Math.round(x(r.ai)) + "," + Math.round(y(r.attainable_flops))));
       g.appendChild(c);
     });
@@ -289,7 +290,8 @@
     unique(points.map(function (r) { return r["class"]; })).forEach(function (label) {
       const item = el("span", {});
       const sw = el("span", { "class": "swatch" });
-      sw.style.background = colorOf(label);
+      sw.style.background = faceOf(label);
+      sw.style.border = "2px solid " + edgeOf(label);
       item.appendChild(sw);
       item.appendChild(document.createTextNode(label));
       box.appendChild(item);
@@ -357,7 +359,8 @@
         const offset = (specs.indexOf(r.spec) - (specs.length - 1) / 2) * lane;
         const jitter = ((r.id * 7919) % 7 - 3) * 1.1;
         const c = svg("circle", { cx: x(m.value(r)), cy: mid + offset + jitter, r: 3.2,
-          "class": "pt dist", fill: colorOf(label), "data-row": r.id });
+          "class": "pt dist", fill: faceOf(label), "data-row": r.id });
+        c.style.stroke = edgeOf(label);
         hoverRow(c, r);
         chart.appendChild(c);
       });

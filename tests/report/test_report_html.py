@@ -100,6 +100,24 @@ def test_roofs_add_the_levels_no_row_reached_from_the_bundled_spec(sweep: Path) 
     assert [p["label"] for p in a100["peaks"]] == ["simt fp64 9.7 TFLOP/s"]
 
 
+def test_a_class_looks_the_same_on_the_page_and_in_the_figures(sweep: Path) -> None:
+    """The page colours each class as the aggregate figure does, and a class keeps its
+    colour and fill whatever other classes a store holds."""
+    from sparsroof.batch.store import Store
+    from sparsroof.batch.summary import store_points
+    from sparsroof.plot.aggregate import _Style
+    from sparsroof.report.colours import class_styles
+
+    data = page_data(read_page(sweep))
+    styles = {label: tuple(s) for label, s in data["class_styles"].items()}
+    with Store(str(sweep)) as store:
+        figure = _Style(store_points(store))
+    assert styles and {k: v[1:] for k, v in styles.items()} == figure.fill
+    assert {k: v[0] for k, v in styles.items()} == figure.color
+    alone = {label: class_styles([label])[label] for label in styles}
+    assert alone == styles
+
+
 def test_the_page_is_self_contained(store_page: Path) -> None:
     text = store_page.read_text()
     assert "default-src 'none'" in text
