@@ -158,18 +158,29 @@ def block(s: Structure) -> Finding | None:
                    f"{b}x{b} blocks {fill:.0%} full, {lift:.1f}x a random pattern's ({kind})")
 
 
+#: the Kolmogorov-Smirnov distance D of a fitted power-law tail of n columns may be at
+#: most this over sqrt(n): the 10 % critical value of the Kolmogorov distribution, above
+#: which the degrees plausibly come from some other law (as a two-peaked distribution
+#: does, though it beats an exponential)
+KS_PLAUSIBLE = 1.22
+
+
 def scale_free(s: Structure) -> Finding | None:
-    """Column degrees follow a power law better than an exponential (p < 0.1), alpha in
-    [1.5, 4] over a tail of >= 50 columns, the top 1 % of columns holding >= 3 %."""
+    """Column degrees follow a power law better than an exponential (p < 0.1) and
+    plausibly (KS distance D <= :data:`KS_PLAUSIBLE` / sqrt(tail)), alpha in [1.5, 4] over
+    a tail of >= 50 columns, the top 1 % of columns holding >= 3 %."""
     a, llr, p, tail = s.col_alpha, s.col_llr_exponential, s.col_llr_p, s.col_tail
     hub = s.hub_share.get("1%", 0.0)
-    if a is None or llr is None or p is None or tail is None:
+    if a is None or llr is None or p is None or tail is None or s.col_ks is None:
         return None
     if not (1.5 <= a <= 4.0 and llr > 0 and p < 0.1 and tail >= 50 and hub >= 0.03):
         return None
+    if s.col_ks * math.sqrt(tail) > KS_PLAUSIBLE:
+        return None
     conf = min(ramp(0.1 - p, 0.0, 0.099), ramp(hub, 0.03, 0.1))
     return Finding("scale-free", conf, {"alpha": a, "xmin": s.col_xmin or 1},
-                   {"alpha": a, "llr vs exponential": llr, "p": p, "hub share 1%": hub},
+                   {"alpha": a, "llr vs exponential": llr, "p": p, "hub share 1%": hub,
+                    "KS distance": s.col_ks},
                    f"column degrees fit a power law, alpha {a:.2f} (p {p:.2g} against an "
                    f"exponential tail); top 1 % of columns hold {hub:.0%}")
 

@@ -125,6 +125,26 @@ def test_corpus_examples(name: str, label: str) -> None:
     assert classify(measure(load(corpus_file(name)))).label == label
 
 
+def test_a_power_law_that_does_not_fit_is_not_scale_free() -> None:
+    """GD06_theory's degrees take three values (2, 10 and 19): a power law beats an
+    exponential on them, yet lies far from them (KS distance over the 10 % critical
+    value), so the graph is a graph; rajat19, a circuit, likewise. A drawn power-law graph
+    of 2,000 vertices fits within it and is scale-free."""
+    import math
+
+    from sparsroof.structure.traits import KS_PLAUSIBLE
+
+    for name in ("GD06_theory.mtx", "rajat19.mtx"):
+        s = measure(load(corpus_file(name)))
+        assert s.col_llr_p is not None and s.col_llr_p < 0.1 and s.col_ks is not None
+        assert s.col_tail is not None and s.col_ks * math.sqrt(s.col_tail) > KS_PLAUSIBLE
+        assert classify(s).label == "graph", name
+    g = gen.power_law(2000, 2.3, seed=7)
+    s = measure(make_matrix(g.rows, g.cols, g.row, g.col))
+    v = classify(s)
+    assert v.label == "scale-free" and v.evidence["KS distance"] == s.col_ks
+
+
 def _verdict(rows: int, cols: int, row: np.ndarray, col: np.ndarray, values=None):  # type: ignore[no-untyped-def]
     return classify(measure(make_matrix(rows, cols, row, col, values)))
 
