@@ -18,13 +18,20 @@ from ..report.ci import (
     to_table,
     workflow_commands,
 )
+from ..userfile import write_text_whole
 from .common import echo_error, emit, table_console
 from .guard import check_writable, echo_message
 
 
 def _write(path: str, text: str, append: bool = False) -> None:
+    """Write ``text`` to ``path`` whole or not at all, or add it to its end (a step
+    summary others write too)."""
+    if not append:
+        write_text_whole(path, text, lambda message: BudgetError(
+            path, message.removeprefix(f"{path}: ")))
+        return
     try:
-        with open(path, "a" if append else "w", encoding="utf-8") as handle:
+        with open(path, "a", encoding="utf-8") as handle:
             handle.write(text)
     except OSError as err:
         raise BudgetError(path, f"cannot write: {err.strerror or err}") from None

@@ -10,6 +10,7 @@ import click
 from ..errors import OptionError
 from ..hardware.library import bundled_names, load_spec, validate_file
 from ..report.hardware import list_csv, list_json, list_table, show_json, show_table
+from ..userfile import write_text_whole
 from .common import OUTPUT_OPTION, WIDE_OPTION, EarlierNames, emit, table_console
 from .guard import check_writable, echo_message
 
@@ -159,7 +160,7 @@ def probe(output_file: str | None, name: str | None, quick: bool, force: bool,
     if target is None:
         emit(text)
     else:
-        target.write_text(text, encoding="utf-8")
+        write_text_whole(target, text, OptionError)
         click.echo(f"sparsroof: wrote {target}", err=True)
     return 0
 

@@ -13,6 +13,7 @@ from ..hardware.spec import UNITS, HwSpec
 from ..model.traffic import VALUE_BYTES
 from ..report.mlp import mlp_json, mlp_table
 from ..report.whatif import to_csv, to_json, to_layer_table, to_table
+from ..userfile import write_text_whole
 from ..whatif.manifest import Manifest, bundled_models, load_manifest
 from ..whatif.mlp import mlp_study, parse_mlp
 from ..whatif.patterns import Pattern, parse_patterns, parse_sparsity
@@ -143,7 +144,7 @@ def command(model: str | None, hw: str, patterns: tuple[str, ...], sparsities: t
     if points_file:
         text = (to_json(results, options, layers=False) if points_file.lower().endswith(".json")
                 else to_csv(results))
-        Path(points_file).write_text(text, encoding="utf-8")
+        write_text_whole(points_file, text, OptionError)
     if plot_file:
         _plot(results, plot_file, f"{manifest.name} on {spec.name}, {dtype}, batch {batch}")
     if output == "json":

@@ -70,6 +70,7 @@ from ..userfile import (
     flag,
     number,
     read_json,
+    replaced,
     shown,
     text,
     whole_number,
@@ -691,7 +692,8 @@ def save(c: Calibration, samples: list[Sample], path: str | Path) -> None:
         "roofs_bytes_per_s": c.roofs,
         "fits": {k: asdict(f) for k, f in c.fits.items()},
         "samples": [asdict(s) for s in samples]}
-    Path(path).write_text(json.dumps(doc, indent=1) + "\n")
+    with replaced(path) as new:  # whole or not at all
+        new.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
 
 
 def _real(value: Any, what: str, positive: bool = False) -> float:

@@ -20,6 +20,7 @@ import numpy as np
 
 from ..errors import OptionError
 from ..passes.arrays import distinct
+from ..userfile import replaced
 
 __all__ = ["Generated", "GENERATORS", "uniform_random", "banded", "stencil_2d", "stencil_3d",
            "block_structured", "power_law", "nm", "block_pruned", "magnitude_pruned", "dense",
@@ -423,13 +424,17 @@ def shuffled(g: Generated, seed: int) -> Generated:
 
 
 def write(g: Generated, path: str | Path, comment: str = "") -> None:
-    """Write ``g`` as a real general Matrix Market coordinate file (an OSError where
-    ``path`` cannot be written: the parser's own writer would say nothing)."""
+    """Write ``g`` as a real general Matrix Market coordinate file, whole or not at all
+    (an :class:`OptionError` naming ``path`` where it cannot be written: the parser's own
+    writer would say nothing)."""
     import fast_matrix_market as fmm
 
-    with open(path, "wb") as out:
-        fmm.write_coo(out, (g.values, (g.row, g.col)), shape=(g.rows, g.cols),
-                      comment=comment)
+    try:
+        with replaced(path) as new, open(new, "wb") as out:
+            fmm.write_coo(out, (g.values, (g.row, g.col)), shape=(g.rows, g.cols),
+                          comment=comment)
+    except OSError as err:
+        raise OptionError(f"{path}: cannot write: {err.strerror or err}") from None
 
 
 def describe(kind: str, params: dict[str, Any]) -> str:

@@ -473,8 +473,8 @@ def _cropped(image: PILImage.Image, pad: int) -> PILImage.Image:
 def save_spy(image: PILImage.Image, path: str | Path, dpi: int) -> Path:
     """Write a :func:`spy_image` as the PNG ``path``."""
     path = Path(path)
-    with writing(path):
-        write_png(path, np.asarray(image), dpi, {"Software": "sparsroof"})
+    with writing(path) as out:
+        write_png(out, np.asarray(image), dpi, {"Software": "sparsroof"})
     return path
 
 

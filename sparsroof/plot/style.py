@@ -166,22 +166,31 @@ def save(fig: Figure, path: str | Path) -> Path:
     import matplotlib
 
     metadata = {"Creator": "sparsroof"} if fmt != "png" else {"Software": "sparsroof"}
-    with writing(path), matplotlib.rc_context(FONT_RC):  # type: ignore[arg-type]
-        if fmt != "png" or not _png_drawn_once(fig, path, metadata):
+    with writing(path) as out, matplotlib.rc_context(FONT_RC):  # type: ignore[arg-type]
+        if fmt != "png" or not _png_drawn_once(fig, out, metadata):
             extra: dict[str, Any] = {"pil_kwargs": PNG_KWARGS} if fmt == "png" else {}
-            fig.savefig(path, format=fmt, dpi=fig.dpi, bbox_inches="tight",
+            fig.savefig(out, format=fmt, dpi=fig.dpi, bbox_inches="tight",
                         bbox_extra_artists=_extra_artists(fig), metadata=metadata, **extra)
     return path
 
 
 @contextmanager
-def writing(path: Path) -> Iterator[None]:
-    """Writing a figure to ``path``: a missing folder, and an error of the file system
-    while it is written, become one :class:`FigureError` naming the file."""
+def writing(path: Path) -> Iterator[BinaryIO]:
+    """Writing a figure to ``path``: drawn into the buffer this yields, then written
+    whole or not at all (:func:`~sparsroof.userfile.replaced`: a full disk leaves an
+    earlier file of that name as it was). A missing folder, and an error of the file
+    system, become one :class:`FigureError` naming the file."""
+    import io
+
+    from ..userfile import replaced
+
     if not path.parent.is_dir():
         raise FigureError(f"{path}: directory {str(path.parent)!r} does not exist")
+    buffer = io.BytesIO()
     try:
-        yield
+        yield buffer
+        with replaced(path) as new:
+            new.write_bytes(buffer.getbuffer())
     except OSError as err:
         raise FigureError(f"{path}: cannot write: {err.strerror or err}") from None
 
@@ -219,7 +228,7 @@ def _labels_within(fig: Figure, box: Any) -> bool:
     return True
 
 
-def _png_drawn_once(fig: Figure, path: Path, metadata: dict[str, str]) -> bool:
+def _png_drawn_once(fig: Figure, path: Path | BinaryIO, metadata: dict[str, str]) -> bool:
     """Write ``fig`` as a PNG drawn once: the figure is drawn on a canvas
     :data:`_MARGIN_INCHES` larger on every side (labels may stand outside the figure) and
     cropped to the pixels that differ from the background, plus ``savefig.pad_inches``.

@@ -15,6 +15,7 @@ from .._version import SCHEMA_VERSIONS, envelope
 from ..analysis import FLOPS_CONVENTION
 from ..batch.store import Store, json_safe
 from ..errors import ExportError
+from ..userfile import replaced, write_text_whole
 from .document import csv_text, json_text
 
 __all__ = ["EXPORT_SUFFIXES", "check_export", "flat_rows", "export"]
@@ -61,7 +62,7 @@ def _columns(rows: list[dict[str, Any]]) -> list[str]:
 
 def _write_csv(store: Store, path: Path) -> int:
     rows = flat_rows(store)
-    path.write_text(csv_text(rows, "batch"), encoding="utf-8")
+    write_text_whole(path, csv_text(rows, "batch"), ExportError)
     return len(rows)
 
 
@@ -70,7 +71,7 @@ def _write_json(store: Store, path: Path) -> int:
     doc["flops_convention"] = FLOPS_CONVENTION
     doc["rows"] = json_safe(list(store.rows()))
     doc["failures"] = store.failures()
-    path.write_text(json_text(doc, indent=1), encoding="utf-8")
+    write_text_whole(path, json_text(doc, indent=1), ExportError)
     return len(doc["rows"])
 
 
@@ -81,8 +82,9 @@ def _write_parquet(store: Store, path: Path) -> int:
     rows = flat_rows(store)
     columns = _columns(rows)
     table = pa.table({c: [row.get(c) for row in rows] for c in columns})
-    pq.write_table(table.replace_schema_metadata(
-        {"schema_version": str(SCHEMA_VERSIONS["batch"]), "tool": "sparsroof"}), path)
+    with replaced(path) as new:  # whole or not at all
+        pq.write_table(table.replace_schema_metadata(
+            {"schema_version": str(SCHEMA_VERSIONS["batch"]), "tool": "sparsroof"}), new)
     return len(rows)
 
 

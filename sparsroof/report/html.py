@@ -23,7 +23,9 @@ from typing import Any
 
 from .._version import __version__
 from ..batch.records import json_safe
+from ..errors import OptionError
 from ..units import si
+from ..userfile import write_text_whole
 from .colours import class_styles
 from .html_data import COLUMNS, Page
 from .html_roofs import spec_roofs
@@ -176,5 +178,5 @@ def page_html(page: Page, page_rows: int = PAGE_ROWS) -> str:
 def write_html(page: Page, path: str | Path) -> Path:
     """Write :func:`page_html` to ``path``."""
     target = Path(path)
-    target.write_text(page_html(page), encoding="utf-8")
+    write_text_whole(target, page_html(page), OptionError)
     return target

@@ -39,6 +39,8 @@ from .files import (
     read_json,
     read_json_items,
     read_text,
+    replaced,
+    write_text_whole,
 )
 from .repeats import capped
 from .yamlfile import MAX_YAML_VALUES, load_yaml, read_yaml
@@ -66,7 +68,9 @@ __all__ = [
     "read_json_items",
     "read_text",
     "read_yaml",
+    "replaced",
     "shown",
     "text",
     "whole_number",
+    "write_text_whole",
 ]

@@ -1,19 +1,21 @@
 """Opening a user's file (regular files only, within a size limit) and reading its text
-or JSON."""
+or JSON; writing one whole or not at all."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import stat
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from ..units import binary
 
 __all__ = ["MAX_NESTING", "MAX_TEXT_BYTES", "MAX_CONFIG_BYTES", "check_shape", "open_regular",
-           "read_text", "read_json", "read_json_items"]
+           "read_text", "read_json", "read_json_items", "replaced", "write_text_whole"]
 
 #: deepest nesting of brackets or indentation a user's file may have; the YAML and JSON
 #: parsers recurse per level, and a deep enough file overflows their stack
@@ -231,3 +233,53 @@ def _json_list(text: str, at: int, fail: Fail) -> Iterator[Any]:
                       else "expected ',' or ']' between items")
     if _JSON_SPACE.match(text, at).end() != len(text):  # type: ignore[union-attr]
         raise bad(at, "extra data after the list")
+
+
+@contextmanager
+def replaced(path: str | Path) -> Iterator[Path]:
+    """A file to write in place of ``path``: a new file beside it, put in its place only
+    once it was written whole, so that a full disk, a failed write or an interrupt leaves
+    what was at ``path`` as it was (and no part-written file). The new file gets the
+    permissions a file created there would get. A path that exists and is not a regular
+    file (a pipe, a terminal, ``/dev/null``) is written as it is.
+
+    >>> import tempfile
+    >>> out = Path(tempfile.mkdtemp()) / "a.txt"
+    >>> _ = out.write_text("kept")
+    >>> try:
+    ...     with replaced(out) as new:
+    ...         _ = new.write_text("half")
+    ...         raise OSError(28, "No space left on device")
+    ... except OSError:
+    ...     pass
+    >>> out.read_text(), sorted(p.name for p in out.parent.iterdir())
+    ('kept', ['a.txt'])
+    """
+    import tempfile
+
+    target = Path(path)
+    if target.exists() and not target.is_file():
+        yield target
+        return
+    fd, partial = tempfile.mkstemp(dir=target.parent, prefix=".sparsroof-", suffix=".part")
+    os.close(fd)
+    try:
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(partial, 0o666 & ~mask)
+        yield Path(partial)
+        os.replace(partial, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(partial)
+        raise
+
+
+def write_text_whole(path: str | Path, text: str, fail: Fail) -> None:
+    """Write ``text`` (UTF-8) to ``path`` whole or not at all (:func:`replaced`); an error
+    of the file system is ``fail("PATH: cannot write: REASON")``."""
+    try:
+        with replaced(path) as new:
+            new.write_text(text, encoding="utf-8")
+    except OSError as err:
+        raise fail(f"{path}: cannot write: {err.strerror or err}") from None

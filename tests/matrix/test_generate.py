@@ -115,7 +115,7 @@ def test_generate_into_a_missing_folder_fails_before_it_works(tmp_path) -> None:
     assert out.returncode == 2 and out.stderr.count("\n") == 1, out.stderr
     assert "cannot write: no directory" in out.stderr and "wrote" not in out.stderr
     assert not target.exists()
-    with pytest.raises(OSError):
+    with pytest.raises(OptionError, match="m.mtx: cannot write: No such file"):
         gen.write(gen.GENERATORS["banded"][0](n=10, halfwidth=1), target)
 
 
