@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from ..errors import OptionError
 from ..hardware.spec import UNITS
 from ..model.timing import DEFAULT_TIMING, TIMING_HELP, TIMINGS
 from ..model.traffic import INDEX_BYTES, KERNELS, MODELS, STORAGES, VALUE_BYTES
@@ -45,11 +46,18 @@ def spec_names(values: tuple[str, ...] | list[str] | str | None) -> tuple[str, .
 
     >>> spec_names(("a100,h100-sxm", "a100", " mi300x "))
     ('a100', 'h100-sxm', 'mi300x')
+    >>> spec_names(("",))
+    Traceback (most recent call last):
+    ...
+    sparsroof.errors.OptionError: --hw: no spec named in ''
     """
     if values is None:
         return ()
     listed = [values] if isinstance(values, str) else list(values)
-    return tuple(dict.fromkeys(p.strip() for v in listed for p in v.split(",") if p.strip()))
+    names = tuple(dict.fromkeys(p.strip() for v in listed for p in v.split(",") if p.strip()))
+    if listed and not names:
+        raise OptionError(f"--hw: no spec named in {', '.join(map(repr, listed))}")
+    return names
 
 
 class EarlierNames(click.Option):

@@ -25,12 +25,16 @@ def check_writable(path: str) -> None:
 
     target = Path(path)
     folder = target.parent
-    if target.is_dir():
-        raise OptionError(f"{target}: cannot write: it is a directory")
-    if not folder.is_dir():
-        raise OptionError(f"{target}: cannot write: no directory {folder}")
-    if not os.access(folder, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
-        raise OptionError(f"{target}: cannot write: permission denied")
+    try:
+        if target.is_dir():
+            raise OptionError(f"{target}: cannot write: it is a directory")
+        if not folder.is_dir():
+            raise OptionError(f"{target}: cannot write: no directory {folder}")
+        if not os.access(folder, os.W_OK) or (target.exists()
+                                               and not os.access(target, os.W_OK)):
+            raise OptionError(f"{target}: cannot write: permission denied")
+    except OSError as err:  # a name too long for the file system, say
+        raise OptionError(f"{target}: cannot write: {err.strerror or err}") from None
 
 
 def fitted_message(line: str, width: int) -> str:

@@ -155,6 +155,9 @@ def read_spec_file(name_or_path: str | Path) -> tuple[Any, str]:
     in ``.yaml``/``.yml``; an unknown name suggests the closest bundled one.
     """
     text = str(name_or_path)
+    if not text.strip():  # the current folder, as a path: never what was meant
+        raise UnknownSpecError(repr(text), "no spec of that name: give a bundled name "
+                                           "(see 'sparsroof hw list') or a YAML file")
     path = Path(text)
     if path.name.lower().endswith((".mtx", ".mtx.gz", ".smtx")):
         raise SpecError(text, "is a matrix, not a hardware spec (a spec is a bundled name, "

@@ -67,6 +67,15 @@ class Measured:
     matrix: Matrix | None
 
 
+def _regular(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` names a regular file (False where it cannot even be looked up: a
+    name too long, say; the loader then says why)."""
+    try:
+        return Path(path).is_file()
+    except OSError:
+        return False
+
+
 def cache_limit() -> int:
     """The size limit in bytes: ``$SPARSROOF_CACHE_SIZE`` (a whole number), else the default."""
     try:
@@ -242,7 +251,7 @@ def measured(matrix: MatrixLike, pattern: bool = True, *, cache: bool = True,
     A file is read without its values (``load(values=False)``: the structure measures
     the same) unless ``need_values`` asks for them, to run kernels on the matrix.
     """
-    if isinstance(matrix, (str, os.PathLike)) and (not cache or not Path(matrix).is_file()):
+    if isinstance(matrix, (str, os.PathLike)) and (not cache or not _regular(matrix)):
         m = _reader().load(os.fspath(matrix), max_memory=max_memory, values=need_values)
         return Measured(m.name, m.path, m.header, measure(m, pattern=pattern), m)
     if not isinstance(matrix, (str, os.PathLike)):

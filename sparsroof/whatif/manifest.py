@@ -208,6 +208,10 @@ def _read(text: str, origin: str) -> Any:
 def load_manifest(name_or_path: str | Path) -> Manifest:
     """A bundled manifest by name ("resnet50", "swin-tiny" or "swin_tiny"), or a YAML file."""
     text = str(name_or_path)
+    if not text.strip():  # the current folder, as a path: never what was meant
+        raise UnknownManifestError(repr(text), "no model of that name: give a bundled name "
+                                               f"({', '.join(sorted(_bundled()))}) or a "
+                                               "manifest .yaml path")
     path = Path(text)
     if path.suffix in (".yaml", ".yml") or os.path.exists(path):  # never raises
         content = read_text(path, lambda problem: ManifestError(text, problem),

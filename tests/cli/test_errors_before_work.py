@@ -180,3 +180,25 @@ def test_every_file_a_command_writes_is_given_by_dash_o_or_out(tmp_path: Path) -
     done = runner.invoke(cli, ["hw", "probe", "--quick", "--output-file", str(spec)])
     assert done.exit_code == 0, done.output
     assert "bandwidth" in spec.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("args", [
+    ("analyze", LAP, "--hw", ""), ("analyze", LAP, "--hw", ","), ("hw", "show", ""),
+    ("whatif", ""), ("formats", LAP, "--hw", " "),
+])
+def test_an_empty_name_is_named_as_empty(args: tuple[str, ...], tmp_path: Path) -> None:
+    """An empty spec or model name is not the current folder, nor a list of no specs: one
+    line says the name is empty."""
+    out = sparsroof(*args, cwd=tmp_path)
+    assert out.returncode == 2, out.stderr
+    assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr
+    assert "no spec named in" in out.stderr or "'': no " in out.stderr, out.stderr
+
+
+def test_a_name_too_long_for_the_file_system_is_one_line(tmp_path: Path) -> None:
+    long = "a" * 300
+    for args in (("analyze", str(tmp_path / f"{long}.mtx")),
+                 ("analyze", LAP, "--plot", str(tmp_path / f"{long}.png"))):
+        out = sparsroof(*args, cwd=tmp_path)
+        assert out.returncode != 0 and out.stderr.count("\n") == 1, out.stderr
+        assert "File name too long" in out.stderr and "Traceback" not in out.stderr
