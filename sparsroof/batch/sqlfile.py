@@ -21,7 +21,15 @@ __all__ = ["connect", "damaged", "store_error", "reading", "Transaction", "table
 
 
 def connect(path: Path, readonly: bool) -> sqlite3.Connection:
-    """A connection in autocommit mode (transactions are explicit)."""
+    """A connection in autocommit mode (transactions are explicit). A path that is there
+    but not a regular file (a pipe, a device) is refused: SQLite would wait on it, or
+    call it a damaged disk."""
+    try:
+        regular = not path.exists() or path.is_file()
+    except OSError:
+        regular = True  # SQLite says what is wrong with it
+    if not regular:
+        raise StoreError(f"{path}: not a result store: not a regular file")
     if not readonly:
         return sqlite3.connect(str(path), timeout=30, isolation_level=None)
     uri = f"file:{quote(str(path.resolve()))}?mode=ro"

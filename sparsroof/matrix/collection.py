@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import stat
 import tarfile
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
@@ -129,6 +130,10 @@ def _file_source(path: Path, name: str, member: str = "") -> Source:
     except OSError as err:
         return Source(str(path), name, 0, 0, member, problem=f"cannot read: "
                       f"{err.strerror or err}")
+    if not stat.S_ISREG(st.st_mode):  # a pipe or a device: opening it may wait forever
+        kind = ("a pipe" if stat.S_ISFIFO(st.st_mode) else "a folder"
+                if stat.S_ISDIR(st.st_mode) else "a device or socket")
+        return Source(str(path), name, 0, 0, member, problem=f"is {kind}, not a file")
     return Source(str(path), name, st.st_size, st.st_mtime_ns, member)
 
 

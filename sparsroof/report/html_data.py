@@ -23,7 +23,7 @@ from typing import Any
 from ..batch.store import Store
 from ..compare.verdict import is_violation
 from ..errors import StoreError
-from ..userfile import read_json
+from ..userfile import open_regular, read_json
 
 __all__ = ["UNCLASSIFIED", "COLUMNS", "MatrixRef", "Page", "read_page", "page_of_store",
            "page_of_document", "source_kind"]
@@ -119,13 +119,15 @@ def _row(**cells: Any) -> dict[str, Any]:
 def source_kind(path: str | Path) -> str:
     """``store`` for an SQLite file, ``document`` for JSON (text opening with ``{``),
     ``unknown`` for anything else (read as a store, which says what is wrong with it)."""
-    try:
-        with open(path, "rb") as f:
+    def fail(problem: str) -> StoreError:
+        return StoreError(f"{path}: " + ("no such result store or document"
+                                         if problem == "no such file" else problem))
+
+    with open_regular(path, fail) as f:  # a pipe or a device is refused, never waited on
+        try:
             head = f.read(4096)
-    except FileNotFoundError:
-        raise StoreError(f"{path}: no such result store or document") from None
-    except OSError as err:
-        raise StoreError(f"{path}: cannot read: {err.strerror or err}") from None
+        except OSError as err:
+            raise fail(f"cannot read: {err.strerror or err}") from None
     if head.startswith(_SQLITE_MAGIC):
         return "store"
     return "document" if head.lstrip(b" \t\r\n\xef\xbb\xbf").startswith(b"{") else "unknown"

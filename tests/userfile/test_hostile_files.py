@@ -442,3 +442,30 @@ def test_every_error_of_a_reader_is_a_sparsroof_error(tmp_path: Path) -> None:
         with pytest.raises(SparsroofError) as err:
             load_spec(str(tmp_path / name))
         assert len(str(err.value)) < 500
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+def test_a_pipe_in_place_of_an_archive_or_a_store_is_refused_not_waited_on(
+        tmp_path: Path) -> None:
+    """A named pipe called F.tar in a batch folder, or given as a store to report or batch,
+    would block the first read for ever: it is recorded or refused in one line."""
+    folder = tmp_path / "one"
+    folder.mkdir()
+    os.mkfifo(folder / "F.tar")
+    (folder / "a.mtx").write_text("%%MatrixMarket matrix coordinate real general\n"
+                                  "2 2 1\n1 1 1.0\n")
+    os.mkfifo(tmp_path / "pipe.db")
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "sparsroof", *args], cwd=tmp_path,
+                              capture_output=True, text=True, timeout=60)
+
+    plan = run("batch", "one", "--dry-run")
+    assert plan.returncode == 0 and "F.tar::F/F.mtx  is a pipe, not a file" in plan.stdout
+    done = run("batch", "one", "--store", "s.db")
+    assert done.returncode == 1 and "failed: " in done.stderr and "1 analysed" in done.stderr
+    for args in (("report", "pipe.db"), ("report", "pipe.db", "--html", "p.html"),
+                 ("batch", "one", "--store", "pipe.db")):
+        out = run(*args)
+        assert out.returncode != 0 and out.stderr.count("\n") == 1, (args, out.stderr)
+        assert "pipe.db: " in out.stderr and "regular file" in out.stderr, out.stderr
