@@ -317,7 +317,8 @@ def prediction(spec: HwSpec, s: Any, rows: list[FormatRow], calibration: Any = N
     size = strip_rows(spec, csr.bytes_total / max(s.rows, 1))
     s_v, fma = value_terms("fp64", complex_values)
     x_bytes = s.nonempty_cols * s_v
-    if calibration is not None:
+    if calibration is not None and any(storage_name(f, 4) in calibration.fits
+                                       for f in DP_FORMATS):  # else it prices none of them
         targets = {r.storage: r.calibrated_s for r in rows if r.calibrated_s is not None}
         return size, calibrated_prices(calibration, targets), x_bytes
     return size, sol_prices(spec, "fp64", timing, flops_per_slot=fma), x_bytes

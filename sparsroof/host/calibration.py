@@ -696,14 +696,22 @@ def save(c: Calibration, samples: list[Sample], path: str | Path) -> None:
         new.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
 
 
-def _real(value: Any, what: str, positive: bool = False) -> float:
-    return number(value, what, positive=positive, maximum=LARGEST)
+def _real(value: Any, what: str, positive: bool = False, nonnegative: bool = False) -> float:
+    found = number(value, what, positive=positive, maximum=LARGEST)
+    if nonnegative and found < 0:
+        raise FieldError(f"{what}: {found:g} is negative")
+    return found
 
 
 def _fit(f: Any, name: str) -> FormatFit:
     held = f.get("held_out_median")
-    return FormatFit({str(n): _real(v, f"fits.{name}.coefficients.{n}")
-                      for n, v in f["coefficients"].items()},
+    coefficients = f["coefficients"]
+    if "constant" not in coefficients:
+        raise FieldError(f"fits.{name}.coefficients: no constant")
+    # fitted without negative terms (non-negative least squares): a negative one would
+    # price a format's run below zero
+    return FormatFit({str(n): _real(v, f"fits.{name}.coefficients.{n}", nonnegative=True)
+                      for n, v in coefficients.items()},
                      whole_number(f["samples"], f"fits.{name}.samples", minimum=0,
                                   maximum=2**40),
                      _real(f["median_error"], f"fits.{name}.median_error"),
@@ -719,12 +727,17 @@ def _calibration(doc: dict[str, Any]) -> Calibration:
                     None if lv["capacity_bytes"] is None
                     else _real(lv["capacity_bytes"], "levels.capacity_bytes", positive=True))
                    for lv in doc["levels"])
+    if not levels:
+        raise FieldError("levels: no memory level (main memory at least)")
+    if doc["dtype"] not in ("fp64", "fp32"):
+        raise FieldError(f"dtype: {shown(doc['dtype'])} is not fp64 or fp32, the types "
+                         "sparsroof calibrate times")
     error = doc.get("held_out_error")
     return Calibration(
         text(doc["spec"], "spec"), text(doc["device"], "device"), text(doc["dtype"], "dtype"),
         levels, {str(k): _real(v, f"roofs_bytes_per_s.{k}", positive=True)
                  for k, v in doc["roofs_bytes_per_s"].items()},
-        fits, _real(doc["branch_memory_exits"], "branch_memory_exits"),
+        fits, _real(doc["branch_memory_exits"], "branch_memory_exits", nonnegative=True),
         _real(doc["working_set_fill"], "working_set_fill", positive=True),
         None if error is None else _real(error, "held_out_error"),
         tuple(text(n, "roofs_repaired") for n in doc.get("roofs_repaired", ())),

@@ -566,3 +566,29 @@ def test_calibrate_reports_steps_time_left_and_flags(
     assert ("calibrate: FLAGGED: roof raised: L2 at 5 GB/s, below DRAM at 10 GB/s"
             in result.stderr)
     assert json.loads(out.read_text())["flagged"] is True
+
+
+@pytest.mark.parametrize("change, said", [
+    (lambda d: d.update(dtype="x"), "dtype: 'x' is not fp64 or fp32"),
+    (lambda d: d.update(levels=[]), "levels: no memory level"),
+    (lambda d: d["fits"]["csr"]["coefficients"].pop("constant"),
+     "csr.coefficients: no constant"),
+    (lambda d: d["fits"]["csr"]["coefficients"].update(constant=-1), "constant: -1 is negative"),
+    (lambda d: d.update(branch_memory_exits=-5), "branch_memory_exits: -5 is negative"),
+])
+def test_a_calibration_that_cannot_price_a_run_is_refused(
+        tmp_path: Path, change: Callable[[dict], object], said: str) -> None:
+    """A calibration whose fields would fail deep in a prediction (an unknown value type,
+    no level, no fit, no constant term) or price a run below zero (a negative term, which
+    the non-negative fit never gives) is refused when read, naming the field."""
+    import copy
+
+    from sparsroof.host.calibration import load
+
+    source = Path(__file__).parents[1] / "data" / "calibration-epyc" / "calibration-1.json"
+    doc = copy.deepcopy(json.loads(source.read_text(encoding="utf-8")))
+    change(doc)
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    with pytest.raises(CalibrationError, match=said):
+        load(path)
