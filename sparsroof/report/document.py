@@ -27,8 +27,21 @@ def json_text(doc: dict[str, Any], indent: int = 2) -> str:
     >>> import numpy as np
     >>> json_text({"n": np.int64(3)}, indent=0)
     '{\\n"n": 3\\n}'
+    >>> json_text({"t": float("inf")}, indent=0)  # strict JSON: no Infinity or NaN
+    '{\\n"t": null\\n}'
     """
-    return json.dumps(doc, indent=indent, default=_default)
+    return _dumps(doc, indent)
+
+
+def _dumps(value: Any, indent: int) -> str:
+    """Strict JSON of ``value``: a number past the range of a float (an infinite or
+    undefined figure) is null, as no JSON reader need accept Infinity or NaN."""
+    try:
+        return json.dumps(value, indent=indent, default=_default, allow_nan=False)
+    except ValueError:
+        from ..batch.records import json_safe
+
+        return json.dumps(json_safe(value), indent=indent, default=_default, allow_nan=False)
 
 
 def json_pieces(doc: dict[str, Any], indent: int = 2) -> Iterator[str]:
@@ -45,7 +58,7 @@ def json_pieces(doc: dict[str, Any], indent: int = 2) -> Iterator[str]:
     one, two = " " * indent, " " * 2 * indent
 
     def dumped(value: Any, pad: str) -> str:
-        return json.dumps(value, indent=indent, default=_default).replace("\n", "\n" + pad)
+        return _dumps(value, indent).replace("\n", "\n" + pad)
 
     yield "{"
     for k, (key, value) in enumerate(doc.items()):

@@ -233,3 +233,23 @@ def test_bundled_specs_found_from_a_non_editable_install(tmp_path: Path) -> None
     out = fresh_python(code, cwd=tmp_path, env=env)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == [str(len(bundled_names())), "a100-80gb"]
+
+
+@pytest.mark.parametrize("line, value, said", [
+    ("    bandwidth: {value: 2039 GB/s", "1e-320 GB/s", "is below 1 B/s"),
+    ("launch_overhead: {value: 1.3 us", "1e-15 s", "is below 1 ps"),
+    ("clock: {value: 1410 MHz", "1e-300 GHz", "is below 1 Hz"),
+])
+def test_a_figure_too_small_for_any_device_is_refused(tmp_path: Path, line: str, value: str,
+                                                       said: str) -> None:
+    """A spec figure far below any device's (a slip of units) is refused where it is
+    read: a bandwidth of 1e-320 GB/s made every bound infinite, and the JSON of the
+    analysis carried Infinity."""
+    text = (Path(__file__).resolve().parents[2] / "hwspecs" / "a100-80gb.yaml").read_text(
+        encoding="utf-8")
+    assert line in text
+    spec = tmp_path / "tiny.yaml"
+    spec.write_text(text.replace(line, line.split("{value: ")[0] + "{value: " + value, 1),
+                    encoding="utf-8")
+    problems = [str(p) for p in validate_file(spec)]
+    assert len(problems) == 1 and said in problems[0], problems
