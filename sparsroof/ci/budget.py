@@ -46,6 +46,7 @@ from ..userfile import (
     LARGEST,
     MAX_CONFIG_BYTES,
     FieldError,
+    control_character,
     load_yaml,
     number,
     read_text,
@@ -279,6 +280,8 @@ def _check_name(raw: object, index: int, seen: set[str]) -> str | None:
     name = raw.get("name")
     if not isinstance(name, str) or not name.strip():
         raise _Problem(f"checks[{index}].name", "every check needs a name (a non-empty string)")
+    if control_character(name):  # printed in the table and the JUnit file
+        raise _Problem(f"checks[{index}].name", f"holds {control_character(name)}")
     if name in seen:
         raise _Problem(f"checks[{index}].name", f"duplicate check name {shown(name)}")
     seen.add(name)

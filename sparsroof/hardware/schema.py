@@ -20,7 +20,7 @@ from typing import Any
 
 from ..errors import SpecError, UnitError, closest
 from ..units import KINDS, parse_quantity
-from ..userfile import shown
+from ..userfile import control_character, shown
 from .spec import (
     FIGURE_KINDS,
     PARALLELISM,
@@ -69,6 +69,10 @@ class _Checker:
         if not isinstance(raw, str) or not raw.strip():
             self.problem(key, f"expected a non-empty text, found {shown(raw)}")
             return None
+        bad = control_character(raw, lines=key == "notes")  # printed in tables and messages
+        if bad:
+            self.problem(key, f"holds {bad}")
+            return None
         return raw
 
     def quantity(self, key: str, raw: Any, kind: str | None) -> Quantity | None:
@@ -85,6 +89,8 @@ class _Checker:
         if not isinstance(source, str) or not source.strip():
             self.problem(f"{key}.source", "missing: say where the number comes from "
                          "(datasheet, paper, or measurement and date)")
+        elif control_character(source):
+            self.problem(f"{key}.source", f"holds {control_character(source)}")
         if "value" not in raw:
             self.problem(f"{key}.value", "missing: write the number with its unit")
             return None
@@ -204,6 +210,10 @@ def _top(c: _Checker, data: dict[Any, Any]) -> None:
     aliases = data.get("aliases", [])
     if not isinstance(aliases, list) or not all(isinstance(a, str) and a for a in aliases):
         c.problem("aliases", "expected a list of names, e.g. [a100]")
+    else:
+        bad = next(filter(None, map(control_character, aliases)), None)
+        if bad:
+            c.problem("aliases", f"a name holds {bad}")
     for key in ("name", "device", "notes"):
         if key in data:
             c.text(key, data[key])

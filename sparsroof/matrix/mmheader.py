@@ -134,6 +134,14 @@ def _shape(obj: str, fmt: str, symmetry: str, numbers: list[int]) -> tuple[int, 
 
 def read_mm_header(stream: IO[bytes], label: str) -> MMHeader:
     """Read the header from a binary stream positioned at the start of the file."""
+    first = stream.peek(2)[:3] if hasattr(stream, "peek") else b""
+    for mark, what in ((b"\xef\xbb\xbf", "starts with a UTF-8 byte-order mark (bytes {}) "
+                                          "before %%MatrixMarket"),
+                       (b"\xff\xfe", "is UTF-16 text (it starts with bytes {})"),
+                       (b"\xfe\xff", "is UTF-16 text (it starts with bytes {})")):
+        if first.startswith(mark):  # a text editor's; the format is plain ASCII
+            raise MatrixFileError(label, what.format(" ".join(f"{b:02X}" for b in mark))
+                                  + ": save it as plain ASCII text")
     first = _line(stream, label, 1)
     obj, fmt, field, symmetry, canonical = _banner(first, label)
     consumed, lineno = len(first), 1

@@ -21,6 +21,7 @@ from .csvfile import CsvTable, iter_csv, read_csv
 from .fields import (
     LARGEST,
     FieldError,
+    control_character,
     described,
     finite_numbers,
     flag,
@@ -55,6 +56,7 @@ __all__ = [
     "FieldError",
     "capped",
     "check_shape",
+    "control_character",
     "described",
     "finite_numbers",
     "flag",

@@ -17,7 +17,7 @@ from types import TracebackType
 from typing import Any
 
 from ..units import binary
-from .files import MAX_TEXT_BYTES, Fail, open_regular
+from .files import MAX_TEXT_BYTES, Fail, binary_kind, open_regular
 
 __all__ = ["MAX_ROW_CHARS", "CsvTable", "iter_csv", "read_csv"]
 
@@ -60,7 +60,11 @@ class CsvTable:
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as err:
-                raise self.fail(f"line {self._lines}: cannot read: {err}") from None
+                kind = binary_kind(raw) if self._lines == 1 else None
+                raise self.fail(f"is {kind}, not text" if kind else
+                                f"line {self._lines}: not UTF-8 text (byte "
+                                f"0x{raw[err.start]:02X}): a binary file, or text in another "
+                                "encoding") from None
             self._row_chars += len(line)
             if self._row_chars > MAX_ROW_CHARS:
                 raise self.fail(f"line {self._lines}: a row longer than "

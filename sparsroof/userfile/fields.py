@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 __all__ = ["LARGEST", "FieldError", "shown", "described", "number", "whole_number", "text",
-           "optional_text", "flag", "finite_numbers"]
+           "optional_text", "flag", "finite_numbers", "control_character"]
 
 #: longest picture of a wrong value in a message
 SHOWN = 40
@@ -32,6 +32,24 @@ _TRUE, _FALSE = ("true", "yes"), ("false", "no")
 
 class FieldError(ValueError):
     """A field of the wrong type or out of range (the reader adds file and line)."""
+
+
+def control_character(value: str, lines: bool = False) -> str | None:
+    """The first character of ``value`` a terminal would act on rather than show (an
+    escape, a carriage return; a line break unless ``lines``), as a message names it; None
+    where there is none. A name read from a file is printed in tables and messages: an
+    escape in it could recolour or clear the user's terminal.
+
+    >>> control_character("a100"), control_character("a\\x1b[31m"), control_character("a\\nb")
+    (None, "'\\\\x1b' (a control character)", "'\\\\n' (a control character)")
+    >>> control_character("two\\nlines", lines=True) is None
+    True
+    """
+    for char in value:
+        code = ord(char)
+        if (code < 32 and not (lines and char in "\n\t")) or 127 <= code < 160:
+            return f"{char!r} (a control character)"
+    return None
 
 
 def shown(value: Any, limit: int = SHOWN) -> str:

@@ -15,7 +15,8 @@ from typing import Any, BinaryIO
 from ..units import binary
 
 __all__ = ["MAX_NESTING", "MAX_TEXT_BYTES", "MAX_CONFIG_BYTES", "check_shape", "open_regular",
-           "read_text", "read_json", "read_json_items", "replaced", "write_text_whole"]
+           "read_text", "read_json", "read_json_items", "replaced", "write_text_whole",
+           "binary_kind"]
 
 #: deepest nesting of brackets or indentation a user's file may have; the YAML and JSON
 #: parsers recurse per level, and a deep enough file overflows their stack
@@ -138,13 +139,36 @@ def read_text(path: str | Path, fail: Fail, *, limit: int = MAX_TEXT_BYTES) -> s
     ValueError: no such file
     """
     data = _read_bytes(path, fail, limit)
+    kind = binary_kind(data)
+    if kind:
+        raise fail(f"is {kind}, not text")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:
         line = data.count(b"\n", 0, err.start) + 1
-        raise fail(f"line {line}: cannot read: {err}") from None
+        raise fail(f"line {line}: not UTF-8 text (byte 0x{data[err.start]:02X}): a binary "
+                   "file, or text in another encoding") from None
     check_shape(text, fail)
     return text
+
+
+#: the first bytes of files a user may give by mistake where text is read
+_MAGIC = ((b"\x89PNG", "a PNG image"), (b"%PDF", "a PDF document"),
+          (b"\x1f\x8b", "gzip-compressed"), (b"PK\x03\x04", "a zip archive"),
+          (b"\x7fELF", "a program (ELF)"), (b"SQLite format 3\0", "an SQLite database"),
+          (b"\xff\xd8\xff", "a JPEG image"), (b"BZh", "bzip2-compressed"),
+          (b"\xfd7zXZ\0", "xz-compressed"), (b"(\xb5/\xfd", "zstd-compressed"),
+          (b"\xff\xfe", "UTF-16 text"), (b"\xfe\xff", "UTF-16 text"))
+
+
+def binary_kind(data: bytes) -> str | None:
+    """What a file is, by its first bytes, where it is a kind that is never the text asked
+    for (an image, an archive, a database); else None.
+
+    >>> binary_kind(b"\\x89PNG\\r\\n"), binary_kind(b"name: a100")
+    ('a PNG image', None)
+    """
+    return next((what for magic, what in _MAGIC if data.startswith(magic)), None)
 
 
 def read_json(path: str | Path, fail: Fail, *, limit: int = MAX_TEXT_BYTES) -> Any:

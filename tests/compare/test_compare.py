@@ -178,7 +178,7 @@ def test_a_file_of_no_runs_fails_rather_than_passing_a_check_of_nothing(
 
 
 @pytest.mark.parametrize("tail,says", [
-    (b"\xff\n", "cannot read: 'utf-8' codec can't decode byte 0xff"),
+    (b"\xff\n", "line 3: not UTF-8 text (byte 0xFF)"),
     (b"x" * 200_000 + b"\n", "line 3: not a CSV table (field larger than field limit"),
 ])
 def test_a_broken_later_line_is_one_line_error(tmp_path: Path, tail: bytes,

@@ -253,3 +253,23 @@ def test_a_figure_too_small_for_any_device_is_refused(tmp_path: Path, line: str,
                     encoding="utf-8")
     problems = [str(p) for p in validate_file(spec)]
     assert len(problems) == 1 and said in problems[0], problems
+
+
+def test_a_name_that_would_drive_the_terminal_is_refused(tmp_path: Path) -> None:
+    """A spec name or a check name is printed in tables and messages: a line break or an
+    escape sequence in it (which recolours or clears a terminal) is refused, named."""
+    from sparsroof.ci.budget import load_budget
+    from sparsroof.errors import BudgetError
+
+    text = (Path(__file__).resolve().parents[2] / "hwspecs" / "a100-80gb.yaml").read_text(
+        encoding="utf-8")
+    spec = tmp_path / "esc.yaml"
+    spec.write_text(text.replace("name: a100-80gb", 'name: "a\\x1b[31mRED"', 1),
+                    encoding="utf-8")
+    [problem] = validate_file(spec)
+    assert "name: holds '\\x1b' (a control character)" in str(problem)
+    budget = tmp_path / "b.yaml"
+    budget.write_text('version: 1\nchecks:\n  - name: "x\\n\\u001b[2J"\n    matrices: []\n'
+                      '    limits: {max_sol_latency: 1 ms}\n', encoding="utf-8")
+    with pytest.raises(BudgetError, match=r"checks\[0\]\.name: holds '\\n'"):
+        load_budget(str(budget))

@@ -21,7 +21,7 @@ from sparsroof.matrix import limits
 from sparsroof.matrix.collection import discover, load_source, peek_source
 from sparsroof.matrix.mtx import load, peek
 
-from ..conftest import fresh_python, sparsroof
+from ..conftest import DATA, fresh_python, sparsroof
 
 COO = b"%%MatrixMarket matrix coordinate real general\n"
 ARRAY = b"%%MatrixMarket matrix array real general\n"
@@ -279,3 +279,25 @@ def test_a_file_cut_inside_its_last_line_names_that_line(tmp_path: Path,
     path.write_text("\n".join(lines))  # no newline after the cut
     with pytest.raises(MatrixFileError, match=rf"line {len(lines)}: "):
         load(path)
+
+
+def test_a_byte_order_mark_or_utf16_is_named(tmp_path: Path) -> None:
+    """A text editor's byte-order mark before the banner, or a file saved as UTF-16, is
+    said as such, not as a missing banner or a NUL byte."""
+    text = (DATA / "lap2d_64.mtx").read_text(encoding="ascii")
+    bom, utf16 = tmp_path / "bom.mtx", tmp_path / "u16.mtx"
+    bom.write_bytes(b"\xef\xbb\xbf" + text.encode("ascii"))
+    utf16.write_bytes(text.encode("utf-16"))
+    for path, said in ((bom, "starts with a UTF-8 byte-order mark (bytes EF BB BF)"),
+                       (utf16, "is UTF-16 text (it starts with bytes FF FE)")):
+        out = sparsroof("analyze", str(path))
+        assert out.returncode != 0 and out.stderr.count("\n") == 1, out.stderr
+        assert said in out.stderr and "plain ASCII" in out.stderr, out.stderr
+
+
+def test_a_binary_file_given_for_text_is_named_by_kind(tmp_path: Path) -> None:
+    png = tmp_path / "spec.yaml"
+    png.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(64))
+    out = sparsroof("hw", "show", str(png))
+    assert out.returncode != 0 and out.stderr == f"sparsroof: error: {png}: is a PNG image, " \
+        "not text\n", out.stderr
