@@ -156,6 +156,8 @@ def _archive_sources(path: Path, include_aux: bool) -> Iterator[Source]:
         yield base
         return
     members = _archive_members(path, problem)
+    if primary not in members:  # loading it says what the archive lacks: never dropped
+        yield base
     stems = {_stem(Path(m).name) for m in members if Path(m).parent.name == problem}
     for member in members:
         stem = _stem(Path(member).name)

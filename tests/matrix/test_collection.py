@@ -88,3 +88,19 @@ def test_size_filter_bounds() -> None:
     assert f.active and not SizeFilter().active
     assert f.accepts(10, 500) and f.accepts(100, 0)
     assert not f.accepts(9, 1) and not f.accepts(101, 1) and not f.accepts(50, 501)
+
+
+def test_an_archive_without_its_matrix_is_listed_with_aux_too(tmp_path: Path) -> None:
+    """With --aux an archive is listed by its members; one holding no NAME/NAME.mtx (none
+    at all, or only other files) still lists that matrix, so that loading it records
+    what the archive lacks rather than the archive being dropped without a word."""
+    import io
+    import tarfile
+
+    with tarfile.open(tmp_path / "Empty.tar.gz", "w:gz") as tar:
+        info = tarfile.TarInfo("Empty/README.txt")
+        info.size = 2
+        tar.addfile(info, io.BytesIO(b"hi"))
+    for aux in (False, True):
+        [source] = discover([tmp_path], include_aux=aux).sources
+        assert source.member == "Empty/Empty.mtx", aux
