@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from ..errors import OptionError, SpecError
+from ..errors import FigureError, OptionError, SpecError
 from ..hardware.library import load_spec
 from ..hardware.spec import HwSpec
 from ..model.traffic import MODELS
@@ -248,6 +248,9 @@ def accuracy(points: tuple[str, ...], out: str, title: str | None, accuracy_labe
         mine, none = read_accuracy_points(path)
         found += mine
         skipped += none
+    if not found:
+        raise FigureError(f"{', '.join(points)}: no point has an accuracy ('sparsroof whatif "
+                          "--accuracy ACC.csv --points FILE' writes them)")
     if skipped:
         click.echo(f"sparsroof: {skipped} point(s) have no accuracy and are left out",
                    err=True)

@@ -77,8 +77,17 @@ def read_point_rows(path: str | Path, columns: Sequence[str]
         if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
             raise FigureError(f"{source}: expected a list of objects with "
                               f"{', '.join(columns)}")
-        return [(f"point {i}", r, False) for i, r in enumerate(rows)]
-    return [(f"line {line}", row, True) for line, row in read_csv(path, fail)[1]]
+        names: set[str] = set().union(*rows) if rows else set(columns)
+        found = [(f"point {i}", r, False) for i, r in enumerate(rows)]
+    else:
+        header, table = read_csv(path, fail)
+        names = set(header)
+        found = [(f"line {line}", row, True) for line, row in table]
+    if not names & set(columns):  # not a file of points at all: say so, not that each
+        # of its "points" lacks a value
+        raise fail(f"not a file of points: none of the columns {', '.join(columns)} (as "
+                   "'sparsroof whatif --points FILE' writes them)")
+    return found
 
 
 def read_sparsity_file(path: str | Path) -> tuple[list[SparsityPoint], int]:

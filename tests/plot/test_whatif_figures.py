@@ -221,3 +221,18 @@ def test_a_bad_cell_in_accuracy_points_names_its_line(tmp_path: Path) -> None:
     assert out.returncode == 1
     assert out.stderr == (f"sparsroof: error: {points}: line 3: field 'accuracy' is NaN, "
                           "expected a finite number\n")
+
+
+def test_a_file_that_is_not_points_is_said_in_one_line(tmp_path: Path) -> None:
+    """A matrix given where points are read is not 20,000 points without an accuracy; a
+    file of points none of which has one is named, in one line."""
+    mtx = ROOT / "data" / "lap2d_64.mtx"
+    out = sparsroof("plot", "accuracy", str(mtx), "-o", str(tmp_path / "a.png"))
+    assert out.returncode == 1 and out.stderr.count("\n") == 1, out.stderr
+    assert f"{mtx}: not a file of points: none of the columns" in out.stderr
+    bare = tmp_path / "bare.csv"
+    bare.write_text("pattern,sparsity,accuracy,flops_useful\n2:4,0.5,,100\n")
+    out = sparsroof("plot", "accuracy", str(bare), "-o", str(tmp_path / "a.png"))
+    assert out.returncode == 1 and out.stderr == (
+        f"sparsroof: error: {bare}: no point has an accuracy ('sparsroof whatif --accuracy "
+        "ACC.csv --points FILE' writes them)\n")
