@@ -31,6 +31,7 @@ from .common import (
     emit,
     hw_option,
     memory_limit,
+    named_file,
     table_console,
     timing_options,
     warn_flagged,
@@ -68,6 +69,7 @@ from .guard import echo_message
 @click.option("--block-size", type=click.Choice(["2", "4", "8", "16", "32"]), default=None,
               help="Block size t of the blocked model. [default: the classifier's, else 4]")
 @click.option("--calibration", "calibration_file", default=None, metavar="FILE",
+              callback=named_file,
               help="Host calibration (sparsroof calibrate): bound with its measured cache "
                    "roofs, and also predict the measured SpMV time of each calibrated format.")
 @REORDER_OPTION

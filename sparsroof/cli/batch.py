@@ -29,6 +29,7 @@ from .common import (
     WIDTH_OPTION,
     hw_option,
     memory_limit,
+    named_file,
     table_console,
 )
 from .guard import check_writable, echo_message
@@ -101,6 +102,7 @@ def _tell(plan: Plan, summary: RunCounts, store: str) -> None:
 @click.option("--scheduler", metavar="ADDRESS",
               help="Run on a Dask distributed cluster, e.g. tcp://host:8786.")
 @click.option("--export", "export_path", type=click.Path(dir_okay=False), metavar="FILE",
+              callback=named_file,
               help="Afterwards write all rows of the store to FILE (.csv, .json, .parquet).")
 @click.option("--strict", is_flag=True, help="Exit 1 also for files that failed in earlier "
               "runs and were not retried (by default only this run's failures count).")

@@ -21,6 +21,7 @@ from .common import (
     comma_list,
     emit,
     hw_option,
+    named_file,
     table_console,
     warn_flagged,
 )
@@ -59,6 +60,7 @@ _BLOCK = "4"
               show_default=True,
               help="With --timing sync: calls between two host synchronisations.")
 @click.option("--calibration", "calibration_file", default=None, metavar="FILE",
+              callback=named_file,
               help="Take the memory roofs measured by 'sparsroof calibrate' for cache levels, "
                    "and show its predicted SpMV times beside the measured ones.")
 @click.option("--repeat", type=click.IntRange(min=1), default=7, show_default=True,

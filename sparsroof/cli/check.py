@@ -19,7 +19,7 @@ from ..report.ci import (
     workflow_commands,
 )
 from ..userfile import write_text_whole
-from .common import echo_error, emit, table_console
+from .common import echo_error, emit, named_file, table_console
 from .guard import check_writable, echo_message
 
 
@@ -54,16 +54,18 @@ def _check_outputs(junit: str | None, write_baseline: str | None) -> str | None:
 
 @click.command("check")
 @click.argument("budget", metavar="BUDGET.yaml")
-@click.option("--measured", metavar="FILE", help="Measured runs, in the CSV or JSON that "
+@click.option("--measured", metavar="FILE", callback=named_file,
+              help="Measured runs, in the CSV or JSON that "
               "'compare' reads (matrix, time_s, and optionally kernel, format, d, ...); "
               "replaces the budget file's 'measured' key.")
-@click.option("--baseline", metavar="OLD.json",
+@click.option("--baseline", callback=named_file, metavar="OLD.json",
               help="Fail points whose SoL latency or bytes moved grew past --tolerance.")
 @click.option("--tolerance", metavar="PCT",
               help="Allowed growth over --baseline, e.g. 5% or 0.05.  [default: 0%]")
-@click.option("--write-baseline", metavar="NEW.json",
+@click.option("--write-baseline", callback=named_file, metavar="NEW.json",
               help="Record the current values as a baseline for a later run.")
-@click.option("--junit", metavar="REPORT.xml", help="Write a JUnit XML report.")
+@click.option("--junit", metavar="REPORT.xml", callback=named_file,
+              help="Write a JUnit XML report.")
 @click.option("--output", "-O", "output", type=click.Choice(("table", "json")),
               default="table", show_default=True, help="Result format on stdout.")
 @click.option("--json", "old_json", is_flag=True, hidden=True)

@@ -18,6 +18,7 @@ from .guard import echo_error, run_guarded
 
 __all__ = [
     "EarlierNames",
+    "named_file",
     "timing_options",
     "hw_option",
     "spec_names",
@@ -58,6 +59,14 @@ def spec_names(values: tuple[str, ...] | list[str] | str | None) -> tuple[str, .
     if listed and not names:
         raise OptionError(f"--hw: no spec named in {', '.join(map(repr, listed))}")
     return names
+
+
+def named_file(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """A file option given an empty name (an unset shell variable, say) is refused, not
+    taken for the option left out."""
+    if value is not None and not value.strip():
+        raise click.BadParameter(f"{value!r} names no file (an unset variable?)", ctx, param)
+    return value
 
 
 class EarlierNames(click.Option):

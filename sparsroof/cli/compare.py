@@ -20,6 +20,7 @@ from .common import (
     emit,
     emit_pieces,
     hw_option,
+    named_file,
     table_console,
     timing_options,
 )
@@ -44,9 +45,10 @@ __all__ = ["command", "echo_judged"]
               show_default=True, help="Unit of the CSV 'time_s' column and of Ginkgo's "
               "'time' field.")
 @click.option("--calibration", "calibration_file", default=None, metavar="FILE",
+              callback=named_file,
               help="Bound the runs with the cache roofs measured by 'sparsroof calibrate' "
                    "(a bench JSON made with --calibration names its own).")
-@click.option("--matrix-dir", "matrix_dir", default=None, metavar="DIR",
+@click.option("--matrix-dir", "matrix_dir", default=None, callback=named_file, metavar="DIR",
               type=click.Path(exists=True, file_okay=False),
               help="Where to find a run's matrix by file name when the path it records does "
                    "not exist (a benchmark machine's absolute path).")

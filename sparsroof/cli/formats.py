@@ -24,6 +24,7 @@ from .common import (
     HW_OPTION,
     OUTPUT_OPTION,
     emit,
+    named_file,
     table_console,
     timing_options,
     warn_flagged,
@@ -35,6 +36,7 @@ from .guard import echo_message
 @click.argument("matrix")
 @HW_OPTION
 @click.option("--calibration", "calibration_file", default=None, metavar="FILE",
+              callback=named_file,
               help="Host calibration (sparsroof calibrate): predict measured times too, "
                    "and partition by them.")
 @click.option("--max-block", type=click.IntRange(min=1), default=None,

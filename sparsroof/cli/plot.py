@@ -21,7 +21,7 @@ from ..plot import (
     save,
     sparsity_roofline_figure,
 )
-from .common import hw_option
+from .common import hw_option, named_file
 from .figures import DPI_OPTION, SIZE_OPTION, checked_figure, echo_written, size_of
 
 __all__ = ["command"]
@@ -121,7 +121,7 @@ def _results_command(kind: str, summary: str) -> Any:
                    "beside their bound (the output of 'sparsroof compare -O json', or any "
                    "file 'sparsroof compare' reads), with a line from bound to run.")
     @click.argument("results", metavar="[RESULTS]", required=False)
-    @click.option("--measured", default=None, metavar="RUNS",
+    @click.option("--measured", default=None, callback=named_file, metavar="RUNS",
                   help="Measured runs to draw beside their bound.")
     @_OUT
     @hw_option(default=None, help="Spec of the ceilings: the one the results were bounded "
@@ -147,7 +147,7 @@ command.add_command(_results_command(
 
 @command.command("reuse")
 @click.argument("results", metavar="RESULTS")
-@click.option("--measured", default=None, metavar="RUNS",
+@click.option("--measured", default=None, callback=named_file, metavar="RUNS",
               help="Measured runs to draw on the lines (as for 'plot roofline').")
 @click.option("--at", "at", type=click.Choice(["class", *MODELS]), default="class",
               show_default=True, metavar="MODEL",

@@ -23,6 +23,7 @@ from .common import (
     HW_OPTION,
     OUTPUT_OPTION,
     emit,
+    named_file,
     table_console,
     timing_options,
 )
@@ -78,9 +79,10 @@ def _patterns(values: tuple[str, ...]) -> tuple[Pattern, ...]:
               help="Kernel launches per layer charged at the spec's launch floor, as "
                    "analyze charges them; 0 is the Sparsity Roofline's launch-free model.")
 @timing_options
-@click.option("--accuracy", "accuracy_file", default=None, metavar="ACC.csv",
+@click.option("--accuracy", "accuracy_file", default=None, callback=named_file, metavar="ACC.csv",
               help="CSV with columns pattern, sparsity, accuracy, joined to the results.")
 @click.option("--points", "points_file", default=None, metavar="FILE.csv|FILE.json",
+              callback=named_file,
               help="Also write the Sparsity Roofline points (pattern, sparsity, speedup, "
                    "accuracy) to this file.")
 @click.option("--plot", "plot_file", default=None, metavar="FIG.png|svg|pdf",
@@ -92,7 +94,7 @@ def _patterns(values: tuple[str, ...]) -> tuple[Pattern, ...]:
                    "case study). --plot draws its ridgeline.")
 @click.option("--ranks", "ranks", multiple=True, metavar="P[,P...]",
               help="Rank counts of --mlp, e.g. --ranks 1,2,4,8.")
-@click.option("--measured", "measured_file", default=None, metavar="TIMES.csv",
+@click.option("--measured", "measured_file", default=None, callback=named_file, metavar="TIMES.csv",
               help="Judge measured layer times (columns layer, pattern, sparsity, time_s; "
                    "pattern 'dense' for the dense GEMM) against each layer's SoL, per layer "
                    "and per model; exit 1 if a layer ran faster than its SoL. Not with "

@@ -202,3 +202,19 @@ def test_a_name_too_long_for_the_file_system_is_one_line(tmp_path: Path) -> None
         out = sparsroof(*args, cwd=tmp_path)
         assert out.returncode != 0 and out.stderr.count("\n") == 1, out.stderr
         assert "File name too long" in out.stderr and "Traceback" not in out.stderr
+
+
+@pytest.mark.parametrize("args", [
+    ("analyze", LAP, "--calibration", ""), ("formats", LAP, "--calibration", " "),
+    ("batch", "data", "--export", ""), ("check", "examples/budgets.yaml", "--junit", ""),
+    ("check", "examples/budgets.yaml", "--measured", ""),
+    ("whatif", "swin_tiny", "--points", ""), ("whatif", "swin_tiny", "--accuracy", ""),
+])
+def test_a_file_option_given_an_empty_name_is_refused(args: tuple[str, ...],
+                                                      tmp_path: Path) -> None:
+    """An empty file name (an unset shell variable) is not the option left out: the
+    export, the report or the calibration asked for would be silently missing."""
+    out = sparsroof(*[a if a != "data" else str(ROOT / "data") for a in args],
+                    cwd=ROOT if args[0] == "check" else tmp_path)
+    assert out.returncode == 2 and out.stderr.count("\n") == 1, out.stderr
+    assert "names no file (an unset variable?)" in out.stderr
