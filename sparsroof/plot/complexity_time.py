@@ -87,7 +87,7 @@ def _guides(ax: Axes, peak: float, bw: float) -> None:
     for k in range(first, last + 1):
         t = 10.0**k
         ax.plot([x0, bw * t, bw * t], [peak * t, peak * t, y0], color="0.55", lw=0.7,
-                ls=(0, (2, 2)), zorder=0.8, gid=f"isotime|{t:g}")
+                ls=(0, (5, 3)), zorder=0.8, gid=f"isotime|{t:g}")
 
 
 def _open(ax: Axes, points: Sequence[RoofPoint], peak: float, bw: float) -> None:

@@ -146,7 +146,7 @@ def _times(ax: Axes, points: Sequence[RoofPoint], launch: float | None,
     ax.plot(lim, lim, color="black", lw=1.4, zorder=1, gid="diagonal")
     for k in range(round(math.log10(lim[0])) + 1, round(math.log10(lim[1]))):
         t = 10.0**k
-        ax.plot([lim[0], t, t], [t, t, lim[0]], color="0.55", lw=0.7, ls=(0, (2, 2)),
+        ax.plot([lim[0], t, t], [t, t, lim[0]], color="0.55", lw=0.7, ls=(0, (5, 3)),
                 zorder=0.8, gid=f"isotime|{t:g}")
         ax.annotate(si(t, "s"), (t, lim[0]), xytext=(2, 3), textcoords="offset points",
                     fontsize=6.5, color="0.35", rotation=90, ha="left", va="bottom")
