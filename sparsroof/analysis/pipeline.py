@@ -16,7 +16,14 @@ from typing import TYPE_CHECKING, overload
 from ..errors import OptionError
 from ..hardware.library import load_spec
 from ..hardware.spec import HwSpec
-from ..model.bound import auto_unit, bound, entry_peak, memory_time, resolve_unit
+from ..model.bound import (
+    auto_unit,
+    bound,
+    call_floor,
+    entry_peak,
+    memory_time,
+    resolve_unit,
+)
 from ..model.timing import launch_floor
 from ..model.traffic import (
     INDEX_BYTES,
@@ -213,7 +220,8 @@ def _distributed(matrix: Matrix, spec: HwSpec, config: Config) -> tuple[RankBoun
             s_v=s_v, s_i=INDEX_BYTES[config.index],
             peak_flops=entry_peak(spec, unit, precision), bandwidth=level.bandwidth.value,
             network=spec.network.value, flops_per_entry=flops,
-            memory_time=rank_memory, launch_s=launch_s)
+            memory_time=rank_memory, launch_s=launch_s,
+            call_time=lambda read: call_floor(spec, read))
         for w in config.widths for p in config.ranks
     )
 

@@ -253,6 +253,38 @@ def _faster_unit(spec: HwSpec, unit: str, precision: str, peak: float) -> str | 
     return best if best is not None and best != unit and rates[best] > peak else None
 
 
+def _text_s(seconds: float) -> str:
+    from ..units import si
+
+    return si(seconds, "s")
+
+
+def one_call(spec: HwSpec, t: Traffic) -> float:
+    """The least time one call of ``t`` takes on a CPU spec, however it spreads its work:
+    on one core its reads pass that core's load ports (the first level's roof over its
+    copies, one per core); on several, the calling core learns that the others are done
+    only by a load from another core's cache, no sooner than the first level's latency.
+    Whichever is less; 0 for a GPU, a call with no entries, or a spec without the figures.
+
+    >>> from sparsroof.hardware.library import load_spec
+    >>> from sparsroof.model.traffic import Traffic
+    >>> t = Traffic("spmv", 1, "csr", "compulsory", "fp64", "int32", 2e3, 2e3, 1.2e4, 800, 800)
+    >>> epyc = load_spec("epyc-7763")  # L1d 14.3 TB/s over 64 cores, 1.14 ns
+    >>> round(one_call(epyc, t) * 1e9, 2), one_call(load_spec("a100"), t)
+    (1.14, 0.0)
+    """
+    return call_floor(spec, t.bytes_a + t.bytes_b) if t.flops_executed else 0.0
+
+
+def call_floor(spec: HwSpec, read_bytes: float) -> float:
+    """:func:`one_call` of a call that reads ``read_bytes``."""
+    first, cores = spec.memory[0], spec.parallelism.get("cores")
+    copies = first.instances or cores
+    if spec.kind != "cpu" or first.bandwidth is None or first.latency is None or not copies:
+        return 0.0
+    return min(read_bytes / (first.bandwidth.value / copies.value), first.latency.value)
+
+
 def _unmeasured_home(spec: HwSpec, footprint: float | None) -> str | None:
     """The name of the fastest level that holds ``footprint`` bytes when that level has no
     known bandwidth (its bytes are then charged at the next level, :func:`memory_terms`),
@@ -321,6 +353,14 @@ def bound(t: Traffic, spec: HwSpec, *, unit: str, precision: str, launches: int 
                 f"{waited.latency.text} binds")
         note = f"{note}; {said}" if note else said
     launch_s = launches * floor
+    call_s = one_call(spec, t)
+    if call_s > max(launch_s, memory_s, compute_s):  # a CPU call of few bytes
+        launch_s = call_s
+        first = spec.memory[0]
+        said = (f"one call takes at least {_text_s(call_s)}: on one core its reads pass "
+                f"that core's {first.name} ports, spread over several the cores wait for "
+                f"each other at least one load ({first.name} latency)")
+        note = f"{note}; {said}" if note else said
     sol, name = sol_seconds(compute_s, memory_s, launch_s)
     if name == "compute":
         faster = _faster_unit(spec, unit, precision, peak)

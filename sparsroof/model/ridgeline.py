@@ -127,13 +127,15 @@ def distributed_bounds(row: np.ndarray, col: np.ndarray, shape: tuple[int, int],
                        ranks: int, width: int, s_v: int, s_i: int, peak_flops: float,
                        bandwidth: float, network: float, flops_per_entry: float = 2.0,
                        memory_time: Callable[[float], float] | None = None,
-                       launch_s: float = 0.0) -> RankBound:
+                       launch_s: float = 0.0,
+                       call_time: Callable[[float], float] | None = None) -> RankBound:
     """SoL of SpMM on ``ranks`` ranks with a row partition balanced by entries;
     ``flops_per_entry`` per stored entry per column of B (8 for complex values, whose
     ``s_v`` is then two reals). A rank's memory time is ``memory_time`` of its bytes (a
     device's hierarchy, its caches credited as the single-device bound credits them), or
     its bytes over ``bandwidth``; a rank with work to do takes at least ``launch_s`` (a
-    device's launch floor)."""
+    device's launch floor) and ``call_time`` of the bytes it reads (a CPU call's least
+    time, :func:`~sparsroof.model.bound.call_floor`)."""
     m, k = shape
     row_lengths = np.bincount(row, minlength=m)
     row_rank = partition_rows(row_lengths, ranks)
@@ -147,7 +149,10 @@ def distributed_bounds(row: np.ndarray, col: np.ndarray, shape: tuple[int, int],
     flops_r = flops_per_entry * nnz_r * width
     mem_s = (mem_r / bandwidth if memory_time is None else
              np.array([memory_time(float(b)) for b in mem_r]))
-    launch_r = np.where(flops_r > 0, launch_s, 0.0)  # a rank without entries runs nothing
+    calls = (np.zeros(ranks) if call_time is None else
+             np.array([call_time(float(b)) for b in a_bytes + distinct * width * s_v]))
+    # a rank without entries runs nothing
+    launch_r = np.where(flops_r > 0, np.maximum(launch_s, calls), 0.0)
     times = np.maximum.reduce([flops_r / peak_flops, mem_s, net_r / network, launch_r])
     slow = int(np.argmax(times))
     compute_s, memory_s, network_s = (flops_r[slow] / peak_flops, float(mem_s[slow]),
