@@ -76,8 +76,13 @@ def not_computed(analysis: Analysis) -> list[str]:
     grouped: dict[tuple[str, str], list[str]] = {}
     for k in analysis.skipped:
         grouped.setdefault((k.model, k.reason), []).append(k.storage)
-    return [f"not computed: {model} model ({', '.join(storages)}): {reason}"
-            for (model, reason), storages in grouped.items()]
+    # models left out of the same formats for the same reason: one line
+    merged: dict[tuple[str, tuple[str, ...]], list[str]] = {}
+    for (model, reason), storages in grouped.items():
+        merged.setdefault((reason, tuple(storages)), []).append(model)
+    return [f"not computed: {', '.join(models)} model{'s' if len(models) > 1 else ''} "
+            f"({', '.join(storages)}): {reason}"
+            for (reason, storages), models in merged.items()]
 
 
 def _title(group: Sequence[Analysis]) -> str:

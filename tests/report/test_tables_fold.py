@@ -92,3 +92,20 @@ def test_the_named_keys_are_repeated_whatever_their_place() -> None:
                     caption=None, keep=range(6), sections=(), keys=("matrix", "spec"))
     groups = t.groups(40)
     assert len(groups) > 1 and all(g[:2] == [0, 2] for g in groups), groups
+
+
+def test_models_left_out_alike_are_said_in_one_line() -> None:
+    """Every model but the compulsory one is left out of the dense format for one reason:
+    one line names them all, not a line each."""
+    from sparsroof.analysis import Config, analyze
+    from sparsroof.matrix.mtx import load
+    from sparsroof.model.traffic import MODELS
+    from sparsroof.report.analysis import not_computed
+
+    from ..conftest import DATA
+
+    a = analyze(load(DATA / "lap2d_64.mtx"), "a100",
+                Config(storages=("csr", "dense"), models=tuple(MODELS)), cache=False)
+    lines = [line for line in not_computed(a) if "(dense)" in line]
+    assert len(lines) == 1 and lines[0].startswith("not computed: random, banded"), lines
+    assert "models (dense): a dense A multiplies every row of B" in lines[0]
