@@ -344,13 +344,18 @@ class FittedTable:
             # free text gives way first, then the widest column
             widest = max(wider, key=lambda i: (self.headers[i] in self.prose, widths[i]))
             widths[widest] -= 1
-        for i in text:  # a label that wraps takes the narrowest width of as many lines,
-            # its lines even (a long name cut in halves, not before its last letters)
+        for i in text:  # a label that wraps takes the narrowest width at which no cell
+            # takes more lines: its lines even (a long name cut in halves, not before its
+            # last letters)
             if widths[i] < self.natural[i] and self.headers[i] not in self.prose:
                 lines = [self.headers[i]] + [line for r in self.rows
                                              for line in r[i].splitlines()]
-                most = max(_wrapped(line, widths[i]) for line in lines)
-                widths[i] = _in_lines(lines, min(self.word[i], widths[i]), widths[i], most)
+                now = [_wrapped(line, widths[i]) for line in lines]
+                narrow = min(self.word[i], widths[i])
+                while narrow < widths[i] and any(
+                        _wrapped(line, narrow) > n for line, n in zip(lines, now, strict=True)):
+                    narrow += 1
+                widths[i] = narrow
         return widths, stack
 
     def _table(self, columns: Sequence[int], width: int, title: str | None,

@@ -109,3 +109,13 @@ def test_models_left_out_alike_are_said_in_one_line() -> None:
     lines = [line for line in not_computed(a) if "(dense)" in line]
     assert len(lines) == 1 and lines[0].startswith("not computed: random, banded"), lines
     assert "models (dense): a dense A multiplies every row of B" in lines[0]
+
+
+def test_a_narrowed_label_takes_no_more_lines_than_it_must() -> None:
+    """Narrowed to fit, a label column takes the narrowest width at which no cell takes
+    more lines: "banded (class)" stays on one line beside "compulsory (optimistic)" on
+    two."""
+    t = FittedTable(["model", "n"], [["banded (class)", "1"], ["compulsory (optimistic)", "2"]],
+                    left={"model"}, title=None, caption=None, keep=[0, 1], sections=())
+    widths, _ = t.layout([0, 1], 19)
+    assert widths is not None and widths[0] == 14
