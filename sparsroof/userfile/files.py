@@ -265,7 +265,8 @@ def replaced(path: str | Path) -> Iterator[Path]:
     once it was written whole, so that a full disk, a failed write or an interrupt leaves
     what was at ``path`` as it was (and no part-written file). The new file gets the
     permissions a file created there would get. A path that exists and is not a regular
-    file (a pipe, a terminal, ``/dev/null``) is written as it is.
+    file (a pipe, a terminal, ``/dev/null``) is written as it is; a link, the file it
+    points to.
 
     >>> import tempfile
     >>> out = Path(tempfile.mkdtemp()) / "a.txt"
@@ -285,6 +286,8 @@ def replaced(path: str | Path) -> Iterator[Path]:
     if target.exists() and not target.is_file():
         yield target
         return
+    if target.is_symlink():  # the file it points to is replaced, not the link
+        target = target.resolve()
     fd, partial = tempfile.mkstemp(dir=target.parent, prefix=".sparsroof-", suffix=".part")
     os.close(fd)
     try:

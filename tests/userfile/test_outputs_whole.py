@@ -60,3 +60,16 @@ def test_a_page_cut_short_leaves_the_earlier_one(tmp_path: Path) -> None:
     assert out.returncode != 0 and "Traceback" not in out.stderr, out.stderr
     assert "cannot write: File too large" in out.stderr and target.read_text() == "kept\n"
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".part")]
+
+
+def test_a_link_keeps_pointing_at_the_file_it_names(tmp_path: Path) -> None:
+    """Written through a symbolic link, the file it points to is replaced and the link
+    stays a link (a rename onto the link would have replaced the link itself)."""
+    from sparsroof.userfile import write_text_whole
+
+    real, link = tmp_path / "real.csv", tmp_path / "link.csv"
+    real.write_text("old\n")
+    link.symlink_to(real)
+    write_text_whole(link, "new\n", ValueError)
+    assert link.is_symlink() and real.read_text() == "new\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.csv", "real.csv"]
