@@ -264,9 +264,9 @@ def replaced(path: str | Path) -> Iterator[Path]:
     """A file to write in place of ``path``: a new file beside it, put in its place only
     once it was written whole, so that a full disk, a failed write or an interrupt leaves
     what was at ``path`` as it was (and no part-written file). The new file gets the
-    permissions a file created there would get. A path that exists and is not a regular
-    file (a pipe, a terminal, ``/dev/null``) is written as it is; a link, the file it
-    points to.
+    permissions of the file it replaces, or those a file created there would get. A path
+    that exists and is not a regular file (a pipe, a terminal, ``/dev/null``) is written
+    as it is; a link, the file it points to.
 
     >>> import tempfile
     >>> out = Path(tempfile.mkdtemp()) / "a.txt"
@@ -291,9 +291,12 @@ def replaced(path: str | Path) -> Iterator[Path]:
     fd, partial = tempfile.mkstemp(dir=target.parent, prefix=".sparsroof-", suffix=".part")
     os.close(fd)
     try:
-        mask = os.umask(0)
-        os.umask(mask)
-        os.chmod(partial, 0o666 & ~mask)
+        if target.exists():  # the file it replaces keeps its permissions
+            os.chmod(partial, stat.S_IMODE(target.stat().st_mode))
+        else:
+            mask = os.umask(0)
+            os.umask(mask)
+            os.chmod(partial, 0o666 & ~mask)
         yield Path(partial)
         os.replace(partial, target)
     except BaseException:

@@ -73,3 +73,13 @@ def test_a_link_keeps_pointing_at_the_file_it_names(tmp_path: Path) -> None:
     write_text_whole(link, "new\n", ValueError)
     assert link.is_symlink() and real.read_text() == "new\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["link.csv", "real.csv"]
+
+
+def test_a_replaced_file_keeps_its_permissions(tmp_path: Path) -> None:
+    from sparsroof.userfile import write_text_whole
+
+    kept = tmp_path / "private.json"
+    kept.write_text("{}\n")
+    kept.chmod(0o600)
+    write_text_whole(kept, '{"a": 1}\n', ValueError)
+    assert kept.stat().st_mode & 0o777 == 0o600 and kept.read_text() == '{"a": 1}\n'
