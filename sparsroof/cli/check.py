@@ -27,8 +27,7 @@ def _write(path: str, text: str, append: bool = False) -> None:
     """Write ``text`` to ``path`` whole or not at all, or add it to its end (a step
     summary others write too)."""
     if not append:
-        write_text_whole(path, text, lambda message: BudgetError(
-            path, message.removeprefix(f"{path}: ")))
+        write_text_whole(path, text, lambda problem: BudgetError(path, problem))
         return
     try:
         with open(path, "a", encoding="utf-8") as handle:

@@ -160,7 +160,7 @@ def probe(output_file: str | None, name: str | None, quick: bool, force: bool,
     if target is None:
         emit(text)
     else:
-        write_text_whole(target, text, OptionError)
+        write_text_whole(target, text, lambda p: OptionError(f"{target}: {p}"))
         click.echo(f"sparsroof: wrote {target}", err=True)
     return 0
 

@@ -146,7 +146,7 @@ def command(model: str | None, hw: str, patterns: tuple[str, ...], sparsities: t
     if points_file:
         text = (to_json(results, options, layers=False) if points_file.lower().endswith(".json")
                 else to_csv(results))
-        write_text_whole(points_file, text, OptionError)
+        write_text_whole(points_file, text, lambda p: OptionError(f"{points_file}: {p}"))
     if plot_file:
         _plot(results, plot_file, f"{manifest.name} on {spec.name}, {dtype}, batch {batch}")
     if output == "json":

@@ -50,10 +50,9 @@ def _suggest(key: object, known: tuple[str, ...] | list[str]) -> str:
 
 #: the least a spec's figure of each kind may be: far below any device's, yet where the
 #: figures a bound divides by stay clear of overflow (1e-320 GB/s made bounds infinite)
-_LEAST = {"bandwidth": 1.0, "capacity": 1.0, "throughput": 1.0, "time": 1e-12,
-          "frequency": 1.0}
-_LEAST_TEXT = {"bandwidth": "1 B/s", "capacity": "1 byte", "throughput": "1 FLOP/s",
-               "time": "1 ps", "frequency": "1 Hz"}
+_LEAST = {"bandwidth": (1.0, "1 B/s"), "capacity": (1.0, "1 byte"),
+          "throughput": (1.0, "1 FLOP/s"), "time": (1e-12, "1 ps"), "frequency": (1.0, "1 Hz")}
+
 
 class _Checker:
     """Collects problems for one spec file; each check returns None where it failed."""
@@ -106,9 +105,10 @@ class _Checker:
         except UnitError as err:
             self.problem(f"{key}.value", str(err))
             return None
-        if found < _LEAST[kind]:  # a slip of units, and its reciprocals overflow
-            self.problem(f"{key}.value", f"{shown(value)} is below {_LEAST_TEXT[kind]}: no "
-                         f"device has so little (check the unit)")
+        least, said = _LEAST[kind]
+        if found < least:  # a slip of units, and its reciprocals overflow
+            self.problem(f"{key}.value", f"{shown(value)} is below {said}: no device has "
+                         "so little (check the unit)")
             return None
         return Quantity(found, str(value), str(source), figure_kind)
 

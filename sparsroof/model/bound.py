@@ -40,6 +40,7 @@ from dataclasses import dataclass
 
 from ..errors import OptionError
 from ..hardware.spec import UNITS, HwSpec, MemoryLevel
+from ..units import si
 from .timing import DEFAULT_TIMING, describe, launch_floor
 from .traffic import Traffic
 
@@ -253,12 +254,6 @@ def _faster_unit(spec: HwSpec, unit: str, precision: str, peak: float) -> str | 
     return best if best is not None and best != unit and rates[best] > peak else None
 
 
-def _text_s(seconds: float) -> str:
-    from ..units import si
-
-    return si(seconds, "s")
-
-
 def one_call(spec: HwSpec, t: Traffic) -> float:
     """The least time one call of ``t`` takes on a CPU spec, however it spreads its work:
     on one core its reads pass that core's load ports (the first level's roof over its
@@ -357,7 +352,7 @@ def bound(t: Traffic, spec: HwSpec, *, unit: str, precision: str, launches: int 
     if call_s > max(launch_s, memory_s, compute_s):  # a CPU call of few bytes
         launch_s = call_s
         first = spec.memory[0]
-        said = (f"one call takes at least {_text_s(call_s)}: on one core its reads pass "
+        said = (f"one call takes at least {si(call_s, 's')}: on one core its reads pass "
                 f"that core's {first.name} ports, spread over several the cores wait for "
                 f"each other at least one load ({first.name} latency)")
         note = f"{note}; {said}" if note else said

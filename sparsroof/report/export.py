@@ -62,7 +62,7 @@ def _columns(rows: list[dict[str, Any]]) -> list[str]:
 
 def _write_csv(store: Store, path: Path) -> int:
     rows = flat_rows(store)
-    write_text_whole(path, csv_text(rows, "batch"), ExportError)
+    write_text_whole(path, csv_text(rows, "batch"), lambda p: ExportError(f"{path}: {p}"))
     return len(rows)
 
 
@@ -71,7 +71,7 @@ def _write_json(store: Store, path: Path) -> int:
     doc["flops_convention"] = FLOPS_CONVENTION
     doc["rows"] = json_safe(list(store.rows()))
     doc["failures"] = store.failures()
-    write_text_whole(path, json_text(doc, indent=1), ExportError)
+    write_text_whole(path, json_text(doc, indent=1), lambda p: ExportError(f"{path}: {p}"))
     return len(doc["rows"])
 
 

@@ -178,5 +178,5 @@ def page_html(page: Page, page_rows: int = PAGE_ROWS) -> str:
 def write_html(page: Page, path: str | Path) -> Path:
     """Write :func:`page_html` to ``path``."""
     target = Path(path)
-    write_text_whole(target, page_html(page), OptionError)
+    write_text_whole(target, page_html(page), lambda p: OptionError(f"{target}: {p}"))
     return target

@@ -307,9 +307,10 @@ def replaced(path: str | Path) -> Iterator[Path]:
 
 def write_text_whole(path: str | Path, text: str, fail: Fail) -> None:
     """Write ``text`` (UTF-8) to ``path`` whole or not at all (:func:`replaced`); an error
-    of the file system is ``fail("PATH: cannot write: REASON")``."""
+    of the file system raises ``fail("cannot write: REASON")``, the problem alone, as the
+    readers' ``fail`` gets it."""
     try:
         with replaced(path) as new:
             new.write_text(text, encoding="utf-8")
     except OSError as err:
-        raise fail(f"{path}: cannot write: {err.strerror or err}") from None
+        raise fail(f"cannot write: {err.strerror or err}") from None

@@ -233,3 +233,20 @@ def test_validate_warns_of_a_latency_that_is_not_a_minimum(tmp_path: Path) -> No
     assert spec_warnings(spec) == ["epyc-7763: memory.L1d.latency: kind is 'average': a "
                                    "bound needs the least time a load takes ('minimum'), or "
                                    "a call beats it"]
+
+
+def test_a_warm_working_set_in_the_xeons_l2_and_l3_is_charged_at_the_l2_roof() -> None:
+    """150 MiB fits the Xeon 8480+'s L1d (56 x 48 KiB = 2.625 MiB), L2 (56 x 2 MiB) and
+    105 MiB of L3 together (non inclusive): by hand, what the L1d cannot hold, 147.375 MiB,
+    at the L2 roof, 13,619.2 GB/s = 11.35 us, and no byte at DDR5's 307.2 GB/s (it was
+    charged 38 MiB of them: 130 us)."""
+    xeon = load_spec("xeon-8480")
+    l1 = 2.625 * 2**20
+    w = 150 * 2**20
+    terms = {lv.name: t for lv, t in memory_terms(xeon, w, w)}
+    assert terms["L2+L3"] == pytest.approx((w - l1) / 13619.2e9) and terms["DDR5"] == 0
+    assert terms["L2+L3"] == pytest.approx(11.35e-6, rel=1e-3)
+    # 300 MiB: what the caches cannot hold goes to DDR5
+    w = 300 * 2**20
+    terms = {lv.name: t for lv, t in memory_terms(xeon, w, w)}
+    assert terms["DDR5"] == pytest.approx((w - l1 - 217 * 2**20) / 307.2e9)
