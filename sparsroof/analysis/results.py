@@ -3,7 +3,6 @@ model), and the documents made of them (raw SI numbers) for JSON, CSV and the st
 
 from __future__ import annotations
 
-import html
 import math
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
@@ -137,6 +136,8 @@ class Analysis:
 
     def _repr_html_(self) -> str:
         """The notebook's view: the default table's numbers, one row per result."""
+        import html
+
         cells = ["d", "format", "model", "bytes", "AI", "SoL", "bound", "GFLOP/s"]
         rows = "".join(
             "<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in (

@@ -21,7 +21,6 @@ cache's size limit.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import time
@@ -48,6 +47,8 @@ def kept(path: Any, parse: Callable[[], Any], kind: str, code: Sequence[str] = (
     key = None if _bypassed else _key(path, kind, code)
     if key is None:
         return parse()
+    import hashlib  # here, not above: --no-cache needs none
+
     place = json.dumps([kind, os.path.abspath(os.fspath(path))]).encode()
     entry = cache_dir() / _FOLDER / f"{hashlib.sha256(place).hexdigest()[:32]}.json"
     doc = read_json(entry)

@@ -12,7 +12,6 @@ numeric nonzeros leave the explicit zeros out. Both are reported.
 
 from __future__ import annotations
 
-import gzip
 import os
 import stat
 import zlib
@@ -166,12 +165,16 @@ def _check_readable(path: Path) -> None:
 
 def _open_binary(path: Path) -> IO[bytes]:
     if path.name.endswith(".gz"):
+        import gzip  # here, not at import: most files are not compressed
+
         return gzip.open(path, "rb")  # type: ignore[return-value]
     return open(path, "rb")
 
 
 def _open_text(path: Path) -> TextIO:
     if path.name.endswith(".gz"):
+        import gzip
+
         return gzip.open(path, "rt", encoding="ascii", errors="replace")
     return open(path, encoding="ascii", errors="replace")
 

@@ -28,7 +28,6 @@ key is a miss, never an error, and so is a cache directory that cannot be writte
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import time
@@ -104,6 +103,8 @@ def _hash_file(path: str) -> str:
     k = _native()
     with open(path, "rb", buffering=0) as handle:
         if k is None:
+            import hashlib
+
             return "sha1-" + hashlib.file_digest(handle, "sha1").hexdigest()
         buffer = bytearray(_HASH_CHUNK)
         view = memoryview(buffer)
@@ -118,6 +119,8 @@ def _stamp(st: os.stat_result) -> list[int]:
 
 
 def _note_path(root: Path, path: str) -> Path:
+    import hashlib  # here, not at import: an analysis without the cache needs none
+
     return root / _NOTES / (hashlib.sha1(path.encode("utf-8", "surrogatepass")).hexdigest()
                             + ".json")
 
@@ -156,6 +159,8 @@ def fingerprint(path: str | os.PathLike[str], root: Path | None = None) -> tuple
 def _code() -> str:
     """A hash of what measures a matrix: this version, the source and build of the
     matrix and structure modules, and the numerical libraries' versions."""
+    import hashlib
+
     digest = hashlib.sha1(__version__.encode())
     here = Path(__file__).resolve().parent
     for folder in (here, here.parent / "matrix"):
