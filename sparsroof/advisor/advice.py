@@ -296,9 +296,7 @@ def format_rows(s: Any, spec: HwSpec, calibrated: dict[str, float] | None = None
                     dtype=dtype, index="int32", complex_values=complex_values)
         if t is None:
             continue
-        launches = 1 if spec.kind == "gpu" and spec.launch_overhead else 0
-        b = bound(t, spec, unit="simt", precision=dtype, launches=launches,
-                  footprint=t.bytes_total, timing=timing)
+        b = bound(t, spec, unit="simt", precision=dtype, timing=timing)
         rows.append(FormatRow(storage, t.bytes_total, t.flops_useful, t.flops_executed,
                               b.sol_s, (calibrated or {}).get(storage)))
     return sorted(rows, key=lambda r: (r.calibrated_s is None, r.calibrated_s or r.sol_s,

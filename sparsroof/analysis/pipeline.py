@@ -21,6 +21,7 @@ from ..model.bound import (
     bound,
     call_floor,
     entry_peak,
+    launches_for,
     memory_time,
     resolve_unit,
 )
@@ -90,7 +91,7 @@ def _cache_bytes(spec: HwSpec) -> float | None:
 def _launches(config: Config, spec: HwSpec) -> int:
     if config.launches is not None:
         return config.launches
-    return 1 if spec.kind == "gpu" and spec.launch_overhead is not None else 0
+    return launches_for(spec)
 
 
 def _classify(s: Structure) -> Verdict:

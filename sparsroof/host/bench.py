@@ -224,9 +224,8 @@ def bound_again(r: Measurement, s: Structure, spec: HwSpec) -> Measurement:
     was timed by: the same run judged on another spec (a probed one beside a bundled
     one)."""
     t = kernel_traffic(s, r.storage, r.kernel, r.width, r.dtype)
-    launches = 1 if spec.kind == "gpu" and spec.launch_overhead is not None else 0
-    b = bound(t, spec, unit="simt", precision=r.dtype, launches=launches,
-              footprint=t.bytes_total, timing=r.method, calls_per_sync=r.calls_per_sync)
+    b = bound(t, spec, unit="simt", precision=r.dtype, timing=r.method,
+              calls_per_sync=r.calls_per_sync)
     return dataclasses.replace(r, bytes_total=t.bytes_total, flops_useful=t.flops_useful,
                                flops_executed=t.flops_executed, sol_s=b.sol_s,
                                memory_level=b.memory_level, bound=b.bound)

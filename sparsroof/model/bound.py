@@ -39,13 +39,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import OptionError
-from ..hardware.spec import UNITS, HwSpec, MemoryLevel
+from ..hardware.spec import PRECISIONS, UNITS, HwSpec, MemoryLevel
 from ..units import si
-from .timing import DEFAULT_TIMING, describe, launch_floor
+from .timing import DEFAULT_TIMING, check_timing, describe, launch_floor
 from .traffic import Traffic
 
-__all__ = ["Bound", "bound", "entry_peak", "sol_seconds", "memory_level", "memory_terms",
-           "memory_time", "credited", "resolve_unit", "auto_unit"]
+__all__ = ["Bound", "WORKING_SET", "bound", "launches_for", "entry_peak", "sol_seconds",
+           "memory_level", "memory_terms", "memory_time", "credited", "resolve_unit",
+           "auto_unit"]
 
 
 @dataclass(frozen=True)
@@ -304,20 +305,71 @@ def _unmeasured_home(spec: HwSpec, footprint: float | None) -> str | None:
     return None
 
 
-def bound(t: Traffic, spec: HwSpec, *, unit: str, precision: str, launches: int = 0,
-          footprint: float | None = None, timing: str = DEFAULT_TIMING,
-          calls_per_sync: int = 1) -> Bound:
-    """Bound of traffic ``t`` on ``spec`` for a run timed by ``timing``. ``footprint``
-    (bytes of the working set) lets a cache level be the memory roof; None keeps main
-    memory, and so does a ``cold`` run.
+def _given(t: Traffic, spec: HwSpec | str, unit: str, precision: str, launches: int | None,
+           footprint: float | str | None, timing: str, calls_per_sync: int
+           ) -> tuple[HwSpec, int, float | None]:
+    """:func:`bound`'s spec, launches and footprint from what it was given, checked: a
+    unit, precision or timing no spec can name is a usage error (a known one the spec
+    lacks leaves the compute term out, with a note)."""
+    if unit not in UNITS:
+        raise OptionError(f"unknown compute unit {unit!r} (choose from {', '.join(UNITS)})")
+    if precision not in PRECISIONS:
+        raise OptionError(f"unknown precision {precision!r} (choose from "
+                          f"{', '.join(PRECISIONS)})")
+    check_timing(timing, calls_per_sync)
+    if isinstance(spec, str):
+        from ..hardware.library import load_spec
+
+        spec = load_spec(spec)
+    if isinstance(footprint, str):
+        if footprint != WORKING_SET:
+            raise OptionError(f"footprint={footprint!r}: give bytes, None (main memory) or "
+                              f"{WORKING_SET!r} (the traffic's bytes)")
+        footprint = t.bytes_total
+    return spec, launches_for(spec) if launches is None else launches, footprint
+
+
+#: :func:`bound`'s ``footprint`` by default: the traffic's bytes, as an analysis takes it
+WORKING_SET = "traffic"
+
+
+def launches_for(spec: HwSpec) -> int:
+    """Kernel launches an analysis charges one call of a kernel: one on a GPU whose spec
+    gives a launch floor, none elsewhere (a CPU call has its own floor, :func:`one_call`).
+
+    >>> from sparsroof.hardware.library import load_spec
+    >>> launches_for(load_spec("a100")), launches_for(load_spec("epyc-7763"))
+    (1, 0)
+    """
+    return 1 if spec.kind == "gpu" and spec.launch_overhead is not None else 0
+
+
+def bound(t: Traffic, spec: HwSpec | str, *, unit: str, precision: str,
+          launches: int | None = None, footprint: float | str | None = WORKING_SET,
+          timing: str = DEFAULT_TIMING, calls_per_sync: int = 1) -> Bound:
+    """Bound of traffic ``t`` on ``spec`` (a spec or its name) for a run timed by
+    ``timing``, as an analysis bounds it: by default one launch on a GPU spec with a
+    launch floor (:func:`launches_for`), and the traffic's bytes (``footprint``, the
+    working set) held by the fastest level they fit, so a cache may be the memory roof.
+    A ``footprint`` of None keeps main memory, and so does a ``cold`` run.
 
     >>> from sparsroof.hardware.library import load_spec
     >>> from sparsroof.model.traffic import Traffic
     >>> t = Traffic("spmv", 1, "csr", "compulsory", "fp64", "int32", 2e9, 2e9, 8e9, 0, 0)
-    >>> b = bound(t, load_spec("a100"), unit="simt", precision="fp64")
-    >>> round(b.memory_s * 1e3, 3), b.bound   # 8 GB at 2039 GB/s
-    (3.923, 'memory')
+    >>> b = bound(t, "a100", unit="simt", precision="fp64")
+    >>> round(b.memory_s * 1e3, 3), b.bound   # 8 GB less the 40 MiB L2 holds, at 2039 GB/s
+    (3.903, 'memory')
+    >>> small = Traffic("spmv", 1, "csr", "compulsory", "fp64", "int32", 2e6, 2e6, 8e6, 0, 0)
+    >>> b = bound(small, "a100", unit="simt", precision="fp64")
+    >>> b.memory_level, round(b.memory_s * 1e6, 2), round(b.launch_s * 1e6, 2)
+    ('L2', 1.45, 1.3)
+    >>> bound(small, "a100", unit="gpu", precision="fp64")
+    Traceback (most recent call last):
+    ...
+    sparsroof.errors.OptionError: unknown compute unit 'gpu' (choose from simt, tensor, ...)
     """
+    spec, launches, footprint = _given(t, spec, unit, precision, launches, footprint,
+                                       timing, calls_per_sync)
     note = ""
     if (unit, precision) in spec.peaks:
         peak = entry_peak(spec, unit, precision)
@@ -329,8 +381,9 @@ def bound(t: Traffic, spec: HwSpec, *, unit: str, precision: str, launches: int 
     floor, floor_note = launch_floor(spec, timing, calls_per_sync)
     if unknown is not None:
         charged = next(lv.name for lv, s in terms if s > 0 or lv is spec.dram)
-        note = (f"the working set fits {unknown}, whose bandwidth {spec.name} does not give: "
+        said = (f"the working set fits {unknown}, whose bandwidth {spec.name} does not give: "
                 f"its bytes are charged at {charged} (give the level a bandwidth)")
+        note = f"{note}; {said}" if note else said
     floorless = spec.kind == "gpu" and spec.launch_overhead is None and t.flops_executed
     if floorless:  # a GPU kernel always pays a launch, but this spec cannot say how long
         floor_note = (f"{spec.name} gives no launch floor: the bound leaves out the launch "
