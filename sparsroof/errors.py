@@ -137,12 +137,16 @@ def closest(word: str, choices: Iterable[str]) -> str | None:
     """The one of ``choices`` that a slip of the keyboard turns into ``word``, or None:
     what every "did you mean" of the tool names.
 
-    >>> closest("cssr", ["csr", "coo"]), closest("zzz", ["csr", "coo"])
-    ('csr', None)
+    >>> closest("cssr", ["csr", "coo"]), closest("zzz", ["csr", "coo"]), closest("CSR", ["csr"])
+    ('csr', None, 'csr')
     """
+    choices = list(choices)
+    same = [c for c in choices if c.lower() == word.lower()]
+    if same:
+        return same[0]
     import difflib
 
-    found = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    found = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
     return found[0] if found else None
 
 

@@ -83,6 +83,7 @@ class Config:
     calls_per_sync: int = 1
 
     def __post_init__(self) -> None:
+        self._tupled()
         check_timing(self.timing, self.calls_per_sync)
         checks = (
             (self.kernel in KERNELS, f"{{opt:kernel}}: unknown kernel {self.kernel!r} (choose from "
@@ -118,6 +119,29 @@ class Config:
         for ok, message in checks:
             if not ok:
                 raise OptionError(message)
+
+    def _tupled(self) -> None:
+        """The fields that hold several values, as tuples (a list given is kept as one, so
+        that a Config stays hashable); text there is refused, since ``"csr"`` would be
+        read letter by letter: :meth:`from_options` reads ``"1,16"`` and ``"csr,ell"``.
+
+        >>> Config(storages="csr,ell")
+        Traceback (most recent call last):
+        ...
+        sparsroof.errors.OptionError: storages='csr,ell': give a tuple such as ('csr', 'ell'), ...
+        """
+        for name, option, kind in (("widths", "d", int), ("storages", "storage", str),
+                                   ("models", "model", str), ("ranks", "ranks", int),
+                                   ("reorder", "reorder", str)):
+            value = getattr(self, name)
+            if isinstance(value, str) or not isinstance(value, tuple | list):
+                example = "(1, 16)" if kind is int else "('csr', 'ell')"
+                raise OptionError(f"{name}={value!r}: give a tuple such as {example}, or "
+                                  f"Config.from_options({option}={value!r})")
+            if kind is int and not all(isinstance(v, int) and not isinstance(v, bool)
+                                       for v in value):
+                raise OptionError(f"{name}={value!r}: whole numbers only")
+            object.__setattr__(self, name, tuple(value))
 
     @classmethod
     def from_options(cls, **options: OptionValue) -> Config:

@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .._version import envelope
+from ..errors import OptionError
 from ..matrix.header import complex_field
 from ..model.bound import Bound
 from ..model.traffic import Traffic
@@ -107,6 +108,45 @@ class Analysis:
     skipped: tuple[Skipped, ...] = field(default=())
     reorderings: tuple[Reordering, ...] = field(default=())
     hw: Any = field(default=None, compare=False, repr=False)  # the HwSpec it was bound on
+
+    def result(self, storage: str | None = None, *, d: int | None = None,
+               model: str | None = None, role: str | None = None) -> Result:
+        """The one result of format ``storage`` at width ``d``, under B model ``model``
+        or in role ``role`` ("class": the class's model; "optimistic", "pessimistic",
+        "measured": the band's edges and the cache-aware model); a criterion left None
+        matches any. None found, or several, is an error that says what there is.
+
+        >>> import scipy.sparse as sp
+        >>> from sparsroof.analysis import analyze
+        >>> a = analyze(sp.eye(3000, format="csr"), hw="a100", storage="csr,ell")
+        >>> r = a.result("ell", role="class")
+        >>> r.traffic.storage, r.traffic.model, r.bound.bound
+        ('ell', 'banded', 'launch')
+        >>> a.result("ell")
+        Traceback (most recent call last):
+        ...
+        sparsroof.errors.OptionError: 4 results match storage='ell'; narrow them by model or role
+        """
+        def keys(r: Result) -> dict[str, object]:
+            return {"storage": r.traffic.storage, "d": r.traffic.width,
+                    "model": r.traffic.model, "role": r.role}
+
+        given = {k: v for k, v in
+                 {"storage": storage, "d": d, "model": model, "role": role}.items()
+                 if v is not None}
+        found = [r for r in self.results if all(keys(r)[k] == v for k, v in given.items())]
+        if len(found) == 1:
+            return found[0]
+        asked = " ".join(f"{k}={v!r}" for k, v in given.items()) or "no criterion"
+        if found:
+            free = [k for k in keys(found[0])
+                    if k not in given and len({keys(r)[k] for r in found}) > 1]
+            raise OptionError(f"{len(found)} results match {asked}; narrow them by "
+                              f"{' or '.join(free)}")
+        held = {k: dict.fromkeys(keys(r)[k] for r in self.results) for k in given}
+        have = "; ".join(f"{k}: {', '.join(str(v) for v in vals if v)}"
+                         for k, vals in held.items())
+        raise OptionError(f"no result matches {asked} (this analysis has {have})")
 
     def to_dict(self) -> dict[str, Any]:
         """The document ``sparsroof analyze -O json`` prints for this matrix: raw SI

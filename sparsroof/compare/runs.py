@@ -48,7 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from ..analysis.config import MAX_WIDTH
-from ..errors import SOURCE_CHARS, MeasuredRunsError, UnitError, clip
+from ..errors import SOURCE_CHARS, MeasuredRunsError, OptionError, UnitError, clip
 from ..model.timing import TIMINGS
 from ..model.traffic import KERNELS, STORAGES, VALUE_BYTES
 from ..units import parse_quantity
@@ -120,6 +120,19 @@ class MeasuredRun:
     calls_per_sync: int | None = None  # with timing sync; None: the count given to judge
     #: the fields the row itself gave (RUN_COLUMNS names); the others are defaults
     given: frozenset[str] = frozenset()
+
+    def __post_init__(self) -> None:
+        """A run made in code is held to what a file's row is: a positive finite time.
+
+        >>> MeasuredRun("mine", "a.mtx", 0.0)
+        Traceback (most recent call last):
+        ...
+        sparsroof.errors.OptionError: mine: time_s is 0.0, expected a positive number of seconds
+        """
+        try:
+            _seconds(self.time_s, "time_s")
+        except FieldError as err:
+            raise OptionError(f"{self.source}: {err}") from None
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,7 +22,7 @@ from typing import IO, TYPE_CHECKING, TextIO, Union
 
 import numpy as np
 
-from ..errors import MatrixFileError
+from ..errors import MatrixFileError, OptionError
 from ..units import binary
 from . import limits
 from .header import Header, name_of
@@ -38,7 +38,7 @@ from .mmheader import MAX_HEADER, MAX_LINE, MMHeader, read_mm_header, size_numbe
 from .scan import RowCounts, ValueSummary, read_structure, sample_step
 
 if TYPE_CHECKING:
-    from scipy.sparse import sparray, spmatrix
+    from scipy.sparse import coo_array, sparray, spmatrix
 
 __all__ = ["Header", "Matrix", "MatrixLike", "as_matrix", "peek", "load", "estimate_memory",
            "check_header", "name_of", "MATRIX_SUFFIXES"]
@@ -71,14 +71,18 @@ class Matrix:
 
     @property
     def shape(self) -> tuple[int, int]:
+        """(rows, columns)."""
         return (self.rows, self.cols)
 
     @property
     def stored_entries(self) -> int:
+        """Entries the coordinate arrays hold, explicit zeros included (a symmetric file's
+        mirrored entries counted)."""
         return int(self.row.size)
 
     @cached_property
     def numeric_nonzeros(self) -> int:
+        """Stored entries whose value is not zero (all of them for a pattern)."""
         if self.summary is not None:
             return self.summary.nonzeros
         if self.values is None:
@@ -102,8 +106,23 @@ class Matrix:
 
     @property
     def density(self) -> float:
+        """Stored entries over rows x columns (0 for a matrix without cells)."""
         cells = self.rows * self.cols
         return self.stored_entries / cells if cells else 0.0
+
+    def to_scipy(self) -> coo_array:
+        """This matrix as a scipy COO array: its values, or ones for a pattern (or a
+        matrix loaded without values); the way back from :meth:`from_scipy`.
+
+        >>> import scipy.sparse as sp
+        >>> Matrix.from_scipy(sp.csr_array([[1.0, 0.0], [0.0, 2.0]])).to_scipy().toarray()
+        array([[1., 0.],
+               [0., 2.]])
+        """
+        import scipy.sparse as sp
+
+        data = self.values if self.values is not None else np.ones(self.row.size, np.int8)
+        return sp.coo_array((data, (self.row, self.col)), shape=self.shape)
 
     @classmethod
     def from_scipy(cls, a: object, name: str = "matrix", *, pattern: bool = False) -> Matrix:
@@ -364,4 +383,8 @@ def as_matrix(matrix: MatrixLike) -> Matrix:
         return matrix
     if isinstance(matrix, (str, os.PathLike)):
         return load(os.fspath(matrix))
+    if isinstance(matrix, (list, tuple)) and matrix and all(
+            isinstance(m, (str, os.PathLike, Matrix)) for m in matrix):
+        raise OptionError(f"{len(matrix)} matrices given where one is taken: analyze each "
+                          "(a list of paths is not a matrix)")
     return Matrix.from_scipy(matrix)

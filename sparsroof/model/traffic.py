@@ -28,6 +28,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..errors import OptionError, unknown_choice
 from ..structure.features import Structure
 from . import reuse
 from . import storage as formats
@@ -306,6 +307,7 @@ def traffic(s: Structure, *, kernel: str, width: int, storage: str, model: str, 
     >>> real.flops_useful, cplx.flops_useful
     (4.0, 16.0)
     """
+    _check_names(kernel, width, storage, model, dtype, index)
     params = params or ModelParams()
     (s_v, fma), s_i = value_terms(dtype, complex_values), INDEX_BYTES[index]
     a = storage_of(s, storage, s_v, s_i, params.hyb_split)
@@ -325,6 +327,28 @@ def traffic(s: Structure, *, kernel: str, width: int, storage: str, model: str, 
         a_stored_bytes=a.stored_bytes, storage_detail=a.detail, model_detail=b[1],
         conforming=a.conforming, complex_values=complex_values,
     )
+
+
+def _check_names(kernel: str, width: int, storage: str, model: str, dtype: str,
+                 index: str) -> None:
+    """A name :func:`traffic` does not know, or a width its kernel cannot have, is a usage
+    error naming the parameter (a library caller gives them as they come).
+
+    >>> _check_names("spmv", 1, "CSR", "compulsory", "fp64", "int32")
+    Traceback (most recent call last):
+    ...
+    sparsroof.errors.OptionError: storage: unknown choice 'CSR'; did you mean 'csr'? (choose ...
+    """
+    for part, given, known in (("kernel", kernel, KERNELS), ("storage", storage, STORAGES),
+                               ("model", model, MODELS), ("dtype", dtype, VALUE_BYTES),
+                               ("index", index, INDEX_BYTES)):
+        if given not in known:
+            raise unknown_choice(str(given), tuple(known), f"{part}: ")
+    if isinstance(width, bool) or not isinstance(width, int) or width < 1:
+        raise OptionError(f"width: a whole number of columns of B, at least 1 (not {width!r})")
+    if kernel == "spmv" and width != 1:
+        raise OptionError(f"width: spmv multiplies one vector (width 1, not {width}); "
+                          "spmm multiplies several")
 
 
 def dense_traffic(m: int, k: int, width: int, dtype: str, complex_values: bool = False

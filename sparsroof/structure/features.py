@@ -43,7 +43,7 @@ if TYPE_CHECKING:  # numpy, the matrix and the passes load with the first measur
     # a structure read from the cache, and the models of it, need none of them
     import numpy as np
 
-    from ..matrix.mtx import Matrix
+    from ..matrix.mtx import Matrix, MatrixLike
     from .counts import Counts
 
 __all__ = ["BLOCK_SIZES", "NM_PATTERNS", "HUB_FRACTIONS", "LengthCounts", "LengthStats",
@@ -325,8 +325,10 @@ def _pattern_fields(matrix: Matrix, c: Counts) -> dict[str, Any]:
     }
 
 
-def measure(matrix: Matrix, pattern: bool = True) -> Structure:
-    """Measure the pattern features of ``matrix`` (see the module docstring).
+def measure(matrix: MatrixLike, pattern: bool = True) -> Structure:
+    """Measure the pattern features of ``matrix`` (a :class:`~sparsroof.matrix.mtx.Matrix`,
+    or what :func:`sparsroof.analyze` takes: a path, a scipy matrix, an array; see the
+    module docstring).
 
     With ``pattern`` False only the counts, length statistics and hub shares are measured
     (a few whole-array passes); the distinct-count features (diagonals, blocks, N:M
@@ -342,8 +344,10 @@ def measure(matrix: Matrix, pattern: bool = True) -> Structure:
     """
     import numpy as np
 
+    from ..matrix.mtx import as_matrix
     from .counts import counts
 
+    matrix = as_matrix(matrix)
     rows, cols, nnz = matrix.rows, matrix.cols, matrix.stored_entries
     c = (counts(matrix.row, matrix.col, rows, cols, _halfwidth(rows, cols),
                 row_counts=matrix.row_counts) if pattern and nnz else None)

@@ -1,0 +1,105 @@
+"""The library called as its docstrings invite: what analyze takes, measure takes too;
+names a function does not know are usage errors naming the parameter, never a KeyError;
+one result is picked by name; a Matrix goes back to scipy."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import sparsroof
+from sparsroof.analysis import Config
+from sparsroof.compare.runs import MeasuredRun
+from sparsroof.errors import OptionError
+
+DATA = Path(__file__).resolve().parents[2] / "data"
+LAP = str(DATA / "lap2d_64.mtx")
+
+
+def test_measure_takes_a_path_a_scipy_matrix_and_a_matrix_alike() -> None:
+    by_path = sparsroof.measure(LAP)
+    loaded = sparsroof.load(LAP)
+    same = repr(by_path)  # repr: a feature left unmeasured is NaN, unequal to itself
+    assert same == repr(sparsroof.measure(loaded)) == repr(sparsroof.measure(loaded.to_scipy()))
+    assert same == repr(sparsroof.analyze(LAP, hw="a100").structure)
+    assert (by_path.rows, by_path.bandwidth) == (4096, 64)
+
+
+@pytest.mark.parametrize(("change", "named"), [
+    ({"storage": "CSR"}, "storage: unknown choice 'CSR'; did you mean 'csr'?"),
+    ({"dtype": "float64"}, "dtype: unknown choice 'float64'"),
+    ({"model": "optimistic"}, "model: unknown choice 'optimistic'"),
+    ({"kernel": "gemm"}, "kernel: unknown choice 'gemm'"),
+    ({"index": "int16"}, "index: unknown choice 'int16'"),
+    ({"width": 0}, "width: a whole number of columns of B, at least 1 .not 0."),
+    ({"width": True}, "width: a whole number"),
+    ({"width": 16}, "spmv multiplies one vector"),
+])
+def test_traffic_names_what_it_does_not_know(change: dict[str, object], named: str) -> None:
+    s = sparsroof.measure(LAP)
+    options = {"kernel": "spmv", "width": 1, "storage": "csr", "model": "compulsory",
+               "dtype": "fp64", "index": "int32", **change}
+    with pytest.raises(OptionError, match=named):
+        sparsroof.traffic(s, **options)  # type: ignore[arg-type]
+
+
+def test_traffic_by_hand() -> None:
+    """CSR of the 4,096-row Laplacian (20,224 entries), fp64 and int32: values and column
+    indices 12 bytes an entry, 4,097 row pointers; x read once, y written once."""
+    s = sparsroof.measure(LAP)
+    t = sparsroof.traffic(s, kernel="spmv", width=1, storage="csr", model="compulsory",
+                          dtype="fp64", index="int32")
+    assert t is not None and s.stored_entries == 20224
+    assert t.bytes_a == 20224 * 12 + 4097 * 4
+    assert (t.bytes_b, t.bytes_c, t.flops_useful) == (4096 * 8, 4096 * 8, 2 * 20224)
+
+
+def test_config_refuses_text_where_it_holds_several_values() -> None:
+    with pytest.raises(OptionError, match=r"storages='csr': give a tuple such as "
+                                          r"\('csr', 'ell'\), or Config.from_options"):
+        Config(storages="csr")  # type: ignore[arg-type]
+    with pytest.raises(OptionError, match=r"widths='1,16'.*from_options\(d='1,16'\)"):
+        Config(kernel="spmm", widths="1,16")  # type: ignore[arg-type]
+    with pytest.raises(OptionError, match="widths=.True,.: whole numbers only"):
+        Config(widths=(True,))
+    listed = Config(kernel="spmm", widths=[1, 16])  # type: ignore[arg-type]
+    assert listed.widths == (1, 16) and hash(listed) == hash(Config(kernel="spmm",
+                                                                    widths=(1, 16)))
+
+
+def test_a_list_of_paths_is_not_a_matrix() -> None:
+    with pytest.raises(OptionError, match="2 matrices given where one is taken"):
+        sparsroof.analyze([LAP, str(DATA / "random_1000.mtx")], hw="a100")
+
+
+@pytest.mark.parametrize("seconds", [0.0, -1e-6, float("nan"), float("inf")])
+def test_a_measured_run_made_in_code_needs_a_positive_time(seconds: float) -> None:
+    with pytest.raises(OptionError, match="mine: time_s is .*expected a positive number"):
+        MeasuredRun("mine", LAP, seconds)
+
+
+def test_one_result_by_format_width_and_role() -> None:
+    a = sparsroof.analyze(sp.random(2000, 2000, density=0.01, format="csr", random_state=0),
+                          hw="a100", kernel="spmm", d="1,16", storage="csr,ell")
+    r = a.result("ell", d=16, role="class")
+    assert (r.traffic.storage, r.traffic.width, r.role) == ("ell", 16, "class")
+    assert a.verdict is not None and a.verdict.label == "random"
+    assert r.traffic.model == "random"  # the random class's own model
+    assert a.result("csr", d=1, model="compulsory") in a.results
+    with pytest.raises(OptionError, match="results match storage='ell'; narrow them by d or "
+                                          "model or role"):
+        a.result("ell")
+    with pytest.raises(OptionError, match=r"no result matches storage='bsr4' \(this "
+                                          r"analysis has storage: csr, ell\)"):
+        a.result("bsr4")
+
+
+def test_a_matrix_goes_back_to_scipy() -> None:
+    a = sp.random(50, 40, density=0.1, format="csr", random_state=1)
+    back = sparsroof.Matrix.from_scipy(a).to_scipy()
+    assert back.shape == (50, 40) and np.array_equal(back.toarray(), a.toarray())
+    pattern = sparsroof.load(LAP, values=False).to_scipy()
+    assert pattern.nnz == 20224 and set(np.unique(pattern.data)) == {1}
