@@ -292,6 +292,8 @@ def analyze(matrix: MatrixLike,
     config = config or Config.from_options(**options)
     several = isinstance(hw, (list, tuple))
     given: Sequence[SpecLike] = hw if isinstance(hw, (list, tuple)) else [hw]
+    if not given:
+        raise OptionError(f"hw={hw!r}: name at least one spec")
     specs = [h if isinstance(h, HwSpec) else load_spec(h) for h in given]
     m = measure_for(matrix, config, cache=cache)
     if name is not None:

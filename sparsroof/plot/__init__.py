@@ -174,20 +174,52 @@ def draw(analyses: Any, path: str | Path | None = None, *, kind: str = "roofline
     from ..hardware.library import load_spec
     from .points import roof_points
 
-    group = list(analyses) if isinstance(analyses, (list, tuple)) else [analyses]
-    if not group:
-        raise FigureError("nothing to draw: no analyses given")
+    group = _analyses(analyses)
+    _check_size(size)
     if len({a.spec for a in group}) > 1:
         raise FigureError("draw analyses of one spec at a time (got "
                           f"{', '.join(sorted({a.spec for a in group}))})")
     spec = group[0].hw or load_spec(group[0].spec)
     if path is not None:
         return plot_analyses(group, spec, path, kind=kind, size=size, dpi=dpi)
+    if kind == "ridgeline":
+        raise FigureError("a ridgeline is drawn into a file: give draw a path")
     points = roof_points(group)
     if not points:
         raise FigureError("no results to draw")
     default = {"roofline": (8.0, 5.5), "time": (12.0, 5.5), "complexity-time": (9.0, 6.5)}
     return _figure(points, spec, kind, size or default.get(kind), dpi)
+
+
+def _analyses(given: Any) -> list[Any]:
+    """:func:`draw`'s analyses as a list: one analysis, or any iterable of them."""
+    if hasattr(given, "results"):
+        return [given]
+    try:
+        group = list(given)
+    except TypeError:
+        raise FigureError(f"draw takes an analysis or a list of them, not "
+                          f"{type(given).__name__}") from None
+    if not group:
+        raise FigureError("nothing to draw: no analyses given")
+    odd = [type(a).__name__ for a in group if not hasattr(a, "results")]
+    if odd:
+        raise FigureError(f"draw takes analyses, not {odd[0]}")
+    return group
+
+
+def _check_size(size: Any) -> None:
+    """A figure's size in inches: two positive numbers, or None for the kind's own."""
+    if size is None:
+        return
+    try:
+        w, h = size
+        fine = all(isinstance(v, int | float) and not isinstance(v, bool) and 0 < v < 1000
+                   for v in (w, h))
+    except (TypeError, ValueError):
+        fine = False
+    if not fine:
+        raise FigureError(f"size={size!r}: give (width, height) in inches, e.g. (8, 5.5)")
 
 
 def plot_measured(measured: Sequence[MeasuredPoint], path: str | Path, *,
@@ -265,7 +297,7 @@ def _plot_ridgeline(analyses: Sequence[Any], path: str | Path, *,
     figure_format(path)
     with_ranks = [a for a in analyses if a.distributed]
     if not with_ranks:
-        raise FigureError(f"{path}: a ridgeline needs distributed results (use --ranks)")
+        raise FigureError(f"{path}: a ridgeline needs distributed results (use {{opt:ranks}})")
     a = with_ranks[0]
     return _draw_ridgeline(a.matrix.name, a.spec, a.distributed, path, size=size, dpi=dpi)
 

@@ -371,7 +371,7 @@ def roofline_figure(points: Sequence[RoofPoint], spec: HwSpec, *, title: str | N
             have = sorted({prec for _, prec in spec.peaks})
             raise FigureError(f"{spec.name} has no {precision} peak, so a roofline has no "
                               f"compute roof to draw; plot a precision it has "
-                              f"({', '.join(have)}), e.g. --dtype {have[0]}")
+                              f"({', '.join(have)}), e.g. {{opt:dtype={have[0]}}}")
         peaks = [(first.unit, first.peak_flops)]
     n_matrices = len({p.matrix for p in points})
     numbered = n_matrices > _INSIDE_LEGEND_MAX

@@ -173,3 +173,21 @@ def test_every_public_name_has_a_docstring() -> None:
     undocumented = [n for n in sparsroof.__all__ if n not in {"__version__", *aliases}
                     and not (getattr(sparsroof, n).__doc__ or "").strip()]
     assert undocumented == []
+
+
+def test_the_api_page_examples_run() -> None:
+    """docs/api.md's Python blocks, one script in the order shown (the later blocks use
+    the earlier ones' names): each prints what its comments say."""
+    import re
+    import subprocess
+    import sys
+
+    root = DATA.parent
+    blocks = re.findall(r"```python\n(.*?)```", (root / "docs" / "api.md").read_text(), re.S)
+    assert len(blocks) >= 2
+    run = subprocess.run([sys.executable, "-c", "\n".join(blocks)], cwd=root,
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert lines[2] == "True True"                 # the coordinates-only load
+    assert lines[-1].split()[1:] == ["launch", "L2"]  # bound(): one launch, held in L2

@@ -103,3 +103,22 @@ def test_a_matrix_goes_back_to_scipy() -> None:
     assert back.shape == (50, 40) and np.array_equal(back.toarray(), a.toarray())
     pattern = sparsroof.load(LAP, values=False).to_scipy()
     assert pattern.nnz == 20224 and set(np.unique(pattern.data)) == {1}
+
+
+def test_draw_takes_any_iterable_and_names_a_bad_size_or_kind() -> None:
+    a = sparsroof.analyze(np.eye(64), hw="a100", model="compulsory")
+    b = sparsroof.analyze(np.eye(32), hw="a100", model="compulsory")
+    fig = sparsroof.draw(x for x in (a, b))
+    assert len(fig.axes[0].collections) + len(fig.axes[0].lines) > 2
+    for size in ("4x3", (0, 3), (8,), (True, 3)):
+        with pytest.raises(sparsroof.FigureError, match=r"give \(width, height\) in inches"):
+            sparsroof.draw(a, size=size)  # type: ignore[arg-type]
+    with pytest.raises(sparsroof.FigureError, match="a ridgeline is drawn into a file"):
+        sparsroof.draw(a, kind="ridgeline")
+    with pytest.raises(sparsroof.FigureError, match="draw takes analyses, not int"):
+        sparsroof.draw([a, 3])
+
+
+def test_no_spec_is_no_analysis() -> None:
+    with pytest.raises(OptionError, match=r"hw=\[\]: name at least one spec"):
+        sparsroof.analyze(np.eye(4), hw=[])
