@@ -256,19 +256,20 @@ def partition(st: Strips, models: dict[str, CostModel], s_v: int, s_i: int,
     kinds, coef = _params(models)
     mult = _multiples(st, names, strip_of)
     n = st.rows.size
+    max_block = max(1, min(max_block, n))  # no block is longer than the matrix's strips
     args = (st.rows, st.nnz, st.max_len, st.diag_ptr, st.diag_gap, st.diag_cnt, st.blocks,
             st.len_ptr, st.len_val, st.len_cnt, kinds, coef, mult)
     k = _compiled(route, PROGRAM_ROUTES, "the partition program")
     if k is None:
         from ._dp import dp
 
-        best, cut, fmt, cost = dp(*args, st.block, st.cols, s_v, s_i, max(1, max_block),
+        best, cut, fmt, cost = dp(*args, st.block, st.cols, s_v, s_i, max_block,
                                   float(x_per_row))
     else:
         best, cost = np.empty(n + 1), np.empty(n + 1)
         cut, fmt = np.empty(n + 1, np.int64), np.empty(n + 1, np.int64)
         k.dp(*(np.ascontiguousarray(a, np.float64 if a is coef else np.int64) for a in args),
-             st.block, st.cols, s_v, s_i, max(1, max_block), float(x_per_row),
+             st.block, st.cols, s_v, s_i, max_block, float(x_per_row),
              best, cut, fmt, cost)
     out = []
     j = n

@@ -13,7 +13,7 @@ from ..model.timing import DEFAULT_TIMING, check_timing
 from ..model.traffic import INDEX_BYTES, KERNELS, MODELS, STORAGES, VALUE_BYTES
 from ..structure.reorder import ORDERINGS
 
-__all__ = ["MAX_WIDTH", "Config", "OptionValue", "whole_numbers"]
+__all__ = ["MAX_WIDTH", "Config", "OptionValue", "empty_item", "whole_numbers"]
 
 #: widest B (columns d) a file of runs or a budget may name: past any SpMM measured, and
 #: small enough that bytes and FLOPs stay exact
@@ -91,8 +91,8 @@ class Config:
             (self.dtype in VALUE_BYTES, f"{{opt:dtype}}: unknown dtype {self.dtype!r} (choose "
                                          f"from {', '.join(VALUE_BYTES)})"),
             (self.index in INDEX_BYTES, f"{{opt:index}}: unknown index type {self.index!r}"),
-            (bool(self.widths) and all(w >= 1 for w in self.widths),
-             "{opt:d}: widths must be whole numbers of at least 1"),
+            (bool(self.widths) and all(1 <= w <= MAX_WIDTH for w in self.widths),
+             f"{{opt:d}}: widths must be whole numbers from 1 to {MAX_WIDTH:,}"),
             (self.kernel != "spmv" or set(self.widths) == {1},
              "{opt:d}: spmv multiplies by one vector (d = 1); for wider B use {opt:kernel=spmm}"),
             (all(s in STORAGES for s in self.storages),
@@ -102,7 +102,8 @@ class Config:
              f"{{opt:model}}: unknown model in {self.models} (choose from auto, "
              f"{', '.join(MODELS)})"),
             (self.unit is None or self.unit in UNITS, f"{{opt:unit}}: unknown unit {self.unit!r}"),
-            (all(p >= 1 for p in self.ranks), "{opt:ranks}: rank counts must be at least 1"),
+            (all(1 <= p <= MAX_WIDTH for p in self.ranks),
+             f"{{opt:ranks}}: rank counts must be whole numbers from 1 to {MAX_WIDTH:,}"),
             (0 < self.reuse_factor <= 1, "{opt:reuse_factor} must lie in (0, 1]"),
             (0 < self.hub_fraction < 1, "{opt:hub_fraction} must lie in (0, 1)"),
             (self.launches is None or self.launches >= 0, "{opt:launches} must be 0 or more"),
@@ -179,9 +180,11 @@ def _names(values: Sequence[str], table: Sequence[str], extra: Sequence[str] = (
     names: list[str] = []
     for value in values:
         for part in (p.strip() for p in value.split(",")):
+            if not part:
+                raise empty_item(value, f"{{opt:{option}}}: " if option else "")
             if part == "all":
                 names.extend(table)
-            elif part:
+            else:
                 if part == "bsr" and "bsr4" in table:  # bench's name, with --block there
                     raise OptionError(f"{{opt:{option}}}: 'bsr' needs its block size here: "
                                       f"{', '.join(t for t in table if t.startswith('bsr'))}")
@@ -190,6 +193,17 @@ def _names(values: Sequence[str], table: Sequence[str], extra: Sequence[str] = (
                                          f"{{opt:{option}}}: " if option else "")
                 names.append(part)
     return tuple(dict.fromkeys(names))
+
+
+def empty_item(value: str, where: str = "") -> OptionError:
+    """The error of a comma list with a blank item: every list option says the same.
+
+    >>> str(empty_item("csr,,coo", "storage: "))
+    "storage: 'csr,,coo' has an empty value (two commas together, or one at an end)"
+    """
+    what = "is empty" if not value.strip() else "has an empty value (two commas together, " \
+        "or one at an end)"
+    return OptionError(f"{where}{value!r} {what}")
 
 
 def whole_numbers(values: Sequence[str | int], option: str = "") -> tuple[int, ...]:
@@ -209,9 +223,7 @@ def whole_numbers(values: Sequence[str | int], option: str = "") -> tuple[int, .
         for part in str(value).split(","):
             part = part.strip()
             if not part:
-                where = f"{option}: " if option else ""
-                raise OptionError(f"{where}{str(value)!r} has an empty value (two commas "
-                                  "together, or one at an end)")
+                raise empty_item(str(value), f"{option}: " if option else "")
             try:
                 widths.append(int(part))
             except ValueError:

@@ -90,7 +90,7 @@ def command(matrix: str, hw: str, kernel: str, widths: tuple[str, ...], dtype: s
     """
     choices = GPU_FORMATS if backend == "cusparse" else KERNEL_FORMATS
     storages, block = _bsr_named(storages + old_formats, block)
-    formats = comma_list(storages, choices) or choices
+    formats = comma_list(storages, choices, "--storage") or choices
     d = Config.from_options(kernel=kernel, d=widths).widths
     spec = load_spec(hw)
     from ..host.calibrated import load_calibrated
@@ -141,16 +141,20 @@ def _bsr_named(values: tuple[str, ...], block: str | None) -> tuple[tuple[str, .
     >>> _bsr_named(("csr,bsr8",), None)
     (('csr', 'bsr'), '8')
     """
+    from ..analysis.config import empty_item
     from ..errors import OptionError
 
     names, sizes = [], set()
-    for part in (p.strip() for value in values for p in value.split(",")):
-        size = part[3:] if part.startswith("bsr") else ""
-        if size in {str(b) for b in BLOCK_SIZES}:
-            names.append("bsr")
-            sizes.add(size)
-        elif part:
-            names.append(part)
+    for value in values:
+        for part in (p.strip() for p in value.split(",")):
+            if not part:
+                raise empty_item(value, "{opt:storage}: ")
+            size = part[3:] if part.startswith("bsr") else ""
+            if size in {str(b) for b in BLOCK_SIZES}:
+                names.append("bsr")
+                sizes.add(size)
+            else:
+                names.append(part)
     given = sizes | ({block} if block else set())
     if len(given) > 1:
         raise OptionError(f"{{opt:storage}}: one BSR block size a run "

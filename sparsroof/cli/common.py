@@ -199,22 +199,27 @@ WIDE_OPTION = click.option(
 )
 
 
-def comma_list(values: tuple[str, ...], choices: tuple[str, ...]) -> tuple[str, ...]:
+def comma_list(values: tuple[str, ...], choices: tuple[str, ...], option: str = ""
+               ) -> tuple[str, ...]:
     """Names from repeated, comma-separated option values; "all" is every choice.
 
     >>> comma_list(("csr,coo", "csr"), ("csr", "coo", "dia")), comma_list(("all",), ("a", "b"))
     (('csr', 'coo'), ('a', 'b'))
     """
+    from ..analysis.config import empty_item
     from ..errors import unknown_choice
 
     names: list[str] = []
-    for part in (p.strip() for value in values for p in value.split(",")):
-        if part == "all":
-            names += choices
-        elif part:
-            if part not in choices:
-                raise unknown_choice(part, [*choices, "all"])
-            names.append(part)
+    for value in values:
+        for part in (p.strip() for p in value.split(",")):
+            if not part:
+                raise empty_item(value, f"{option}: " if option else "")
+            if part == "all":
+                names += choices
+            else:
+                if part not in choices:
+                    raise unknown_choice(part, [*choices, "all"])
+                names.append(part)
     return tuple(dict.fromkeys(names))
 
 

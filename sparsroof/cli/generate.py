@@ -13,7 +13,7 @@ from ..errors import OptionError
 from ..matrix import generate as gen
 from .guard import check_writable
 
-_SEED = click.option("--seed", type=int, default=0, show_default=True,
+_SEED = click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
                      help="Random seed: the same seed gives the same matrix.")
 _SHUFFLE = click.option("--shuffle", is_flag=True,
                         help="Renumber rows and columns by a seeded random permutation (the "
@@ -24,8 +24,8 @@ _OUT = click.option("-o", "--out", "output", required=True, metavar="FILE",
                     help="Matrix Market file to write.")
 
 
-def _int(name: str, default: int | None, text: str) -> Callable[..., Any]:
-    return click.option(f"--{name}", name.replace("-", "_"), type=click.IntRange(min=0),
+def _int(name: str, default: int | None, text: str, least: int = 1) -> Callable[..., Any]:
+    return click.option(f"--{name}", name.replace("-", "_"), type=click.IntRange(min=least),
                         default=default, required=default is None, show_default=True,
                         help=text)
 
@@ -52,9 +52,9 @@ def _nm(text: str) -> tuple[int, int]:
 #: kind -> options, in the order of the generator's parameters
 _OPTIONS: dict[str, list[Callable[..., Any]]] = {
     "random": [_int("rows", None, "Rows."), _int("cols", None, "Columns."),
-               _int("nnz", None, "Entries drawn (duplicates are dropped).")],
+               _int("nnz", None, "Entries drawn (duplicates are dropped).", least=0)],
     "banded": [_int("n", None, "Rows and columns."),
-               _int("halfwidth", None, "Diagonals -halfwidth..halfwidth."),
+               _int("halfwidth", None, "Diagonals -halfwidth..halfwidth.", least=0),
                _float("fill", 1.0, "Chance that a cell in the band is stored.")],
     "stencil2d": [_int("n", None, "Grid side: n² rows.")],
     "stencil3d": [_int("n", None, "Grid side: n³ rows.")],
@@ -74,7 +74,8 @@ _OPTIONS: dict[str, list[Callable[..., Any]]] = {
                      _float("sparsity", 0.9, "Share of blocks pruned away.")],
     "pruned": [_int("rows", None, "Rows."), _int("cols", None, "Columns."),
                _float("sparsity", 0.9, "Share of weights pruned away."),
-               _float("spread", 0.5, "Log-normal spread of row/column importance.")],
+               _float("spread", 0.5, "Log-normal spread of row/column importance, 0 to "
+                      f"{gen.MAX_SPREAD:g}.")],
     "dense": [_int("rows", None, "Rows."), _int("cols", None, "Columns.")],
 }
 

@@ -235,6 +235,18 @@ def _storage_name(fmt: str, block: int) -> str:
     return f"bsr{block}" if fmt == "bsr" else fmt
 
 
+def _check_operands(m: Matrix, width: int, dtype: str) -> None:
+    """B and C of width ``width`` (and a copy of each that a kernel may make) must fit
+    this process's memory: a usage error before anything is allocated, not a crash."""
+    from ..matrix.limits import check_fits
+
+    need = 2 * (m.rows + m.cols) * width * np.dtype(_NUMPY_DTYPES[dtype]).itemsize
+    problem = check_fits(need)
+    if problem is not None:
+        raise OptionError(f"{{opt:d}} {width}: with B and C of {m.name} ({m.cols:,} and "
+                          f"{m.rows:,} rows) the product {problem}")
+
+
 def bench(m: Matrix, s: Structure, spec: HwSpec, *, formats: Sequence[str] = KERNEL_FORMATS,
           kernel: str = "spmv", width: int = 1, dtype: str = "fp64", block: int = 4,
           backend: str = "scipy", progress: Callable[[str], None] = lambda _: None,
@@ -251,6 +263,7 @@ def bench(m: Matrix, s: Structure, spec: HwSpec, *, formats: Sequence[str] = KER
         raise OptionError(f"measured kernels run in fp64 or fp32, not {dtype}")
     if kernel == "spmv" and width != 1:
         raise OptionError("spmv multiplies by one vector (d = 1); use --kernel spmm")
+    _check_operands(m, width, dtype)
     for method in methods:
         check_timing(method, calls_per_sync)
         if backend == "scipy" and method != "stream":

@@ -256,7 +256,7 @@ def block_pruned(rows: int, cols: int, block: int = 4, sparsity: float = 0.9,
     >>> g.nnz
     64
     """
-    _require(rows % block == 0 and cols % block == 0 and block > 0,
+    _require(block > 0 and rows % block == 0 and cols % block == 0,
              f"{{opt:rows}} and {{opt:cols}} must be multiples of {{opt:block}} ({block})")
     _fraction("sparsity", sparsity)
     rng = np.random.default_rng(seed)
@@ -277,6 +277,12 @@ def _threshold(rows: int, cols: int, sparsity: float, scale_r: np.ndarray,
     return float(np.quantile(sample, sparsity))
 
 
+#: the largest log-normal spread of :func:`magnitude_pruned`: a row and a column scale
+#: each e^(spread·z) with |z| up to about 5.5 over a million draws keep the float32
+#: weights finite (e^66 times a normal draw), where spread 400 made them infinite
+MAX_SPREAD = 6.0
+
+
 def magnitude_pruned(rows: int, cols: int, sparsity: float = 0.9, spread: float = 0.5,
                      seed: int = 0) -> Generated:
     """Dense weights z·r_i·c_j pruned by magnitude, keeping about (1 - sparsity) of them.
@@ -290,8 +296,8 @@ def magnitude_pruned(rows: int, cols: int, sparsity: float = 0.9, spread: float 
     >>> abs(g.nnz / 64**2 - 0.25) < 0.05
     True
     """
-    _require(rows > 0 and cols > 0 and spread >= 0,
-             "{opt:rows}, {opt:cols} positive and {opt:spread} >= 0")
+    _require(rows > 0 and cols > 0 and 0 <= spread <= MAX_SPREAD,
+             f"{{opt:rows}}, {{opt:cols}} positive and {{opt:spread}} from 0 to {MAX_SPREAD:g}")
     _fraction("sparsity", sparsity)
     rng = np.random.default_rng(seed)
     scale_r = np.exp(spread * rng.standard_normal(rows))

@@ -102,7 +102,14 @@ def parse_patterns(values: list[str] | tuple[str, ...]) -> tuple[Pattern, ...]:
     >>> [p.label for p in parse_patterns(["unstructured,block4", "2:4,block4"])]
     ['unstructured', 'block4', '2:4']
     """
-    found = [parse_pattern(p) for v in values for p in v.split(",") if p.strip()]
+    from ..analysis.config import empty_item
+
+    found = []
+    for value in values:
+        for part in value.split(","):
+            if not part.strip():
+                raise empty_item(value)
+            found.append(parse_pattern(part))
     return tuple(dict.fromkeys(found))
 
 

@@ -81,8 +81,8 @@ def test_options_are_checked() -> None:
 
 #: (API keywords, CLI arguments, the API's message, the command line's) for one bad option
 OPTION_WORDING = [
-    ({"d": 0}, ["--d", "0"], "d: widths must be whole numbers of at least 1",
-     "--d: widths must be whole numbers of at least 1"),
+    ({"d": 0}, ["--d", "0"], "d: widths must be whole numbers from 1 to 1,048,576",
+     "--d: widths must be whole numbers from 1 to 1,048,576"),
     ({"d": "1,x"}, ["--d", "1,x"], "d: 'x' is not a whole number",
      "--d: 'x' is not a whole number"),
     ({"kernel": "spmv", "d": 8}, ["--kernel", "spmv", "--d", "8"],
@@ -93,8 +93,9 @@ OPTION_WORDING = [
      "--storage: unknown choice 'csrr'; did you mean 'csr'?"),
     ({"model": "nah"}, ["--model", "nah"], "model: unknown choice 'nah'",
      "--model: unknown choice 'nah'"),
-    ({"ranks": "2,0"}, ["--ranks", "2,0"], "ranks: rank counts must be at least 1",
-     "--ranks: rank counts must be at least 1"),
+    ({"ranks": "2,0"}, ["--ranks", "2,0"],
+     "ranks: rank counts must be whole numbers from 1 to 1,048,576",
+     "--ranks: rank counts must be whole numbers from 1 to 1,048,576"),
     ({"reorder": "rcm", "model": "compulsory"}, ["--reorder", "rcm", "--model", "compulsory"],
      "reorder compares the cache-aware model: keep auto or cache-aware in model",
      "--reorder compares the cache-aware model: keep auto or cache-aware in --model"),

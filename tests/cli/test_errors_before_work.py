@@ -51,9 +51,9 @@ def test_report_outputs_in_a_missing_folder(option: str, store: Path, tmp_path: 
 
 @pytest.mark.parametrize("args, needle", [
     (["whatif", "--mlp", "4096,4096,16", "--ranks", "1,0"],
-     "--ranks: rank counts must be at least 1"),
+     "--ranks: rank counts must be whole numbers from 1 to 1,048,576"),
     (["whatif", "--mlp", "4096,4096,16", "--ranks", "-3"],
-     "--ranks: rank counts must be at least 1"),
+     "--ranks: rank counts must be whole numbers from 1 to 1,048,576"),
     (["whatif", "--mlp", "4096,4096,16", "--ranks", "32"],
      "--ranks: 32 ranks for a batch of 16"),
     (["analyze", LAP, "--kernel", "spmm", "--d", "1,,4"],
@@ -218,3 +218,54 @@ def test_a_file_option_given_an_empty_name_is_refused(args: tuple[str, ...],
                     cwd=ROOT if args[0] == "check" else tmp_path)
     assert out.returncode == 2 and out.stderr.count("\n") == 1, out.stderr
     assert "names no file (an unset variable?)" in out.stderr
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["analyze", LAP, "--kernel", "spmm", "--d", "2000000"],
+     "--d: widths must be whole numbers from 1 to 1,048,576"),
+    (["batch", LAP, "--kernel", "spmm", "--d", "9223372036854775808"],
+     "--d: widths must be whole numbers from 1 to 1,048,576"),
+    (["analyze", LAP, "--ranks", "9223372036854775808"],
+     "--ranks: rank counts must be whole numbers from 1 to 1,048,576"),
+    (["generate", "random", "--rows", "9", "--cols", "9", "--nnz", "5", "--seed", "-1"],
+     "'--seed': -1 is not in the range x>=0"),
+    (["generate", "block-pruned", "--rows", "8", "--cols", "8", "--block", "0"],
+     "'--block': 0 is not in the range x>=1"),
+    (["generate", "random", "--rows", "0", "--cols", "3", "--nnz", "0"],
+     "'--rows': 0 is not in the range x>=1"),
+    (["generate", "pruned", "--rows", "8", "--cols", "8", "--spread", "400"],
+     "--spread from 0 to 6"),
+    (["analyze", LAP, "--storage", ""], "--storage: '' is empty"),
+    (["analyze", LAP, "--storage", "csr,,coo"], "--storage: 'csr,,coo' has an empty value"),
+    (["analyze", LAP, "--model", "compulsory,"], "--model: 'compulsory,' has an empty value"),
+    (["bench", LAP, "--hw", "epyc-7763", "--storage", ""], "--storage: '' is empty"),
+    (["whatif", "swin_tiny", "--pattern", "block4,"], "--pattern: 'block4,' has an empty"),
+])
+def test_values_out_of_reach_are_refused_in_one_line(args: list[str], needle: str,
+                                                     tmp_path: Path) -> None:
+    """Sizes no run can have (they had overflowed SQLite or a seed, divided by zero or
+    written infinite weights) and blank items in a list (skipped by some commands, read
+    as every format by bench)."""
+    if args[0] in ("batch", "generate"):
+        args = [*args, "--store" if args[0] == "batch" else "-o", str(tmp_path / "out")]
+    _one_line(sparsroof(*args), needle)
+
+
+def test_formats_takes_any_longest_block() -> None:
+    """--max-block beyond the strips there are is every block (2^63 had overflowed)."""
+    done = sparsroof("formats", LAP, "--max-block", "9223372036854775808")
+    assert done.returncode == 0 and "total" in done.stdout, done.stderr
+
+
+def test_bench_refuses_operands_beyond_its_memory() -> None:
+    """B and C of 100,000 columns on a 4,096-row matrix (6.1 GiB at fp64, and as much
+    again for a copy a kernel may make) under a 2 GiB address-space limit: one line,
+    before anything is allocated."""
+    import sys
+
+    done = subprocess.run(
+        ["prlimit", f"--as={2 * 2**30}", sys.executable, "-m", "sparsroof", "bench", LAP,
+         "--hw", "epyc-7763", "--kernel", "spmm", "--d", "100000", "--storage", "csr"],
+        capture_output=True, text=True, cwd=ROOT)
+    _one_line(done, "--d 100000: with B and C of lap2d_64", "needs about 12.2 GiB",
+              "address-space limit (ulimit -v) leaves")
