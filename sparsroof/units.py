@@ -22,8 +22,9 @@ from .errors import UnitError
 
 __all__ = ["KINDS", "parse_quantity", "si", "binary", "plain", "counted"]
 
-_DECIMAL = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15}
-_BINARY = {"Ki": 2.0**10, "Mi": 2.0**20, "Gi": 2.0**30, "Ti": 2.0**40, "Pi": 2.0**50}
+_DECIMAL = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15, "E": 1e18}
+_BINARY = {"Ki": 2.0**10, "Mi": 2.0**20, "Gi": 2.0**30, "Ti": 2.0**40, "Pi": 2.0**50,
+           "Ei": 2.0**60}
 _TIME = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ns": 1e-9}
 
 #: what each kind of quantity is called and an example of how to write it
@@ -51,8 +52,8 @@ def _scale(unit: str, kind: str) -> float | None:
     if kind == "time":
         return _TIME.get(unit)
     patterns = {
-        "bandwidth": r"(?P<p>[kKMGTP]i?|)B/s",
-        "capacity": r"(?P<p>[kKMGTP]i?|)B",
+        "bandwidth": r"(?P<p>[kKMGTPE]i?|)B/s",
+        "capacity": r"(?P<p>[kKMGTPE]i?|)B",
         "throughput": r"(?P<p>[kKMGTP]|)(?:FLOP/s|FLOPS|OP/s|OPS|IOPS)",
         "frequency": r"(?P<p>[kKMGT]|)Hz",
     }
@@ -72,7 +73,7 @@ def _hint(text: str, kind: str) -> str:
     if re.fullmatch(r"\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*", text):
         return " (give its unit too)"
     unit = text.split()[-1] if text.split() else ""
-    if kind in ("bandwidth", "capacity") and re.fullmatch(r"[kKMGTP]?i?(b|bit)(/s|ps)?", unit):
+    if kind in ("bandwidth", "capacity") and re.fullmatch(r"[kKMGTPE]?i?(b|bit)(/s|ps)?", unit):
         return " (write bytes with a capital B, not bits)"
     if kind == "bandwidth" and unit.endswith("B"):
         return " (a bandwidth is bytes per second: add '/s')"

@@ -9,7 +9,7 @@ import click
 from ..analysis import Analysis, Config, analyze_measured, measure_for
 from ..caching.parsed import bypassed
 from ..errors import MatrixFileError, OptionError
-from ..hardware.library import load_spec
+from ..hardware.library import load_specs
 from ..plot import KINDS, plot_analyses
 from ..plot.style import import_ahead
 from ..report.analysis import not_computed, to_csv, to_json, to_ranks_table, to_table
@@ -109,11 +109,12 @@ def command(matrices: tuple[str, ...], hw: tuple[str, ...], kernel: str, widths:
     """
     limit = memory_limit(max_memory)
     with bypassed(not cache):  # --no-cache: the specs parsed afresh too
-        specs = [load_spec(name) for name in hw]
+        specs = load_specs(hw)
     _check_plot(plot_path, plot_kind, ranks, len(specs))
     imported = import_ahead() if plot_path else None
     if calibration_file and len(specs) > 1:
         raise OptionError("--calibration describes one host: give --hw one spec")
+    _check_csv(output, ranks=ranks, calibration=calibration_file)
     config = Config.from_options(
         kernel=kernel, d=widths, dtype=dtype, index=index, storage=storages, model=models,
         unit=unit, precision=precision, launches=launches, ranks=ranks, cache_roof=cache_roof,
@@ -162,9 +163,20 @@ def command(matrices: tuple[str, ...], hw: tuple[str, ...], kernel: str, widths:
     return 1 if errors else 0
 
 
+def _check_csv(output: str, **given: object) -> None:
+    """-O csv holds one row per result: refuse the options whose answers it cannot hold,
+    rather than leave them out of it unsaid."""
+    held = [f"--{name}" for name, value in given.items() if value]
+    if output == "csv" and held:
+        raise OptionError(f"-O csv writes one row per result, without what {held[0]} "
+                          "adds: it is in the table and in -O json")
+
+
 def _check_plot(path: str | None, kind: str, ranks: tuple[str, ...], n_specs: int) -> None:
     """Refuse a figure that cannot be drawn before any matrix is read."""
     if path is None:
+        if kind != "roofline":
+            raise OptionError(f"--plot-kind {kind} is the kind of --plot FILE: give --plot")
         return
     check_figure(path)
     if kind == "ridgeline" and not ranks:

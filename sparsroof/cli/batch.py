@@ -13,7 +13,7 @@ from ..batch.plan import Plan, make_plan
 from ..batch.runner import RunCounts, run_plan
 from ..batch.store import Store
 from ..errors import ExportError, OptionError
-from ..hardware.library import load_spec
+from ..hardware.library import load_specs
 from ..matrix.collection import SizeFilter, discover
 from ..report.batch import dry_run_table
 from ..report.export import check_export, export
@@ -130,7 +130,7 @@ def command(paths: tuple[str, ...], hw: tuple[str, ...], kernel: str,
           --name 'lap*' --dry-run
       sparsroof batch data --kernel spmm --d 1,16 --export results.csv
     """
-    specs = [load_spec(h) for h in hw]
+    specs = load_specs(hw)
     config = Config.from_options(kernel=kernel, d=widths, dtype=dtype, index=index,
                                  storage=storages, model=models, unit=unit, reorder=reorder)
     if export_path:

@@ -65,7 +65,7 @@ _BLOCK = "4"
                    "and show its predicted SpMV times beside the measured ones.")
 @click.option("--repeat", type=click.IntRange(min=1), default=7, show_default=True,
               help="Timed repetitions (on a GPU: timed regions), at least; more until "
-                   "0.05 s have run.")
+                   "0.05 s have run (up to 500, or --repeat where more).")
 @OUTPUT_OPTION
 @WIDE_OPTION
 def command(matrix: str, hw: str, kernel: str, widths: tuple[str, ...], dtype: str,

@@ -23,6 +23,8 @@ def check_writable(path: str) -> None:
 
     from ..errors import OptionError
 
+    if not str(path).strip():  # Path("") is the working folder
+        raise OptionError(f"{str(path)!r} names no file (an unset variable?)")
     target = Path(path)
     folder = target.parent
     try:

@@ -186,7 +186,8 @@ def _check_study(model: str | None, ranks: tuple[str, ...], measured_file: str |
 
 #: the options of a pruned network's study, which the one dense layer of --mlp does not take
 _NETWORK_ONLY = ("patterns", "sparsities", "batch", "unit", "nm_native", "im2col",
-                 "cache_roof", "accuracy_file", "points_file", "measured_file", "show_layers")
+                 "cache_roof", "accuracy_file", "points_file", "measured_file", "show_layers",
+                 "launches", "timing", "calls_per_sync")
 
 
 def _refuse_given(names: tuple[str, ...], why: str) -> None:
@@ -197,7 +198,9 @@ def _refuse_given(names: tuple[str, ...], why: str) -> None:
     for param in ctx.command.params:
         if param.name in names and ctx.get_parameter_source(param.name) not in (
                 ParameterSource.DEFAULT, None):
-            raise OptionError(f"{why}: give it without {param.opts[0]}")
+            off = getattr(param, "secondary_opts", None) and ctx.params.get(param.name) is False
+            typed = param.secondary_opts[0] if off else param.opts[0]
+            raise OptionError(f"{why}: give it without {typed}")
 
 
 def _measured(manifest: Manifest, spec: HwSpec, options: Options, path: str,

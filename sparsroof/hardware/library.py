@@ -9,11 +9,11 @@ from __future__ import annotations
 import functools
 import os
 import re
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import SpecError, UnknownSpecError, meant
+from ..errors import OptionError, SpecError, UnknownSpecError, meant
 from ..userfile import MAX_CONFIG_BYTES, load_yaml, read_text, shown
 from ..userfile.yamlfile import safe_loader
 from .schema import check_spec
@@ -178,6 +178,26 @@ def read_spec_file(name_or_path: str | Path) -> tuple[Any, str]:
         raise UnknownSpecError(text, f"no bundled hardware spec of that name{hint}")
     origin = f"{name}.yaml (bundled)"
     return _bundled(files[name], origin), origin
+
+
+def load_specs(names: Sequence[str | Path]) -> list[HwSpec]:
+    """:func:`load_spec` of each name, each spec once: an alias and the name it stands
+    for (``a100``, ``a100-80gb``) are one spec; two different specs of one name are an
+    error, since every result is labelled by its spec's name.
+
+    >>> [s.name for s in load_specs(["a100", "h100-sxm", "a100-80gb"])]
+    ['a100-80gb', 'h100-sxm']
+    """
+    found: list[HwSpec] = []
+    for name in names:
+        spec = load_spec(name)
+        same = next((s for s in found if s.name == spec.name), None)
+        if same is None:
+            found.append(spec)
+        elif same != spec:
+            raise OptionError(f"{name}: two different specs are named {spec.name!r}: results "
+                              "are labelled by name, so give one of them")
+    return found
 
 
 def load_spec(name_or_path: str | Path) -> HwSpec:

@@ -71,7 +71,8 @@ def time_call(fn: Callable[[], object], *, warmup: int = 3, repeat: int = 7,
               min_time: float = 0.05, max_repeat: int = 500,
               sync: Callable[[], object] | None = None) -> Timing:
     """Time ``fn``: ``warmup`` discarded calls, then at least ``repeat`` timed calls and at
-    least ``min_time`` seconds in all (at most ``max_repeat`` calls). ``sync`` waits for
+    least ``min_time`` seconds in all (no more calls than ``max_repeat`` for that time, and
+    never fewer than ``repeat``). ``sync`` waits for
     asynchronous work (a GPU stream) inside each timed interval.
 
     >>> t = time_call(lambda: sum(range(100)), warmup=1, repeat=5, min_time=0)
@@ -84,7 +85,8 @@ def time_call(fn: Callable[[], object], *, warmup: int = 3, repeat: int = 7,
         sync()
     samples: list[float] = []
     total = 0.0
-    while len(samples) < max_repeat and (len(samples) < repeat or total < min_time):
+    most = max(max_repeat, repeat)  # the calls asked for are made, however many
+    while len(samples) < most and (len(samples) < repeat or total < min_time):
         start = time.perf_counter()
         fn()
         if sync is not None:

@@ -56,6 +56,8 @@ _MARGIN_INCHES = 1.0
 
 #: the smallest figure whose text (7.5-10 pt) still fits beside its axes
 MIN_SIZE = (4.0, 3.0)
+#: the longest side of a figure, in inches (at 150 dpi, 15,000 pixels)
+MAX_SIDE = 100.0
 
 
 def parse_size(text: str) -> tuple[float, float]:
@@ -69,8 +71,10 @@ def parse_size(text: str) -> tuple[float, float]:
         width, height = (float(g) for g in match.groups()) if match else (0.0, 0.0)
     except ValueError:
         width = height = 0.0
-    if not (0.5 <= width <= 100 and 0.5 <= height <= 100):
+    if not match or not (width > 0 and height > 0):
         raise OptionError(f"--size {text!r}: expected WIDTHxHEIGHT in inches, e.g. 8x5")
+    if width > MAX_SIDE or height > MAX_SIDE:
+        raise OptionError(f"--size {text!r}: at most {MAX_SIDE:g} inches a side")
     if width < MIN_SIZE[0] or height < MIN_SIZE[1]:
         raise OptionError(f"--size {text!r}: at least {MIN_SIZE[0]:g}x{MIN_SIZE[1]:g} inches "
                           "(a figure's titles, axes and legend overlap below it)")

@@ -108,10 +108,12 @@ def _title(group: Sequence[Analysis]) -> str:
 
 
 def _method(group: Sequence[Analysis], first: Result) -> str:
-    """How the runs are timed, in words: on specs without a launch floor (CPUs) the
-    launch methods are one and the same, and only a cold run differs from a warm one."""
+    """How the runs are timed, in words: on CPU specs (no launch floor) the launch
+    methods are one and the same, and only a cold run differs from a warm one; a GPU's
+    run is named by its method, whether or not its spec gives the floor."""
     if first.bound.timing != "cold" and all(
-            a.hw is not None and a.hw.launch_overhead is None for a in group):
+            a.hw is not None and a.hw.kind == "cpu" and a.hw.launch_overhead is None
+            for a in group):
         return "warm"
     return first.bound.method
 

@@ -3,6 +3,7 @@ work it would have thrown away, with exit status 2 for an option and no tracebac
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import tarfile
@@ -269,3 +270,47 @@ def test_bench_refuses_operands_beyond_its_memory() -> None:
         capture_output=True, text=True, cwd=ROOT)
     _one_line(done, "--d 100000: with B and C of lap2d_64", "needs about 12.2 GiB",
               "address-space limit (ulimit -v) leaves")
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["analyze", LAP, "--ranks", "1,2", "-O", "csv"],
+     "-O csv writes one row per result, without what --ranks adds"),
+    (["analyze", LAP, "--calibration", str(ROOT / "tests" / "data" / "calibration-epyc" /
+                                            "calibration-1.json"), "--hw", "epyc-7763",
+      "-O", "csv"], "without what --calibration adds"),
+    (["analyze", LAP, "--plot-kind", "time"], "--plot-kind time is the kind of --plot FILE"),
+    (["whatif", "--mlp", "4096,4096,16384", "--ranks", "1,2", "--hw", "clx-ridgeline",
+      "--dtype", "fp32", "--no-cache-roof"], "give it without --no-cache-roof"),
+    (["whatif", "--mlp", "4096,4096,16384", "--ranks", "1,2", "--hw", "clx-ridgeline",
+      "--dtype", "fp32", "--timing", "sync"], "give it without --timing"),
+    (["spy", LAP, "-o", "s.png", "--size", "101x5"], "--size '101x5': at most 100 inches"),
+    (["spy", LAP, "-o", "s.png", "--size", "8x"], "expected WIDTHxHEIGHT in inches"),
+    (["spy", LAP, "-o", ""], "'' names no file (an unset variable?)"),
+    (["analyze", LAP, "--plot", ""], "'' names no file (an unset variable?)"),
+])
+def test_options_whose_answer_would_be_lost_or_misread(args: list[str], needle: str,
+                                                       tmp_path: Path) -> None:
+    """CSV rows cannot hold rank bounds or calibrated times (they were left out unsaid), a
+    figure kind needs a figure, an option --mlp does not use is named as it was typed,
+    and an empty output name is not the working folder."""
+    _one_line(sparsroof(*args, cwd=tmp_path), needle)
+
+
+def test_an_alias_and_its_spec_are_one_spec() -> None:
+    done = sparsroof("analyze", LAP, "--hw", "a100,a100-80gb", "-O", "json")
+    assert done.returncode == 0, done.stderr
+    assert [m["spec"] for m in json.loads(done.stdout)["matrices"]] == ["a100-80gb"]
+
+
+def test_a_gpu_without_a_launch_floor_is_timed_as_asked() -> None:
+    """The header names the timing method on a GPU spec that gives no launch floor (it
+    had said 'warm', which no --timing is); a CPU's runs are warm or cold."""
+    gpu = sparsroof("analyze", LAP, "--hw", "mi300x", "--timing", "sync")
+    cpu = sparsroof("analyze", LAP, "--hw", "epyc-7763", "--timing", "sync")
+    assert "spmv on mi300x, timed sync" in gpu.stdout
+    assert "spmv on epyc-7763, timed warm" in cpu.stdout
+
+
+def test_exbibytes_are_a_capacity() -> None:
+    done = sparsroof("analyze", LAP, "--max-memory", "1 EiB", "-O", "json")
+    assert done.returncode == 0, done.stderr

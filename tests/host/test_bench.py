@@ -106,3 +106,12 @@ def test_no_run_on_this_host_beats_its_bound(corpus: Path, host_spec: HwSpec) ->
           "median measured/bound by the level that bound them:")
     for level, (n, ratio) in bands.items():
         print(f"  {level:>5}: {n:3d} runs, {ratio:.2f}x")
+
+
+def test_more_repetitions_than_the_usual_cap_are_made_when_asked() -> None:
+    """--repeat is a least count: 600 asked are 600 timed (500 had been a silent cap)."""
+    from sparsroof.host.stopwatch import time_call
+
+    assert len(time_call(lambda: None, warmup=0, repeat=600, min_time=0).samples) == 600
+    assert len(time_call(lambda: None, warmup=0, repeat=1, min_time=10, max_repeat=40
+                         ).samples) == 40
