@@ -56,7 +56,8 @@ from .guard import echo_message
               help="Precision of the compute roof (e.g. tf32). [default: --dtype]")
 @click.option("--launches", type=click.IntRange(min=0), default=None,
               help="Kernel launches charged at the spec's launch overhead (0 turns the "
-                   "ceiling off). [default: 1 on GPUs with a launch overhead]")
+                   "ceiling off; a CPU call's own floor, its reads through one core's "
+                   "ports, stays). [default: 1 on GPUs with a launch overhead]")
 @timing_options
 @click.option("--ranks", "ranks", multiple=True, metavar="P[,P...]",
               help="Distributed SpMM on P ranks (1-D row partition), e.g. --ranks 1,2,4,8.")
