@@ -32,7 +32,12 @@ _MODEL_SYNONYMS = {"optimistic": "compulsory", "pessimistic": "random"}
 
 
 def _listed(value: OptionValue) -> list[Any]:
-    return list(value) if isinstance(value, (tuple, list)) else [value]
+    """An option's values: text and numbers are one value; a range, a set or an array of
+    them as many."""
+    if value is None or isinstance(value, (str, bytes, int, float)) \
+            or not hasattr(value, "__iter__"):
+        return [value]
+    return list(value)
 
 
 def _normalise(name: str, value: OptionValue) -> Any:
@@ -217,6 +222,9 @@ def whole_numbers(values: Sequence[str | int], option: str = "") -> tuple[int, .
     """
     widths: list[int] = []
     for value in values:
+        if isinstance(value, bool):
+            raise OptionError(f"{option + ': ' if option else ''}{value!r} is not a whole "
+                              "number")
         if isinstance(value, int):
             widths.append(value)
             continue

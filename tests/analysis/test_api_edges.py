@@ -122,3 +122,13 @@ def test_draw_takes_any_iterable_and_names_a_bad_size_or_kind() -> None:
 def test_no_spec_is_no_analysis() -> None:
     with pytest.raises(OptionError, match=r"hw=\[\]: name at least one spec"):
         sparsroof.analyze(np.eye(4), hw=[])
+
+
+def test_widths_are_whole_numbers_in_any_container() -> None:
+    """d takes text, a number, a list, a range or an array; True is not a width (it had
+    been read as 1)."""
+    for d in ("1,16", [1, 16], range(1, 17, 15), np.array([1, 16])):
+        a = sparsroof.analyze(np.eye(8), hw="a100", kernel="spmm", d=d)  # type: ignore[arg-type]
+        assert sorted({r.traffic.width for r in a.results}) == [1, 16], d
+    with pytest.raises(OptionError, match="d: True is not a whole number"):
+        sparsroof.analyze(np.eye(8), hw="a100", kernel="spmm", d=True)
