@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..analysis import Config, MatrixInfo, analyze_structure, needs_pattern
-from ..errors import SparsroofError, SpecError
+from ..errors import OptionError, SparsroofError, SpecError
 from ..hardware.library import load_spec
 from ..hardware.spec import HwSpec
 from ..matrix.mtx import load
@@ -205,7 +205,7 @@ def _judge_one(run: MeasuredRun, hw: str, calibration: str | None, cache: _Cache
     return Judged(run, *found)
 
 
-def judge(runs: Iterable[MeasuredRun], hw: str,
+def judge(runs: Iterable[MeasuredRun], hw: str | HwSpec,
           progress: Callable[[str], None] | None = None, *,
           calibration: str | None = None, load_spec_with: SpecLoader = _plain_spec,
           timing: str = DEFAULT_TIMING, calls_per_sync: int = 1
@@ -214,9 +214,19 @@ def judge(runs: Iterable[MeasuredRun], hw: str,
     measured roofs of its calibration (``calibration`` where the run names none), which
     ``load_spec_with`` applies, for the way it was timed (the run's own ``timing``, else
     ``timing`` with ``calls_per_sync`` calls per host synchronisation). A run whose matrix
-    or spec cannot be read becomes an error; the others are still judged."""
+    or spec cannot be read becomes an error; the others are still judged. ``hw`` is a
+    spec's name or path, or a spec itself (then without a ``calibration``)."""
     check_timing(timing, calls_per_sync)
     cache = _Cache(load_spec_with)
+    if isinstance(hw, HwSpec):
+        if calibration is not None:
+            raise OptionError("a calibration is applied to a spec read by name: give hw "
+                              "as its name or path")
+        cache.specs[(hw.name, None)] = hw
+        hw = hw.name
+    elif not isinstance(hw, str):
+        raise OptionError(f"hw: one spec, by name, path or HwSpec (a run may name its own), "
+                          f"not {type(hw).__name__}")
     judged: list[Judged] = []
     errors: list[RowError] = []
     for run in runs:

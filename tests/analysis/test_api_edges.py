@@ -132,3 +132,15 @@ def test_widths_are_whole_numbers_in_any_container() -> None:
         assert sorted({r.traffic.width for r in a.results}) == [1, 16], d
     with pytest.raises(OptionError, match="d: True is not a whole number"):
         sparsroof.analyze(np.eye(8), hw="a100", kernel="spmm", d=True)
+
+
+def test_runs_are_judged_on_a_spec_object_as_on_its_name() -> None:
+    from sparsroof.compare.judge import judge
+
+    runs = [MeasuredRun("x:1", LAP, 5e-6), MeasuredRun("x:2", LAP, 1e-9)]
+    by_name, _ = judge(runs, "a100")
+    by_spec, _ = judge(runs, sparsroof.load_spec("a100"))
+    assert [j.bound.sol_s for j in by_spec] == [j.bound.sol_s for j in by_name]
+    assert [j.violation for j in by_spec] == [False, True]
+    with pytest.raises(OptionError, match="hw: one spec"):
+        judge(runs, ["a100", "h100-sxm"])  # type: ignore[arg-type]
