@@ -190,22 +190,6 @@ def _fraction(check: Check, p: Point, limit: float, measured: MeasuredTimes | No
     return outcome
 
 
-def _beaten(check: Check, p: Point, measured: MeasuredTimes) -> Outcome | None:
-    """A measured run of point ``p`` faster than its bound, where no limit of the check
-    asks for measured times: every run given is held to the bound (a run faster than
-    it is a bug in the model or the spec); a point without such a run says nothing."""
-    config = check.config
-    wanted: dict[str, Any] = {"kernel": p.kernel, "format": p.storage, "dtype": p.dtype,
-                              "hw": p.spec, "timing": config.timing}
-    if config.timing == "sync":
-        wanted["calls_per_sync"] = config.calls_per_sync
-    seconds = measured.seconds(p.matrix, p.width, wanted)
-    if seconds is None or seconds >= p.sol_s:
-        return None
-    outcome = _judge(check, "min_fraction_of_sol", p, p.sol_s / seconds, 0.0, seconds)
-    return replace(outcome, status=IMPOSSIBLE)
-
-
 def _limits(check: Check, p: Point, measured: MeasuredTimes | None, source: str
             ) -> list[Outcome]:
     values: dict[str, float | str] = {
@@ -219,9 +203,6 @@ def _limits(check: Check, p: Point, measured: MeasuredTimes | None, source: str
             out.append(_fraction(check, p, float(limit), measured, source))
         else:
             out.append(_judge(check, key, p, values[key], limit))
-    if measured is not None and all(k != "min_fraction_of_sol" for k, _ in check.limits):
-        beaten = _beaten(check, p, measured)
-        out.extend([beaten] if beaten is not None else [])
     return out
 
 
@@ -283,12 +264,11 @@ def _measured(budget: Budget) -> tuple[MeasuredTimes | None, list[str]]:
                           "file or pass --measured", users[0].name, "limits.min_fraction_of_sol")
     if budget.measured is None:
         return None, []
-    measured = load_measured(budget.measured)
-    notes = list(measured.notes)
     if not users:
-        notes.append(f"measured results {budget.measured}: held to their bounds only (no "
-                     "check sets min_fraction_of_sol)")
-    return measured, notes
+        return None, [f"measured results {budget.measured} not used: no check sets "
+                      "min_fraction_of_sol"]
+    measured = load_measured(budget.measured)
+    return measured, list(measured.notes)
 
 
 def run_checks(budget: Budget, baseline: str | None = None,

@@ -73,8 +73,9 @@ def command(budget: str, measured: str | None, baseline: str | None, tolerance: 
     """Check every limit of the BUDGET.yaml file against the models.
 
     Prints one row per limit, matrix and width: value, limit, margin and status. Exit 0
-    when all pass, 1 when a limit is exceeded (or a measured time beats the speed of
-    light), 2 when the budget file or an input is invalid. Under GitHub Actions
+    when all pass, 1 when a limit is exceeded (or a measured time that a
+    min_fraction_of_sol limit judges beats the speed of light; measured runs are read
+    only for those limits), 2 when the budget file or an input is invalid. Under GitHub Actions
     (GITHUB_ACTIONS=true) failures are also printed as annotations, and a Markdown
     summary is appended to the file named by GITHUB_STEP_SUMMARY when it is set.
 
