@@ -172,6 +172,17 @@ def unknown_choice(part: str, choices: list[str] | tuple[str, ...], where: str =
                        f"{', '.join(choices)})")
 
 
+def empty_item(value: str, where: str = "") -> OptionError:
+    """The error of a comma list with a blank item: every list option says the same.
+
+    >>> str(empty_item("csr,,coo", "storage: "))
+    "storage: 'csr,,coo' has an empty value (two commas together, or one at an end)"
+    """
+    what = "is empty" if not value.strip() else "has an empty value (two commas together, " \
+        "or one at an end)"
+    return OptionError(f"{where}{value!r} {what}")
+
+
 class UnitError(ValueError):
     """A quantity whose number or unit does not fit the kind expected (the caller adds
     the file and key and raises its own error)."""

@@ -7,17 +7,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
-from ..errors import OptionError, unknown_choice
+from ..errors import OptionError, empty_item, unknown_choice
 from ..hardware.spec import UNITS
 from ..model.timing import DEFAULT_TIMING, check_timing
 from ..model.traffic import INDEX_BYTES, KERNELS, MODELS, STORAGES, VALUE_BYTES
 from ..structure.reorder import ORDERINGS
 
-__all__ = ["MAX_WIDTH", "Config", "OptionValue", "empty_item", "whole_numbers"]
+__all__ = ["MAX_RANKS", "MAX_WIDTH", "Config", "OptionValue", "whole_numbers"]
 
 #: widest B (columns d) a file of runs or a budget may name: past any SpMM measured, and
 #: small enough that bytes and FLOPs stay exact
 MAX_WIDTH = 1 << 20
+#: the most ranks a distributed bound is asked for (flat MPI on the largest machines runs
+#: a few million)
+MAX_RANKS = 1 << 24
 
 
 #: an option's value as a person writes it: a number, a name, a comma list or a list
@@ -48,6 +51,9 @@ def _normalise(name: str, value: OptionValue) -> Any:
         return _names([str(v) for v in _listed(value)], STORAGES, option="storage")
     if name == "models":  # the tables call the band's edges optimistic and pessimistic
         spelled = [str(v) for v in _listed(value)]
+        blank = next((v for v in spelled if any(not p.strip() for p in v.split(","))), None)
+        if blank is not None:  # named as given, before the synonyms are read
+            raise empty_item(blank, "{opt:model}: ")
         return _names([",".join(_MODEL_SYNONYMS.get(p.strip(), p.strip())
                                 for p in v.split(",")) for v in spelled],
                       MODELS, extra=("auto",), option="model")
@@ -107,8 +113,8 @@ class Config:
              f"{{opt:model}}: unknown model in {self.models} (choose from auto, "
              f"{', '.join(MODELS)})"),
             (self.unit is None or self.unit in UNITS, f"{{opt:unit}}: unknown unit {self.unit!r}"),
-            (all(1 <= p <= MAX_WIDTH for p in self.ranks),
-             f"{{opt:ranks}}: rank counts must be whole numbers from 1 to {MAX_WIDTH:,}"),
+            (all(1 <= p <= MAX_RANKS for p in self.ranks),
+             f"{{opt:ranks}}: rank counts must be whole numbers from 1 to {MAX_RANKS:,}"),
             (0 < self.reuse_factor <= 1, "{opt:reuse_factor} must lie in (0, 1]"),
             (0 < self.hub_fraction < 1, "{opt:hub_fraction} must lie in (0, 1)"),
             (self.launches is None or self.launches >= 0, "{opt:launches} must be 0 or more"),
@@ -198,17 +204,6 @@ def _names(values: Sequence[str], table: Sequence[str], extra: Sequence[str] = (
                                          f"{{opt:{option}}}: " if option else "")
                 names.append(part)
     return tuple(dict.fromkeys(names))
-
-
-def empty_item(value: str, where: str = "") -> OptionError:
-    """The error of a comma list with a blank item: every list option says the same.
-
-    >>> str(empty_item("csr,,coo", "storage: "))
-    "storage: 'csr,,coo' has an empty value (two commas together, or one at an end)"
-    """
-    what = "is empty" if not value.strip() else "has an empty value (two commas together, " \
-        "or one at an end)"
-    return OptionError(f"{where}{value!r} {what}")
 
 
 def whole_numbers(values: Sequence[str | int], option: str = "") -> tuple[int, ...]:

@@ -6,7 +6,7 @@ import click
 
 from ..analysis.config import Config
 from ..hardware.library import load_spec
-from ..host.bench import KERNEL_FORMATS, bench, other_device
+from ..host.bench import KERNEL_FORMATS, bench, check_operands, other_device
 from ..host.gpu.bench import GPU_FORMATS
 from ..matrix.mtx import load
 from ..model.timing import TIMINGS
@@ -109,6 +109,7 @@ def command(matrix: str, hw: str, kernel: str, widths: tuple[str, ...], dtype: s
     if m.header.complex_values:
         echo_message(f"sparsroof: note: {m.name} is complex: its kernels here multiply real "
                      "values in its pattern, and are judged against real bounds")
+    check_operands(m, max(d), dtype)  # the widest first: no width is run for nothing
     s = measure(m)
     results = [r for width in d for r in bench(
         m, s, spec, formats=formats, kernel=kernel, width=width, dtype=dtype, block=int(block),
@@ -141,8 +142,7 @@ def _bsr_named(values: tuple[str, ...], block: str | None) -> tuple[tuple[str, .
     >>> _bsr_named(("csr,bsr8",), None)
     (('csr', 'bsr'), '8')
     """
-    from ..analysis.config import empty_item
-    from ..errors import OptionError
+    from ..errors import OptionError, empty_item
 
     names, sizes = [], set()
     for value in values:

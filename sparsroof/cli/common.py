@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from ..errors import OptionError
+from ..errors import OptionError, empty_item
 from ..hardware.spec import UNITS
 from ..model.timing import DEFAULT_TIMING, TIMING_HELP, TIMINGS
 from ..model.traffic import INDEX_BYTES, KERNELS, MODELS, STORAGES, VALUE_BYTES
@@ -50,15 +50,15 @@ def spec_names(values: tuple[str, ...] | list[str] | str | None) -> tuple[str, .
     >>> spec_names(("",))
     Traceback (most recent call last):
     ...
-    sparsroof.errors.OptionError: --hw: no spec named in ''
+    sparsroof.errors.OptionError: --hw: '' is empty
     """
     if values is None:
         return ()
     listed = [values] if isinstance(values, str) else list(values)
-    names = tuple(dict.fromkeys(p.strip() for v in listed for p in v.split(",") if p.strip()))
-    if listed and not names:
-        raise OptionError(f"--hw: no spec named in {', '.join(map(repr, listed))}")
-    return names
+    for value in listed:
+        if any(not p.strip() for p in value.split(",")):
+            raise empty_item(value, "--hw: ")
+    return tuple(dict.fromkeys(p.strip() for v in listed for p in v.split(",")))
 
 
 def named_file(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -153,7 +153,7 @@ MAX_MEMORY_OPTION = click.option(
 
 def memory_limit(text: str | None, option: str = "--max-memory") -> int | None:
     """Bytes from a SIZE option (None when not given); a bad size is a usage error."""
-    from ..errors import OptionError, UnitError
+    from ..errors import UnitError
     from ..units import parse_quantity
 
     if text is None:
@@ -206,7 +206,6 @@ def comma_list(values: tuple[str, ...], choices: tuple[str, ...], option: str = 
     >>> comma_list(("csr,coo", "csr"), ("csr", "coo", "dia")), comma_list(("all",), ("a", "b"))
     (('csr', 'coo'), ('a', 'b'))
     """
-    from ..analysis.config import empty_item
     from ..errors import unknown_choice
 
     names: list[str] = []

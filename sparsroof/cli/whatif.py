@@ -34,7 +34,12 @@ __all__ = ["command"]
 
 
 def _levels(values: tuple[str, ...]) -> tuple[float, ...]:
-    parts = [p for v in values for p in v.split(",") if p.strip()]
+    from ..errors import empty_item
+
+    blank = next((v for v in values if any(not p.strip() for p in v.split(","))), None)
+    if blank is not None:
+        raise empty_item(blank, "--sparsity: ")
+    parts = [p for v in values for p in v.split(",")]
     try:
         return tuple(dict.fromkeys(parse_sparsity(p) for p in parts)) or DEFAULT_SPARSITIES
     except OptionError as err:  # the parser also reads files: the option is named here

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "KERNEL_FORMATS",
+    "check_operands",
     "Measurement",
     "scipy_matrix",
     "kernel_traffic",
@@ -235,7 +236,7 @@ def _storage_name(fmt: str, block: int) -> str:
     return f"bsr{block}" if fmt == "bsr" else fmt
 
 
-def _check_operands(m: Matrix, width: int, dtype: str) -> None:
+def check_operands(m: Matrix, width: int, dtype: str) -> None:
     """B and C of width ``width`` (and a copy of each that a kernel may make) must fit
     this process's memory: a usage error before anything is allocated, not a crash."""
     from ..matrix.limits import check_fits
@@ -263,7 +264,7 @@ def bench(m: Matrix, s: Structure, spec: HwSpec, *, formats: Sequence[str] = KER
         raise OptionError(f"measured kernels run in fp64 or fp32, not {dtype}")
     if kernel == "spmv" and width != 1:
         raise OptionError("spmv multiplies by one vector (d = 1); use --kernel spmm")
-    _check_operands(m, width, dtype)
+    check_operands(m, width, dtype)
     for method in methods:
         check_timing(method, calls_per_sync)
         if backend == "scipy" and method != "stream":

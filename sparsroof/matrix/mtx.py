@@ -121,7 +121,7 @@ class Matrix:
         """
         import scipy.sparse as sp
 
-        data = self.values if self.values is not None else np.ones(self.row.size, np.int8)
+        data = self.values if self.values is not None else np.ones(self.row.size)
         return sp.coo_array((data, (self.row, self.col)), shape=self.shape)
 
     @classmethod

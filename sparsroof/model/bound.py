@@ -48,6 +48,11 @@ __all__ = ["Bound", "WORKING_SET", "bound", "launches_for", "entry_peak", "sol_s
            "memory_level", "memory_terms", "memory_time", "credited", "resolve_unit",
            "auto_unit"]
 
+#: :func:`bound`'s ``footprint`` by default: the traffic's own bytes, the working set of a
+#: compulsory traffic (an analysis credits every model of a format with its compulsory
+#: traffic's bytes: give those for the others)
+WORKING_SET = "traffic"
+
 
 @dataclass(frozen=True)
 class Bound:
@@ -321,16 +326,16 @@ def _given(t: Traffic, spec: HwSpec | str, unit: str, precision: str, launches: 
         from ..hardware.library import load_spec
 
         spec = load_spec(spec)
-    if isinstance(footprint, str):
-        if footprint != WORKING_SET:
-            raise OptionError(f"footprint={footprint!r}: give bytes, None (main memory) or "
-                              f"{WORKING_SET!r} (the traffic's bytes)")
+    if isinstance(footprint, str) and footprint == WORKING_SET:
         footprint = t.bytes_total
+    elif footprint is not None and (isinstance(footprint, (str, bool)) or not isinstance(
+            footprint, (int, float)) or not footprint >= 0):
+        raise OptionError(f"footprint={footprint!r}: give bytes, None (main memory) or "
+                          f"{WORKING_SET!r} (the traffic's bytes)")
+    if launches is not None and (isinstance(launches, bool) or not isinstance(launches, int)
+                                 or launches < 0):
+        raise OptionError(f"launches={launches!r}: a whole number, 0 or more")
     return spec, launches_for(spec) if launches is None else launches, footprint
-
-
-#: :func:`bound`'s ``footprint`` by default: the traffic's bytes, as an analysis takes it
-WORKING_SET = "traffic"
 
 
 def launches_for(spec: HwSpec) -> int:
@@ -348,10 +353,12 @@ def bound(t: Traffic, spec: HwSpec | str, *, unit: str, precision: str,
           launches: int | None = None, footprint: float | str | None = WORKING_SET,
           timing: str = DEFAULT_TIMING, calls_per_sync: int = 1) -> Bound:
     """Bound of traffic ``t`` on ``spec`` (a spec or its name) for a run timed by
-    ``timing``, as an analysis bounds it: by default one launch on a GPU spec with a
-    launch floor (:func:`launches_for`), and the traffic's bytes (``footprint``, the
-    working set) held by the fastest level they fit, so a cache may be the memory roof.
-    A ``footprint`` of None keeps main memory, and so does a ``cold`` run.
+    ``timing``: by default one launch on a GPU spec with a launch floor
+    (:func:`launches_for`), and the traffic's bytes (``footprint``, the working set)
+    held by the fastest level they fit, so a cache may be the memory roof. That is how an
+    analysis bounds a compulsory traffic; for another model of the same format it gives
+    ``footprint`` the compulsory traffic's bytes (the rows of B a model reads again are
+    the same rows). A ``footprint`` of None keeps main memory, and so does a ``cold`` run.
 
     >>> from sparsroof.hardware.library import load_spec
     >>> from sparsroof.model.traffic import Traffic

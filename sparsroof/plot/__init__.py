@@ -212,14 +212,17 @@ def _check_size(size: Any) -> None:
     """A figure's size in inches: two positive numbers, or None for the kind's own."""
     if size is None:
         return
+    from .style import MAX_SIDE
+
     try:
         w, h = size
-        fine = all(isinstance(v, int | float) and not isinstance(v, bool) and 0 < v < 1000
-                   for v in (w, h))
+        fine = all(isinstance(v, int | float) and not isinstance(v, bool)
+                   and 0 < v <= MAX_SIDE for v in (w, h))
     except (TypeError, ValueError):
         fine = False
     if not fine:
-        raise FigureError(f"size={size!r}: give (width, height) in inches, e.g. (8, 5.5)")
+        raise FigureError(f"size={size!r}: give (width, height) in inches, each at most "
+                          f"{MAX_SIDE:g}, e.g. (8, 5.5)")
 
 
 def plot_measured(measured: Sequence[MeasuredPoint], path: str | Path, *,

@@ -127,7 +127,7 @@ def check_pixels(size: tuple[float, float], dpi: float) -> None:
     if wide * high > MAX_PIXELS:
         raise FigureError(f"a {size[0]:g}x{size[1]:g}-inch figure at {dpi:g} DPI is "
                           f"{wide:,} x {high:,} pixels, over the {MAX_PIXELS:,} a figure "
-                          "may have: lower --size or --dpi")
+                          "may have: lower {opt:size} or {opt:dpi}")
 
 
 def new_figure(size: tuple[float, float], dpi: int = DEFAULT_DPI) -> Figure:

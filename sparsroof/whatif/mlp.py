@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..analysis.config import MAX_WIDTH, whole_numbers
+from ..analysis.config import MAX_RANKS, whole_numbers
 from ..errors import OptionError
 from ..hardware.spec import HwSpec
 from ..model.bound import memory_level, resolve_unit, sol_seconds
@@ -142,9 +142,9 @@ def mlp_study(layer: MlpLayer, spec: HwSpec, ranks: Sequence[int | str],
     counts = whole_numbers(ranks, "--ranks")
     if not counts:
         raise OptionError("--mlp needs --ranks, e.g. --ranks 1,2,4,8")
-    if not all(1 <= p <= MAX_WIDTH for p in counts):
+    if not all(1 <= p <= MAX_RANKS for p in counts):
         raise OptionError(f"{{opt:ranks}}: rank counts must be whole numbers from 1 to "
-                          f"{MAX_WIDTH:,}")
+                          f"{MAX_RANKS:,}")
     unit, precision = resolve_unit(spec, "tensor", dtype, None, False)
     s_v = VALUE_BYTES[dtype]
     rows = []

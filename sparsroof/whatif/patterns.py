@@ -102,7 +102,7 @@ def parse_patterns(values: list[str] | tuple[str, ...]) -> tuple[Pattern, ...]:
     >>> [p.label for p in parse_patterns(["unstructured,block4", "2:4,block4"])]
     ['unstructured', 'block4', '2:4']
     """
-    from ..analysis.config import empty_item
+    from ..errors import empty_item
 
     found = []
     for value in values:

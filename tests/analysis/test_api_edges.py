@@ -102,7 +102,8 @@ def test_a_matrix_goes_back_to_scipy() -> None:
     back = sparsroof.Matrix.from_scipy(a).to_scipy()
     assert back.shape == (50, 40) and np.array_equal(back.toarray(), a.toarray())
     pattern = sparsroof.load(LAP, values=False).to_scipy()
-    assert pattern.nnz == 20224 and set(np.unique(pattern.data)) == {1}
+    assert pattern.nnz == 20224 and set(np.unique(pattern.data)) == {1.0}
+    assert (pattern @ pattern).max() > 1  # ones that add up (int8 ones had overflowed)
 
 
 def test_draw_takes_any_iterable_and_names_a_bad_size_or_kind() -> None:
@@ -110,7 +111,7 @@ def test_draw_takes_any_iterable_and_names_a_bad_size_or_kind() -> None:
     b = sparsroof.analyze(np.eye(32), hw="a100", model="compulsory")
     fig = sparsroof.draw(x for x in (a, b))
     assert len(fig.axes[0].collections) + len(fig.axes[0].lines) > 2
-    for size in ("4x3", (0, 3), (8,), (True, 3)):
+    for size in ("4x3", (0, 3), (8,), (True, 3), (101, 5)):
         with pytest.raises(sparsroof.FigureError, match=r"give \(width, height\) in inches"):
             sparsroof.draw(a, size=size)  # type: ignore[arg-type]
     with pytest.raises(sparsroof.FigureError, match="a ridgeline is drawn into a file"):

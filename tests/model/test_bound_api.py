@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 import scipy.sparse as sp
 
@@ -37,16 +38,35 @@ def _small() -> sp.csr_array:
     return sp.random_array((2000, 2000), density=0.01, format="csr", random_state=0)
 
 
+def _wide() -> sp.coo_array:
+    """500,000 uniform entries in 100,000 x 100,000: at d = 16 its compulsory traffic
+    (31.9 MB) fits an A100's 40 MiB L2 and the random model's (83 MB) does not."""
+    from sparsroof.matrix.generate import uniform_random
+
+    g = uniform_random(100_000, 100_000, 500_000, seed=0)
+    return sp.coo_array((np.ones(g.nnz), (g.row, g.col)), shape=(g.rows, g.cols))
+
+
 @pytest.mark.parametrize("hw", ["a100", "h100-sxm", "epyc-7763"])
 def test_bound_of_an_analysis_traffic_is_the_analysis_bound(hw: str) -> None:
-    """Every (format, model) result of an analysis: bound() of its traffic, given only the
-    unit and precision, says what the analysis said (launch floor and cache roof alike)."""
-    a = sparsroof.analyze(_small(), hw=hw, storage="csr,coo,ell", model="all")
-    assert len(a.results) >= 6
+    """Every result of an analysis: bound() of its traffic, given the unit, the precision
+    and the compulsory traffic's bytes as the working set, says what the analysis said;
+    for a compulsory traffic, its own bytes are that working set, so the defaults do."""
+    a = sparsroof.analyze(_wide(), hw=hw, kernel="spmm", d=16, storage="csr,ell",
+                          model="all")
+    assert len(a.results) >= 12
     for r in a.results:
-        b = bound(r.traffic, hw, unit=r.bound.unit, precision=r.bound.precision)
+        t = r.traffic
+        held = a.result(t.storage, model="compulsory").traffic.bytes_total
+        b = bound(t, hw, unit=r.bound.unit, precision=r.bound.precision, footprint=held)
         assert (b.sol_s, b.memory_level, b.launch_s) == \
-            (r.bound.sol_s, r.bound.memory_level, r.bound.launch_s), r.traffic.storage
+            (r.bound.sol_s, r.bound.memory_level, r.bound.launch_s), (t.storage, t.model)
+        if t.model == "compulsory":
+            assert bound(t, hw, unit=r.bound.unit, precision=r.bound.precision) == b
+    if hw == "a100":  # the random model's 83 MB alone would not fit the L2
+        r = a.result("csr", model="random")
+        alone = bound(r.traffic, hw, unit=r.bound.unit, precision=r.bound.precision)
+        assert (r.bound.memory_level, alone.memory_level) == ("L2", "HBM2e")
 
 
 def test_bound_defaults_credit_the_cache_and_the_launch() -> None:
@@ -69,6 +89,9 @@ def test_bound_defaults_credit_the_cache_and_the_launch() -> None:
     ({"unit": "simt", "precision": "fp64", "timing": "warm"}, "unknown method 'warm'"),
     ({"unit": "simt", "precision": "fp64", "calls_per_sync": 0}, "at least 1 call"),
     ({"unit": "simt", "precision": "fp64", "footprint": "all"}, "footprint='all'"),
+    ({"unit": "simt", "precision": "fp64", "footprint": True}, "footprint=True"),
+    ({"unit": "simt", "precision": "fp64", "footprint": -1.0}, "footprint=-1.0"),
+    ({"unit": "simt", "precision": "fp64", "launches": -1}, "launches=-1: a whole number"),
 ])
 def test_bound_refuses_what_no_spec_holds(kwargs: dict[str, object], named: str) -> None:
     t = Traffic("spmv", 1, "csr", "compulsory", "fp64", "int32", 2e3, 2e3, 1.2e4, 800, 800)
