@@ -18,8 +18,11 @@ resource = pytest.importorskip("resource")  # the limit below is a POSIX one
 LIMIT = 16 << 10
 
 
-def _limited() -> None:
-    resource.setrlimit(resource.RLIMIT_FSIZE, (LIMIT, LIMIT))
+#: sets the limit in the child, then becomes ``python -m sparsroof ARGS`` (a preexec_fn
+#: would run Python between fork and exec of this threaded test process)
+_LIMITED = ("import os, resource, sys\n"
+            f"resource.setrlimit(resource.RLIMIT_FSIZE, ({LIMIT}, {LIMIT}))\n"
+            "os.execv(sys.executable, [sys.executable, '-m', 'sparsroof', *sys.argv[1:]])\n")
 
 
 def _run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -27,8 +30,8 @@ def _run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     file (CPython ignores SIGXFSZ, so the write that crosses it fails with EFBIG)."""
     env = {"SPARSROOF_CACHE_DIR": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin",
            "HOME": str(tmp_path / "home"), "PYTHONDONTWRITEBYTECODE": "1"}  # no bytecode cut short
-    return subprocess.run([sys.executable, "-m", "sparsroof", *args], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=120, preexec_fn=_limited)
+    return subprocess.run([sys.executable, "-c", _LIMITED, *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=120)
 
 
 @pytest.mark.parametrize("name, args", [
