@@ -25,9 +25,12 @@ _OUT = click.option("-o", "--out", "output", required=True, metavar="FILE",
 
 
 def _int(name: str, default: int | None, text: str, least: int = 1) -> Callable[..., Any]:
+    # a required option is given no default at all: click reads default=None as a value
+    # given, and would pass None on to the generator
+    given: dict[str, Any] = {"required": True} if default is None else {
+        "default": default, "show_default": True}
     return click.option(f"--{name}", name.replace("-", "_"), type=click.IntRange(min=least),
-                        default=default, required=default is None, show_default=True,
-                        help=text)
+                        help=text, **given)
 
 
 def _finite(_ctx: click.Context, _param: click.Parameter, value: float) -> float:

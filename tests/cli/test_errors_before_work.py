@@ -319,3 +319,19 @@ def test_a_gpu_without_a_launch_floor_is_timed_as_asked() -> None:
 def test_exbibytes_are_a_capacity() -> None:
     done = sparsroof("analyze", LAP, "--max-memory", "1 EiB", "-O", "json")
     assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize("args, missing", [
+    (["random", "--rows", "100", "--cols", "100"], "--nnz"),
+    (["banded", "--n", "100"], "--halfwidth"),
+    (["block"], "--block-rows"),
+    (["powerlaw"], "--n"),
+    (["stencil3d"], "--n"),
+    (["dense", "--rows", "3"], "--cols"),
+])
+def test_a_generator_without_a_required_size_names_it(args: list[str], missing: str,
+                                                      tmp_path: Path) -> None:
+    """A size a generator needs and was not given (each had reached the generator as
+    None and crashed on it, since click reads default=None as a value given)."""
+    _one_line(sparsroof("generate", *args, "-o", str(tmp_path / "g.mtx")),
+              f"missing option '{missing}'")
