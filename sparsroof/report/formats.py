@@ -43,10 +43,12 @@ def formats_report(name: str, spec: str, rows: list[FormatRow], advice: Advice
     n = a.n_strips
     by = "calibrated time" if a.route == "calibrated" else "SoL"
     rule = f"{a.strip_rule}; " if a.strip_rule else ""
+    candidates = ", ".join(a.single_s) if a.single_s else "the formats above"
     heading = (f"partition into blocks of strips of {a.strip_rows:,} rows ({rule}"
                f"{counted(n, 'strip')} here; the last may be shorter), by {by}; "
-               "blocks and whole matrices priced alike, in the bytes the paper's kernels "
-               "read (ELL and HYB read their padding, DIA its diagonals whole)")
+               f"each block in one of {candidates}, blocks and whole matrices priced "
+               "alike, in the bytes the paper's kernels read (ELL and HYB read their "
+               "padding, DIA its diagonals whole), not the least bytes of the table above")
     if a.capped:
         heading += (f"\nblocks of at most {a.max_block:,} strips considered (the search's "
                     f"cap; --max-block {n} considers every block, in time growing with "
@@ -56,8 +58,7 @@ def formats_report(name: str, spec: str, rows: list[FormatRow], advice: Advice
         [[f"{b.first_strip + 1}-{b.last_strip + 1}", f"{b.first_row}-{b.last_row}", b.storage,
           si(b.bytes, "B"), si(b.seconds, "s")] for b in a.blocks], left=("format",))
     total = (f"total {si(a.total_s, 's')}, {si(a.bytes_total, 'B')}; best single format "
-             f"{a.best_single} "
-             f"{si(a.best_single_s, 's')}; gain {a.gain:.3f}x")
+             f"priced so {a.best_single} {si(a.best_single_s, 's')}; gain {a.gain:.3f}x")
     return [table, Prose(heading), part, Prose(total)]
 
 
