@@ -114,7 +114,7 @@ def _method(group: Sequence[Analysis], first: Result) -> str:
     if first.bound.timing != "cold" and all(
             a.hw is not None and a.hw.kind == "cpu" and a.hw.launch_overhead is None
             for a in group):
-        return "warm"
+        return "warm (graph, stream and sync alike on a CPU)"
     return first.bound.method
 
 

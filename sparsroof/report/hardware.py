@@ -52,10 +52,19 @@ def cache_roofs(spec: HwSpec) -> list[dict[str, Any]]:
 
 
 def _caches_cell(spec: HwSpec) -> str:
+    r"""Each cache level and its bandwidth, a line each; a name longer than a short level
+    name ("L1d", "LLC") puts its bandwidth on a line of its own, so that a narrow column
+    wraps between the name and the figure, never inside the figure.
+
+    >>> from sparsroof.hardware.library import load_spec
+    >>> _caches_cell(load_spec("xeon-8480"))
+    'L1d 27.2 TB/s\nL2+L3\n13.6 TB/s'
+    """
     cells = []
     for c in cache_roofs(spec):
         bw = c["bandwidth_bytes_per_s"]
-        cells.append(f"{c['name']} {si(bw, 'B/s') if bw else '?'}")
+        gap = " " if len(c["name"]) <= 4 else "\n"
+        cells.append(f"{c['name']}{gap}{si(bw, 'B/s') if bw else '?'}")
     return "\n".join(cells) or "-"
 
 

@@ -320,7 +320,8 @@ def test_a_cpu_table_says_warm_or_cold_not_a_launch_method() -> None:
         assert out.returncode == 0, out.stderr
         return out.stdout.splitlines()[1]
 
-    assert second_line("--hw", "epyc-7763") == "spmv on epyc-7763, timed warm"
+    assert second_line("--hw", "epyc-7763") == ("spmv on epyc-7763, timed warm (graph, stream "
+                                                "and sync alike on a CPU)")
     assert second_line("--hw", "epyc-7763", "--timing", "cold") == \
         "spmv on epyc-7763, timed cold"
     assert second_line("--hw", "a100") == "spmv on a100-80gb, timed graph"
