@@ -25,8 +25,8 @@ def command() -> None:
     Examples:
       sparsroof hw list
       sparsroof hw show a100
-      sparsroof hw validate hwspecs/c2050.yaml
       sparsroof hw probe -o myhost.yaml
+      sparsroof hw validate myhost.yaml
       sparsroof hw probe --device cuda -o gpu.yaml
     """
 
