@@ -99,9 +99,17 @@ def _in_our_words(message: str) -> str:
     "no such option '--hw'; did you mean one of: '--help', '--wide'?"
     >>> _in_our_words("Invalid value for '-O': 'yaml' is not one of 'table', 'json'.")
     "invalid value for '-O': 'yaml' is not one of 'table', 'json'."
+    >>> _in_our_words("Invalid value for '--kernel': 'spmmm' is not one of 'spmv', 'spmm'.")
+    "invalid value for '--kernel': 'spmmm' is not one of 'spmv', 'spmm'; did you mean 'spmm'?"
     """
     message = re.sub(r"\. \(Did you mean (.*)\)$", r"; did you mean \1", message)
     message = re.sub(r"\. Did you mean ", "; did you mean ", message)
+    choice = re.search(r"'([^']*)' is not one of ((?:'[^']*'(?:, )?)+)\.$", message)
+    if choice:  # a slip in a choice is named as every other list's is
+        from ..errors import meant
+
+        said = meant(choice.group(1), re.findall(r"'([^']*)'", choice.group(2)))
+        message = message[:-1] + said if said else message
     if message[:1].isupper() and message[1:2].islower():
         message = message[0].lower() + message[1:]
     return message

@@ -296,8 +296,9 @@ def magnitude_pruned(rows: int, cols: int, sparsity: float = 0.9, spread: float 
     >>> abs(g.nnz / 64**2 - 0.25) < 0.05
     True
     """
-    _require(rows > 0 and cols > 0 and 0 <= spread <= MAX_SPREAD,
-             f"{{opt:rows}}, {{opt:cols}} positive and {{opt:spread}} from 0 to {MAX_SPREAD:g}")
+    _require(rows > 0 and cols > 0, "{opt:rows} and {opt:cols} must be positive")
+    _require(0 <= spread <= MAX_SPREAD,
+             f"{{opt:spread}} must lie from 0 to {MAX_SPREAD:g} (got {spread:g})")
     _fraction("sparsity", sparsity)
     rng = np.random.default_rng(seed)
     scale_r = np.exp(spread * rng.standard_normal(rows))

@@ -235,7 +235,7 @@ def test_a_file_option_given_an_empty_name_is_refused(args: tuple[str, ...],
     (["generate", "random", "--rows", "0", "--cols", "3", "--nnz", "0"],
      "'--rows': 0 is not in the range x>=1"),
     (["generate", "pruned", "--rows", "8", "--cols", "8", "--spread", "400"],
-     "--spread from 0 to 6"),
+     "--spread must lie from 0 to 6 (got 400)"),
     (["analyze", LAP, "--storage", ""], "--storage: '' is empty"),
     (["analyze", LAP, "--storage", "csr,,coo"], "--storage: 'csr,,coo' has an empty value"),
     (["analyze", LAP, "--model", "compulsory,"], "--model: 'compulsory,' has an empty value"),
@@ -335,3 +335,8 @@ def test_a_generator_without_a_required_size_names_it(args: list[str], missing: 
     None and crashed on it, since click reads default=None as a value given)."""
     _one_line(sparsroof("generate", *args, "-o", str(tmp_path / "g.mtx")),
               f"missing option '{missing}'")
+
+
+def test_a_slip_in_a_choice_is_named() -> None:
+    _one_line(sparsroof("analyze", LAP, "--kernel", "spmmm"),
+              "'spmmm' is not one of 'spmv', 'spmm'; did you mean 'spmm'?")
