@@ -165,9 +165,16 @@ def read_spec_file(name_or_path: str | Path) -> tuple[Any, str]:
     if path.suffix in (".yaml", ".yml") or os.path.exists(path):  # never raises
         from ..caching.parsed import kept
 
+        def fail(problem: str) -> SpecError:
+            if problem == "no such file":  # a usage error, as an unknown name is
+                import shlex
+
+                return UnknownSpecError(text, "no such file (a spec of this host: sparsroof "
+                                              f"hw probe -o {shlex.quote(text)})")
+            return SpecError(text, problem)
+
         return kept(path, lambda: _read_yaml(read_text(
-            path, lambda problem: SpecError(text, problem), limit=MAX_CONFIG_BYTES), text),
-            "spec", _PARSER), text
+            path, fail, limit=MAX_CONFIG_BYTES), text), "spec", _PARSER), text
     files = _bundled_files()
     # no alias is a bundled name (the bundled set's test holds it)
     name = bundled_meaning(text) or text

@@ -340,3 +340,9 @@ def test_a_generator_without_a_required_size_names_it(args: list[str], missing: 
 def test_a_slip_in_a_choice_is_named() -> None:
     _one_line(sparsroof("analyze", LAP, "--kernel", "spmmm"),
               "'spmmm' is not one of 'spmv', 'spmm'; did you mean 'spmm'?")
+
+
+def test_a_spec_file_that_is_not_there_says_how_to_make_one(tmp_path: Path) -> None:
+    _one_line(sparsroof("analyze", LAP, "--hw", "my host.yaml", cwd=tmp_path),
+              "my host.yaml: no such file (a spec of this host: sparsroof hw probe -o "
+              "'my host.yaml')")
