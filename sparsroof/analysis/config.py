@@ -97,6 +97,9 @@ class Config:
         self._tupled()
         check_timing(self.timing, self.calls_per_sync)
         checks = (
+            (self.timing == "sync" or self.calls_per_sync == 1,
+             "{opt:calls_per_sync} counts the calls between two host synchronisations: "
+             "it goes with {opt:timing=sync}"),
             (self.kernel in KERNELS, f"{{opt:kernel}}: unknown kernel {self.kernel!r} (choose from "
                                       f"{', '.join(KERNELS)})"),
             (self.dtype in VALUE_BYTES, f"{{opt:dtype}}: unknown dtype {self.dtype!r} (choose "

@@ -346,3 +346,12 @@ def test_a_spec_file_that_is_not_there_says_how_to_make_one(tmp_path: Path) -> N
     _one_line(sparsroof("analyze", LAP, "--hw", "my host.yaml", cwd=tmp_path),
               "my host.yaml: no such file (a spec of this host: sparsroof hw probe -o "
               "'my host.yaml')")
+
+
+def test_calls_per_sync_goes_with_sync() -> None:
+    """A count of calls between synchronisations, for runs that do not synchronise, was
+    accepted and did nothing."""
+    _one_line(sparsroof("analyze", LAP, "--calls-per-sync", "4"),
+              "--calls-per-sync counts the calls between two host synchronisations: it goes "
+              "with --timing sync")
+    assert sparsroof("analyze", LAP, "--calls-per-sync", "4", "--timing", "sync").returncode == 0
