@@ -113,8 +113,9 @@ def compare_table(judged: Sequence[Judged], summary: Summary, title: str,
         judged = _shown(judged, limit)
     specs = {j.spec for j in judged}
     one_file = _one_file(judged)
-    headers = ["row", "matrix", "format", "d", "timing", "spec", "measured", "bound", "% SoL",
-               "bound by", "roof", "status"]
+    # the column names of analyze's table: SoL the time, bound the term that sets it
+    headers = ["row", "matrix", "format", "d", "timing", "spec", "measured", "SoL", "% SoL",
+               "bound", "roof", "status"]
     if len(specs) == 1:
         headers.remove("spec")
         title = f"{title}, on {next(iter(specs))}"
@@ -128,9 +129,9 @@ def compare_table(judged: Sequence[Judged], summary: Summary, title: str,
         cells = {"row": row, "matrix": j.matrix, "format": j.run.storage,
                  "d": str(j.run.width), "timing": b.method, "spec": j.spec,
                  "measured": si(j.run.time_s, "s"),
-                 "bound": si(b.sol_s, "s"), "% SoL": f"{j.pct_sol:.1f}", "bound by": b.bound,
+                 "SoL": si(b.sol_s, "s"), "% SoL": f"{j.pct_sol:.1f}", "bound": b.bound,
                  "roof": b.memory_level, "status": j.status}
         rows.append([cells[h] for h in headers])
     return fitted_table(headers, rows, title=title, caption="\n".join(caption),
-                        left=("row", "matrix", "format", "timing", "spec", "bound by", "roof",
+                        left=("row", "matrix", "format", "timing", "spec", "bound", "roof",
                               "status"))
