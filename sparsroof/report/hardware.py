@@ -114,6 +114,12 @@ def list_table(specs: Sequence[HwSpec], wide: bool = False) -> Any:
                f"tensor fp16 where the device has them; {sparse}ridge = peak / DRAM bandwidth "
                "in FLOP/byte; launch = the smallest time one kernel takes ('-' where the spec "
                "gives none); caches: bandwidth ('?' where the spec gives none)")
+    # one example, the default --hw where it is listed: every alias would outgrow the table
+    named = sorted((s for s in specs if s.aliases), key=lambda s: "a100" not in s.aliases)
+    if named:
+        alias = "a100" if "a100" in named[0].aliases else named[0].aliases[0]
+        caption += (f"; --hw also takes aliases ({alias} = {named[0].name}; hw show NAME "
+                    "lists a spec's)")
     core = set(LIST_COLUMNS) - {"device", "sparse TFLOP/s", "ridge tensor"}
     return fitted_table(LIST_COLUMNS, rows, left=("name", "device", "caches"),
                         title="Bundled and given hardware specs", caption=caption,
