@@ -60,6 +60,8 @@ def classify_table(results: Sequence[Classified]) -> Any:
         rows.append([name, f"{s.rows:,} x {s.cols:,}", f"{s.stored_entries:,}", v.label,
                      f"{v.confidence:.2f}", others, params])
     why = "\n".join(f"why {name}: {v.reason}" for name, _, _, v in results)
+    # a traits column without a trait in it is left out: it would only take room
+    keep = [i for i, h in enumerate(headers) if h != "traits" or any(r[i] for r in rows)]
     return fitted_table(headers, rows,
                         title="structure classes (from the pattern only, never file comments)",
-                        left=("matrix", "class", "traits", "params"), caption=why)
+                        left=("matrix", "class", "traits", "params"), caption=why, keep=keep)
