@@ -74,7 +74,9 @@ class StoreSummary:
 
 
 def store_points(store: Store) -> list[MatrixPoint]:
-    """The best row (highest roof fraction) of every matrix on every spec."""
+    """The best row (highest roof fraction) of every matrix on every spec, over every run
+    the store holds (runs of other kernels or widths of the same file are the same
+    matrix)."""
     # SQLite fills the bare columns of a MAX() aggregate from the row holding the maximum
     rows = store.query(
         "SELECT m.name, m.path, m.member, COALESCE(m.class, ?), r.spec, r.kernel, r.width,"
@@ -85,7 +87,7 @@ def store_points(store: Store) -> list[MatrixPoint]:
         " COALESCE(json_extract(r.record, '$.launch_s'), 0),"
         " MAX(r.attainable_flops / r.peak_flops) FROM results r"
         " JOIN matrices m ON m.id = r.matrix_id WHERE r.peak_flops > 0"
-        " GROUP BY r.matrix_id, r.spec_hash", (UNCLASSIFIED,))
+        " GROUP BY m.path, m.member, r.spec_hash", (UNCLASSIFIED,))
     return [MatrixPoint(*row[:-1]) for row in rows]
 
 
