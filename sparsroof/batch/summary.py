@@ -74,9 +74,8 @@ class StoreSummary:
 
 
 def store_points(store: Store) -> list[MatrixPoint]:
-    """The best row (highest roof fraction) of every matrix on every spec, over every run
-    the store holds (runs of other kernels or widths of the same file are the same
-    matrix)."""
+    """The best row (highest roof fraction) of every matrix on every spec in each run the
+    store holds: a file run for SpMV and again for SpMM has a best row in each."""
     # SQLite fills the bare columns of a MAX() aggregate from the row holding the maximum
     rows = store.query(
         "SELECT m.name, m.path, m.member, COALESCE(m.class, ?), r.spec, r.kernel, r.width,"
@@ -87,7 +86,7 @@ def store_points(store: Store) -> list[MatrixPoint]:
         " COALESCE(json_extract(r.record, '$.launch_s'), 0),"
         " MAX(r.attainable_flops / r.peak_flops) FROM results r"
         " JOIN matrices m ON m.id = r.matrix_id WHERE r.peak_flops > 0"
-        " GROUP BY m.path, m.member, r.spec_hash", (UNCLASSIFIED,))
+        " GROUP BY r.matrix_id, r.spec_hash", (UNCLASSIFIED,))
     return [MatrixPoint(*row[:-1]) for row in rows]
 
 

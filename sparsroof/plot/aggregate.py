@@ -161,10 +161,11 @@ def _size(panels: int) -> tuple[float, float]:
 
 
 def aggregate_roofline_figure(points: Sequence[MatrixPoint], *,
-                              title: str = "all matrices, best row per matrix and spec",
+                              title: str = "all matrices: each one's best row in each run",
                               size: tuple[float, float] | None = None,
                               dpi: int = 150) -> Figure:
-    """A figure of ``points`` (one per matrix and spec): a panel per spec, over its roofs."""
+    """A figure of ``points`` (one per matrix, spec and batch run): a panel per spec, over
+    its roofs."""
     hidden = unplottable(points)
     points = [p for p in points if p.intensity > 0 and p.attainable_flops > 0]
     if not points:

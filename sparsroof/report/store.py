@@ -52,7 +52,8 @@ def store_tables(s: StoreSummary, failures: list[dict[str, Any]]) -> list[Any]:
                   _failed_files(failures)]
     heads = ("matrix", "class", "spec", "kernel", "d", "format", "model", "AI F/B",
              "attainable", "of peak", "bound")
-    note = " (best row per matrix and spec; of peak = attainable / peak FLOP/s)"
+    note = (" (best row of each matrix on each spec in each batch run; of peak = "
+            "attainable / peak FLOP/s)")
     keys = ("matrix", "spec")  # a row is the best of one matrix on one spec
     ranked = [_table("furthest from the compute roof" + note, heads, _points_rows(s.furthest),
                      keys),
@@ -66,7 +67,8 @@ def store_tables(s: StoreSummary, failures: list[dict[str, Any]]) -> list[Any]:
 def store_json(s: StoreSummary, failures: list[dict[str, Any]]) -> str:
     """The summary as the ``report`` JSON document (every failed file listed)."""
     doc = envelope("report")
-    doc["roof_fraction"] = "attainable / peak FLOP/s of the best row per matrix and spec"
+    doc["roof_fraction"] = ("attainable / peak FLOP/s of the best row of each matrix on "
+                            "each spec in each batch run")
     doc.update({
         "matrices": s.matrices, "failed": s.failed,
         "by_class": [{"class": c, "matrices": n} for c, n in s.by_class],

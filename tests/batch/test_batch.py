@@ -458,14 +458,18 @@ def test_a_matrix_without_work_is_not_ranked_by_the_report(tmp_path: Path) -> No
     assert "not ranked, with no work to do (no entries): a00, empty" in text
 
 
-def test_two_runs_of_one_file_rank_it_once_per_spec(tmp_path: Path) -> None:
-    """An SpMV run and an SpMM run of the same files into one store: the report ranks
-    each matrix once on its spec, by its best row (it had listed one row per run)."""
+def test_two_runs_of_one_file_rank_it_once_per_run(tmp_path: Path) -> None:
+    """An SpMV run and an SpMM run of the same files into one store: the report ranks each
+    matrix on its spec once per run, by that run's best row, and its title says so."""
     db = tmp_path / "r.db"
     assert cli("batch", str(ROOT / "data"), "--store", str(db), "-j", "1").returncode == 0
     assert cli("batch", str(ROOT / "data"), "--store", str(db), "-j", "1", "--kernel", "spmm",
                "--d", "1,16").returncode == 0
     doc = json.loads(cli("report", str(db), "-O", "json").stdout)
-    for ranked in (doc["furthest"], doc["closest"]):
-        assert sorted(p["name"] for p in ranked) == ["lap2d_64", "random_1000"]
-        assert {(p["kernel"], p["width"]) for p in ranked} == {("spmm", 16)}
+    ranked = doc["furthest"]
+    assert sorted(p["name"] for p in ranked) == ["lap2d_64", "lap2d_64", "random_1000",
+                                                  "random_1000"]
+    assert {(p["kernel"], p["width"]) for p in ranked} == {("spmv", 1), ("spmm", 16)}
+    assert "in each batch run" in doc["roof_fraction"]
+    assert "best row of each matrix on each spec in each batch run" in cli("report",
+                                                                            str(db)).stdout
