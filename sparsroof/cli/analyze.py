@@ -150,6 +150,7 @@ def command(matrices: tuple[str, ...], hw: tuple[str, ...], kernel: str, widths:
             predicted.append(prediction(cal, str(calibration_file), m.matrix, groups[-1][0]))
     render(groups, errors, output, predicted if cal is not None else None, wide=wide)
     analyses = [a for group in groups for a in group]
+    _unused_parameters(analyses)
     if imported is not None:
         imported()
     if plot_path and analyses:
@@ -162,6 +163,29 @@ def command(matrices: tuple[str, ...], hw: tuple[str, ...], kernel: str, widths:
         else:
             echo_written(plot_analyses(analyses, specs[0], plot_path, kind=plot_kind))
     return 1 if errors else 0
+
+
+#: a model's parameter option -> the models that read it
+_PARAMETERS = {"reuse_factor": ("blocked",), "block_size": ("blocked",),
+               "hub_fraction": ("scale-free",)}
+
+
+def _unused_parameters(analyses: list[Analysis]) -> None:
+    """A note for each model parameter given on the command line that no model of these
+    analyses read (the class picked another model): given and silently unused, it would
+    read as applied."""
+    from click.core import ParameterSource
+
+    ctx = click.get_current_context()
+    ran = {r.traffic.model for a in analyses for r in a.results}
+    for name, models in _PARAMETERS.items():
+        if ctx.get_parameter_source(name) in (ParameterSource.DEFAULT, None):
+            continue
+        if analyses and not ran & set(models):
+            flag = "--" + name.replace("_", "-")
+            echo_message(f"sparsroof: note: {flag} was not used: it is a parameter of the "
+                         f"{' and '.join(models)} model, which no result here ran (give "
+                         f"--model {models[0]})")
 
 
 def _check_csv(output: str, **given: object) -> None:

@@ -355,3 +355,14 @@ def test_calls_per_sync_goes_with_sync() -> None:
               "--calls-per-sync counts the calls between two host synchronisations: it goes "
               "with --timing sync")
     assert sparsroof("analyze", LAP, "--calls-per-sync", "4", "--timing", "sync").returncode == 0
+
+
+def test_a_model_parameter_no_model_read_is_said() -> None:
+    """--reuse-factor on a banded matrix: the class's model is not the blocked one, so the
+    value was taken and silently unused; with --model blocked it is read."""
+    done = sparsroof("analyze", LAP, "--reuse-factor", "0.5")
+    assert done.returncode == 0
+    assert "note: --reuse-factor was not used: it is a parameter of the blocked model" \
+        in done.stderr
+    used = sparsroof("analyze", LAP, "--reuse-factor", "0.5", "--model", "blocked")
+    assert used.returncode == 0 and "not used" not in used.stderr
