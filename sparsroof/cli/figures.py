@@ -28,7 +28,8 @@ def _checked_size(ctx: click.Context, param: click.Parameter, value: str | None)
 
 SIZE_OPTION = click.option(
     "--size", metavar="WxH", default=None, callback=_checked_size,
-    help="Figure size in inches, e.g. 8x5 (a legend of many names is added beside it).",
+    help="Figure size in inches, e.g. 8x5, from 4x3 to 100 a side (a legend of many "
+         "names is added beside a roofline).",
 )
 DPI_OPTION = click.option(
     "--dpi", type=click.IntRange(30, 1200), default=DEFAULT_DPI, show_default=True,
