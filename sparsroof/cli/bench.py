@@ -47,7 +47,7 @@ _BLOCK = "4"
 @click.option("--backend", type=click.Choice(["scipy", "cusparse"]), default="scipy",
               show_default=True,
               help="scipy on the CPU (ELL and HYB compiled with numba), or cuSPARSE through "
-                   "CuPy on the first CUDA GPU (csr, csc and coo; needs "
+                   f"CuPy on the first CUDA GPU ({', '.join(GPU_FORMATS)}; needs "
                    "pip install \"sparsroof[gpu]\").")
 @click.option("--timing", type=click.Choice(TIMINGS), default="stream", show_default=True,
               help="How each run is timed, and so which launch floor bounds it: graph, "
