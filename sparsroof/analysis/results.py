@@ -142,7 +142,7 @@ class Analysis:
             free = [k for k in keys(found[0])
                     if k not in given and len({keys(r)[k] for r in found}) > 1]
             raise OptionError(f"{len(found)} results match {asked}; narrow them by "
-                              f"{' or '.join(free)}")
+                              f"{' or '.join(free) or 'iterating over results'}")
         held = {k: dict.fromkeys(keys(r)[k] for r in self.results) for k in given}
         have = "; ".join(f"{k}: {', '.join(str(v) for v in vals if v)}"
                          for k, vals in held.items())
