@@ -27,6 +27,7 @@ how and when it was measured.
 from __future__ import annotations
 
 import datetime as _dt
+import math
 import os
 import platform
 import re
@@ -70,6 +71,8 @@ class HostInfo:
     memory_bytes: int | None = None
     simd_bits: int = 128      # widest vector width the CPU flags list
     clock_hz: float | None = None  # the highest clock /proc/cpuinfo or cpufreq reports
+    boost_hz: float | None = None  # cpufreq's maximum, where the kernel gives it (not in
+    # most virtual machines, whose cpuinfo clock may be the base clock)
 
 
 @dataclass(frozen=True)
@@ -160,17 +163,57 @@ def _simd_bits(flags: set[str]) -> int:
     return 256 if "avx" in flags or "avx2" in flags else 128
 
 
-def _clock_hz(text: str, model: str, sys_cpu: Path) -> float | None:
-    """The highest clock reported: cpufreq's maximum, ``cpu MHz`` lines, ``@ x GHz`` in the
-    model name (a virtual machine often shows only the base clock)."""
-    found = [float(mhz) * 1e6 for mhz in re.findall(r"^cpu MHz\s*:\s*([\d.]+)", text, re.M)]
-    found += [float(ghz) * 1e9 for ghz in re.findall(r"@\s*([\d.]+)\s*GHz", model)]
+def _boost_hz(sys_cpu: Path) -> float | None:
+    """cpufreq's highest maximum clock over the cores, or None where it gives none."""
+    found = []
     for path in sys_cpu.glob("cpu[0-9]*/cpufreq/cpuinfo_max_freq"):
         try:
             found.append(float(path.read_text()) * 1e3)  # kHz
         except (OSError, ValueError):
             continue
     return max(found) if found else None
+
+
+def _clock_hz(text: str, model: str, sys_cpu: Path) -> float | None:
+    """The highest clock reported: cpufreq's maximum, ``cpu MHz`` lines, ``@ x GHz`` in the
+    model name (a virtual machine often shows only the base clock)."""
+    found = [float(mhz) * 1e6 for mhz in re.findall(r"^cpu MHz\s*:\s*([\d.]+)", text, re.M)]
+    found += [float(ghz) * 1e9 for ghz in re.findall(r"@\s*([\d.]+)\s*GHz", model)]
+    boost = _boost_hz(sys_cpu)
+    found += [boost] if boost else []
+    return max(found) if found else None
+
+
+#: cycles of the shortest L1 load-to-use latency a probed core may have: fewer than any
+#: current server or desktop core takes (4 on AMD Zen 2-4 and Arm Neoverse V1/V2, 5 on
+#: Intel Golden Cove; 3 on Apple's Firestorm), so a probed spec's latency is a minimum
+L1_LEAST_CYCLES = 3
+#: the clock a core's latency is taken at where the host gives no maximum clock: above the
+#: fastest boost clock shipped (6.2 GHz, Intel Core i9-14900KS, 2024)
+FASTEST_CLOCK_HZ = 6.2e9
+
+
+def l1_latency(host: HostInfo) -> tuple[float, str]:
+    """The least time one load from this host's L1 can take, and how it was derived:
+    :data:`L1_LEAST_CYCLES` cycles at cpufreq's maximum clock, or at
+    :data:`FASTEST_CLOCK_HZ` where the host gives none (a virtual machine's reported clock
+    may be its base clock, and a latency at too low a clock is no minimum).
+
+    >>> host = HostInfo("x", cores=1, sockets=1, threads_per_core=1, boost_hz=3.5e9)
+    >>> round(l1_latency(host)[0] * 1e9, 3), round(l1_latency(HostInfo("y", 1, 1, 1))[0] * 1e9, 3)
+    (0.857, 0.484)
+    """
+    cycles = L1_LEAST_CYCLES
+    if host.boost_hz:
+        return cycles / host.boost_hz, (
+            f"derived: {cycles} cycles, fewer than the L1 load-to-use latency of any current "
+            f"server or desktop core (4-5 on AMD Zen, Arm Neoverse and Intel Golden Cove), at "
+            f"{host.boost_hz / 1e9:.3g} GHz, cpufreq's maximum clock on this host")
+    return cycles / FASTEST_CLOCK_HZ, (
+        f"derived: {cycles} cycles, fewer than the L1 load-to-use latency of any current "
+        f"server or desktop core (4-5 on AMD Zen, Arm Neoverse and Intel Golden Cove), at "
+        f"{FASTEST_CLOCK_HZ / 1e9:.3g} GHz, above any shipped core's boost clock: this host "
+        "gives no maximum clock (a virtual machine's reported clock may be its base clock)")
 
 
 def derived_peak(host: HostInfo, precision: str) -> float | None:
@@ -205,7 +248,7 @@ def host_info(cpuinfo: Path = Path("/proc/cpuinfo"), sys_cpu: Path = _SYS_CPU) -
         model=model, cores=cores, sockets=sockets, threads_per_core=max(1, logical // cores),
         caches=_caches(sys_cpu), memory_bytes=int(mem.group(1)) * 1024 if mem else None,
         simd_bits=_simd_bits(set(flags.group(1).split()) if flags else set()),
-        clock_hz=_clock_hz(text, model, sys_cpu),
+        clock_hz=_clock_hz(text, model, sys_cpu), boost_hz=_boost_hz(sys_cpu),
     )
 
 
@@ -309,6 +352,10 @@ def _cache_entries(result: ProbeResult, measured: str) -> list[dict[str, Any]]:
         entry: dict[str, Any] = {
             "name": name, "capacity": {"value": bytes_text(c.total_bytes), "source": source},
             "instances": {"value": c.instances, "source": source}}
+        if c.level == 1:  # a call waits at least one load: the CPU call floor needs it
+            least, how_least = l1_latency(host)
+            entry["latency"] = {"value": f"{math.floor(least * 1e12) / 1e3:g} ns",
+                                "kind": "minimum", "source": f"{how_least}, by {measured}"}
         rate = result.cache_bytes_per_s.get(c.level)
         if rate is not None:
             how = (f"measured by {measured}: the fastest fp64 triad or read on half its "

@@ -3,6 +3,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 import yaml
 
 from sparsroof.host.probe import (
@@ -152,3 +153,29 @@ def test_a_probe_whose_passes_disagree_is_flagged(tmp_path: Path,
     out = CliRunner().invoke(cli, ["hw", "probe"])
     assert out.exit_code == 0
     assert "warning: noisy probe: L2 measured" in out.stderr
+
+
+@pytest.mark.parametrize("boost, ns", [(3.5e9, "0.857 ns"), (None, "0.483 ns")])
+def test_a_probed_spec_gives_its_l1_a_least_latency(tmp_path: Path, boost: float | None,
+                                                     ns: str) -> None:
+    """3 cycles at cpufreq's maximum clock, or at 6.2 GHz where the host gives none (a
+    virtual machine's clock may be its base clock): a minimum, so the spec validates
+    without the warning a spec without latency gets, and a call has a floor."""
+    from sparsroof.hardware.completeness import spec_warnings
+    from sparsroof.hardware.library import load_spec, validate_file
+    from sparsroof.host.probe import CacheLevel, HostInfo
+    from sparsroof.model.bound import call_floor
+
+    host = HostInfo("test CPU", cores=2, sockets=1, threads_per_core=1,
+                    caches=(CacheLevel(1, 48 * 2**10, 2),), boost_hz=boost)
+    result = ProbeResult(host, "2025-01-01", 20e9, 2**27, 3, {"fp64": 5e9}, {"fp64": 512},
+                         {1: 300e9})
+    path = tmp_path / "h.yaml"
+    path.write_text(spec_yaml(result, "h"))
+    l1 = yaml.safe_load(path.read_text())["memory"][0]
+    assert (l1["latency"]["value"], l1["latency"]["kind"]) == (ns, "minimum")
+    assert validate_file(str(path)) == []
+    spec = load_spec(str(path))
+    assert not [w for w in spec_warnings(spec) if "latency" in w]
+    seconds = float(ns.split()[0]) * 1e-9
+    assert call_floor(spec, 1e9) == pytest.approx(seconds)  # many bytes: the latency binds
