@@ -3,6 +3,7 @@ them ("1,4,16", "csr,ell", "all") turned into one."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from typing import Any
@@ -31,7 +32,7 @@ _ALIASES = {"d": "widths", "width": "widths", "storage": "storages", "model": "m
 
 
 #: the names the tables give the band's edges, as --model accepts them
-_MODEL_SYNONYMS = {"optimistic": "compulsory", "pessimistic": "random"}
+MODEL_SYNONYMS = {"optimistic": "compulsory", "pessimistic": "random"}
 
 
 def _listed(value: OptionValue) -> list[Any]:
@@ -41,6 +42,38 @@ def _listed(value: OptionValue) -> list[Any]:
             or not hasattr(value, "__iter__"):
         return [value]
     return list(value)
+
+
+#: the kind of each single-valued field of :class:`Config`
+_KINDS = {"kernel": "name", "dtype": "name", "index": "name", "unit": "name",
+          "precision": "name", "timing": "name", "hyb_split": "name", "launches": "whole",
+          "block_size": "whole", "calls_per_sync": "whole", "reuse_factor": "real",
+          "hub_fraction": "real", "cache_roof": "flag"}
+#: the fields that may be None (the default chooses)
+_OPTIONAL = {"unit", "precision", "launches", "block_size"}
+_KIND_WORDS = {"name": "a name", "whole": "a whole number", "real": "a finite number",
+               "flag": "True or False"}
+
+
+def _flag(value: object) -> bool:
+    """True or False (numpy's too), never text or an array."""
+    try:
+        return not isinstance(value, str) and value in (True, False)
+    except (TypeError, ValueError):  # an array's truth is ambiguous
+        return False
+
+
+def _read(name: str, value: OptionValue) -> Any:
+    """A single value as a person writes it: "3" for a whole number, "0.5" for a real
+    one; anything else as given (the Config checks its kind)."""
+    kind = _KINDS.get(name)
+    if isinstance(value, str) and kind in ("whole", "real"):
+        try:
+            return int(value.strip()) if kind == "whole" else float(value.strip())
+        except ValueError:
+            raise OptionError(f"{{opt:{name}}}: {value!r} is not "
+                              f"{_KIND_WORDS[kind]}") from None
+    return value
 
 
 def _normalise(name: str, value: OptionValue) -> Any:
@@ -54,12 +87,12 @@ def _normalise(name: str, value: OptionValue) -> Any:
         blank = next((v for v in spelled if any(not p.strip() for p in v.split(","))), None)
         if blank is not None:  # named as given, before the synonyms are read
             raise empty_item(blank, "{opt:model}: ")
-        return _names([",".join(_MODEL_SYNONYMS.get(p.strip(), p.strip())
+        return _names([",".join(MODEL_SYNONYMS.get(p.strip(), p.strip())
                                 for p in v.split(",")) for v in spelled],
                       MODELS, extra=("auto",), option="model")
     if name == "reorder":
         return _names([str(v) for v in _listed(value)], list(ORDERINGS), option="reorder")
-    return value
+    return _read(name, value)
 
 
 @dataclass(frozen=True)
@@ -95,6 +128,7 @@ class Config:
 
     def __post_init__(self) -> None:
         self._tupled()
+        self._typed()
         check_timing(self.timing, self.calls_per_sync)
         checks = (
             (self.timing == "sync" or self.calls_per_sync == 1,
@@ -157,6 +191,37 @@ class Config:
                                        for v in value):
                 raise OptionError(f"{name}={value!r}: whole numbers only")
             object.__setattr__(self, name, tuple(value))
+
+    def _typed(self) -> None:
+        """Each single value of its kind: a name, a whole number, a real number or a flag
+        (numpy's scalars as Python's), else a usage error naming the field; a name is not
+        checked against its choices here (the checks after say which there are).
+
+        >>> Config(launches="3")
+        Traceback (most recent call last):
+        ...
+        sparsroof.errors.OptionError: launches: a whole number, not '3' (Config.from_options ...)
+        """
+        import numbers
+
+        for name, kind in _KINDS.items():
+            value = getattr(self, name)
+            if value is None and name in _OPTIONAL:
+                continue
+            if kind == "flag" and _flag(value):
+                object.__setattr__(self, name, bool(value))
+            elif kind == "name" and isinstance(value, str):
+                pass
+            elif kind == "whole" and isinstance(value, numbers.Integral) \
+                    and not isinstance(value, bool):
+                object.__setattr__(self, name, int(value))
+            elif kind == "real" and isinstance(value, numbers.Real) \
+                    and not isinstance(value, bool) and math.isfinite(value):
+                object.__setattr__(self, name, float(value))
+            else:
+                raise OptionError(f"{{opt:{name}}}: {_KIND_WORDS[kind]}, not {value!r}"
+                                  + (" (Config.from_options reads text)"
+                                     if isinstance(value, str) else ""))
 
     @classmethod
     def from_options(cls, **options: OptionValue) -> Config:

@@ -286,6 +286,11 @@ def analyze(matrix: MatrixLike,
     """
     if config is not None and options:
         raise OptionError("give either a Config or options, not both")
+    if config is not None and not isinstance(config, Config):
+        raise OptionError(f"config: a Config (Config.from_options makes one), not "
+                          f"{type(config).__name__}")
+    if name is not None and not isinstance(name, str):
+        raise OptionError(f"name: a text, not {name!r}")
     if isinstance(hw, str) and "," in hw:
         raise OptionError(f"hw={hw!r}: give several specs as a list, e.g. "
                           f"hw={[h.strip() for h in hw.split(',')]!r}")

@@ -16,6 +16,7 @@ from ..model.traffic import Traffic
 from ..structure.classify import Verdict
 from ..structure.features import Structure
 from ..units import si
+from .config import MODEL_SYNONYMS
 
 if TYPE_CHECKING:  # the distributed bounds (and numpy) load with --ranks
     from ..model.ridgeline import RankBound
@@ -131,6 +132,7 @@ class Analysis:
             return {"storage": r.traffic.storage, "d": r.traffic.width,
                     "model": r.traffic.model, "role": r.role}
 
+        model = MODEL_SYNONYMS.get(model, model) if isinstance(model, str) else model
         given = {k: v for k, v in
                  {"storage": storage, "d": d, "model": model, "role": role}.items()
                  if v is not None}

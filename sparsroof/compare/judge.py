@@ -227,9 +227,14 @@ def judge(runs: Iterable[MeasuredRun], hw: str | HwSpec,
     elif not isinstance(hw, str):
         raise OptionError(f"hw: one spec, by name, path or HwSpec (a run may name its own), "
                           f"not {type(hw).__name__}")
+    if isinstance(runs, (str, bytes)) or not hasattr(runs, "__iter__"):
+        raise OptionError(f"runs: MeasuredRun objects (read_runs reads a file of them), not "
+                          f"{type(runs).__name__}")
     judged: list[Judged] = []
     errors: list[RowError] = []
     for run in runs:
+        if not isinstance(run, MeasuredRun):
+            raise OptionError(f"runs: MeasuredRun objects, not {type(run).__name__}")
         if progress:
             progress(f"{run.source}: {run.matrix}")
         try:

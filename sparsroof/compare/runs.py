@@ -122,17 +122,46 @@ class MeasuredRun:
     given: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
-        """A run made in code is held to what a file's row is: a positive finite time.
+        """A run made in code is held to what a file's row is: a positive finite time, a
+        path, names where names go, a timing method and a count of calls it knows.
 
         >>> MeasuredRun("mine", "a.mtx", 0.0)
         Traceback (most recent call last):
         ...
         sparsroof.errors.OptionError: mine: time_s is 0.0, expected a positive number of seconds
+        >>> MeasuredRun("mine", "a.mtx", 1e-5, timing="sync", calls_per_sync=0)
+        Traceback (most recent call last):
+        ...
+        sparsroof.errors.OptionError: mine: calls_per_sync is 0, expected a whole number, 1 or more
         """
         try:
             _seconds(self.time_s, "time_s")
         except FieldError as err:
             raise OptionError(f"{self.source}: {err}") from None
+        wrong = _wrong_field(self)
+        if wrong:
+            raise OptionError(f"{self.source}: {wrong}")
+
+
+def _wrong_field(run: MeasuredRun) -> str:
+    """What a run made in code holds that no file's row could, in words ("" when
+    nothing)."""
+    checks: list[tuple[str, object, bool, str]] = [
+        ("matrix", run.matrix, isinstance(run.matrix, (str, os.PathLike)), "a path"),
+        ("kernel", run.kernel, isinstance(run.kernel, str), "a name"),
+        ("storage", run.storage, isinstance(run.storage, str), "a name"),
+        ("dtype", run.dtype, isinstance(run.dtype, str), "a name"),
+        ("width", run.width, isinstance(run.width, int) and not isinstance(run.width, bool)
+         and run.width >= 1, "a whole number, 1 or more"),
+        ("hw", run.hw, run.hw is None or isinstance(run.hw, str), "a spec's name or path"),
+        ("timing", run.timing, run.timing is None or run.timing in TIMINGS,
+         f"one of {', '.join(TIMINGS)}"),
+        ("calls_per_sync", run.calls_per_sync, run.calls_per_sync is None or (
+            isinstance(run.calls_per_sync, int) and not isinstance(run.calls_per_sync, bool)
+            and run.calls_per_sync >= 1), "a whole number, 1 or more"),
+    ]
+    return next((f"{name} is {shown(value)}, expected {what}"
+                 for name, value, ok, what in checks if not ok), "")
 
 
 @dataclass(frozen=True, slots=True)

@@ -153,6 +153,24 @@ def check_fits(need: float, max_memory: float | None = None) -> str | None:
     return f"needs about {binary(need)} of memory, {why} {binary(have)}"
 
 
+def check_shape(rows: int, cols: int, entries: int) -> str | None:
+    """None when the rows and columns of a matrix already in memory may be measured, else
+    the reason: what a measurement keeps per row and per column must fit the memory this
+    process has (its entries are held already; a file's shape is checked more strictly,
+    as a few bytes of one may declare any shape).
+
+    >>> check_shape(1000, 1000, 5000) is None
+    True
+    >>> print(check_shape(1, 2**40, 0)[:67])
+    its 1 x 1,099,511,627,776 shape, with 0 entries, needs about 32 TiB
+    """
+    shape = _shape_bytes(rows, cols)
+    problem = check_fits(shape)
+    if problem is None:
+        return None
+    return f"its {rows:,} x {cols:,} shape, with {counted(entries, 'entry', 'entries')}, {problem}"
+
+
 def check_load(rows: int, cols: int, entries: int, max_memory: float | None = None,
                value_bytes: int = 8) -> str | None:
     """None when a matrix of this shape and entry count may be loaded, else the reason.

@@ -156,6 +156,30 @@ class Matrix:
                    values, header)
 
 
+def _a_path(path: object, reader: str) -> Path:
+    """``path`` as a Path; anything else is named (a matrix in memory is analysed, not
+    read: ``analyze`` and ``Matrix.from_scipy`` take one)."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise MatrixFileError(f"a {type(path).__name__}", f"not a path: {reader} reads a "
+                                                           "file (analyze and "
+                                                           "Matrix.from_scipy take a matrix)")
+    return Path(path)
+
+
+def _check_memory_option(max_memory: object) -> None:
+    """``max_memory``: None (the limits this process has) or a positive finite number of
+    bytes."""
+    import math
+    import numbers
+
+    if max_memory is None:
+        return
+    if isinstance(max_memory, bool) or not isinstance(max_memory, numbers.Real) \
+            or not 0 < float(max_memory) < math.inf:
+        raise OptionError(f"{{opt:max_memory}}: a positive number of bytes, not "
+                          f"{max_memory!r}")
+
+
 def _check_readable(path: Path) -> None:
     try:
         mode = path.stat().st_mode
@@ -247,7 +271,7 @@ def peek(path: str | Path) -> Header:
     >>> (h.rows, h.cols, h.entries, h.symmetry)
     (3, 3, 2, 'symmetric')
     """
-    path = Path(path)
+    path = _a_path(path, "peek")
     _check_readable(path)
     if path.name.endswith(".smtx"):
         with _open_text(path) as handle:
@@ -350,7 +374,8 @@ def load(path: str | Path, *, max_memory: float | None = None, values: bool = Tr
     >>> (m.shape, m.stored_entries, m.numeric_nonzeros)
     ((3, 3), 3, 1)
     """
-    path = Path(path)
+    path = _a_path(path, "load")
+    _check_memory_option(max_memory)
     _check_readable(path)
     if path.name.endswith(".smtx"):
         header = peek(path)

@@ -36,6 +36,7 @@ between two events when the matrix has no rows).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from ..errors import OptionError
@@ -124,6 +125,8 @@ def memory_terms(spec: HwSpec, nbytes: float, footprint: float | None
     >>> w = 50 * 2**20   # 50 MiB: all of it through L2, 10 MiB of it from HBM
     >>> [(lv.name, round(t * 1e6, 2)) for lv, t in memory_terms(a100, w, w)]
     [('L2', 9.53), ('HBM2e', 5.14)]
+    >>> [(lv.name, round(t * 1e6, 2)) for lv, t in memory_terms(a100, 1e6, 0.0)]
+    [('L2', 0.18), ('HBM2e', 0.0)]
     """
     if footprint is None:
         return [(spec.dram, nbytes / spec.dram.bandwidth.value)]
@@ -132,7 +135,9 @@ def memory_terms(spec: HwSpec, nbytes: float, footprint: float | None
     for level in spec.memory:
         if level.bandwidth is None:  # no speed known: it holds nothing for free
             continue
-        share = 0.0 if footprint <= above else max(0.0, nbytes - above)
+        # the fastest level with a speed supplies every byte (nothing holds them above
+        # it, even for a working set given as 0 B); a slower one, what the faster miss
+        share = 0.0 if terms and footprint <= above else max(0.0, nbytes - above)
         terms.append((level, share / level.bandwidth.value))
         if level.capacity is not None and level is not spec.memory[-1]:
             above += level.capacity.value
@@ -321,21 +326,29 @@ def _given(t: Traffic, spec: HwSpec | str, unit: str, precision: str, launches: 
     if precision not in PRECISIONS:
         raise OptionError(f"unknown precision {precision!r} (choose from "
                           f"{', '.join(PRECISIONS)})")
-    check_timing(timing, calls_per_sync)
+    import numbers
+
+    if isinstance(calls_per_sync, bool) or not isinstance(calls_per_sync, numbers.Integral):
+        raise OptionError(f"calls_per_sync={calls_per_sync!r}: a whole number, 1 or more")
+    check_timing(timing, int(calls_per_sync))
     if isinstance(spec, str):
         from ..hardware.library import load_spec
 
         spec = load_spec(spec)
+    elif not isinstance(spec, HwSpec):
+        raise OptionError(f"spec: one spec, by name, path or HwSpec, not {type(spec).__name__}")
     if isinstance(footprint, str) and footprint == WORKING_SET:
         footprint = t.bytes_total
-    elif footprint is not None and (isinstance(footprint, (str, bool)) or not isinstance(
-            footprint, (int, float)) or not footprint >= 0):
-        raise OptionError(f"footprint={footprint!r}: give bytes, None (main memory) or "
-                          f"{WORKING_SET!r} (the traffic's bytes)")
-    if launches is not None and (isinstance(launches, bool) or not isinstance(launches, int)
-                                 or launches < 0):
+    elif footprint is not None:
+        if isinstance(footprint, (str, bool)) or not isinstance(footprint, numbers.Real) \
+                or not 0 <= footprint < math.inf:
+            raise OptionError(f"footprint={footprint!r}: give bytes, None (main memory) or "
+                              f"{WORKING_SET!r} (the traffic's bytes)")
+        footprint = float(footprint)
+    if launches is not None and (isinstance(launches, bool) or not isinstance(
+            launches, numbers.Integral) or launches < 0):
         raise OptionError(f"launches={launches!r}: a whole number, 0 or more")
-    return spec, launches_for(spec) if launches is None else launches, footprint
+    return spec, launches_for(spec) if launches is None else int(launches), footprint
 
 
 def launches_for(spec: HwSpec) -> int:

@@ -176,6 +176,7 @@ def draw(analyses: Any, path: str | Path | None = None, *, kind: str = "roofline
 
     group = _analyses(analyses)
     _check_size(size)
+    _check_dpi(dpi)
     if len({a.spec for a in group}) > 1:
         raise FigureError("draw analyses of one spec at a time (got "
                           f"{', '.join(sorted({a.spec for a in group}))})")
@@ -206,6 +207,15 @@ def _analyses(given: Any) -> list[Any]:
     if odd:
         raise FigureError(f"draw takes analyses, not {odd[0]}")
     return group
+
+
+def _check_dpi(dpi: Any) -> None:
+    """Dots per inch as the command line takes them: a whole number from 30 to 1200."""
+    import numbers
+
+    if isinstance(dpi, bool) or not isinstance(dpi, numbers.Integral) \
+            or not 30 <= int(dpi) <= 1200:
+        raise FigureError(f"dpi={dpi!r}: a whole number from 30 to 1200")
 
 
 def _check_size(size: Any) -> None:

@@ -344,10 +344,16 @@ def measure(matrix: MatrixLike, pattern: bool = True) -> Structure:
     """
     import numpy as np
 
+    from ..errors import MatrixFileError
+    from ..matrix.limits import check_shape
     from ..matrix.mtx import as_matrix
     from .counts import counts
 
     matrix = as_matrix(matrix)
+    too_large = check_shape(matrix.rows, matrix.cols, matrix.stored_entries)
+    if too_large is not None:  # a file's shape is checked before its load; a matrix made
+        # in memory, here, before the counts per row and column are allocated
+        raise MatrixFileError(matrix.name, f"too large to measure: {too_large}")
     rows, cols, nnz = matrix.rows, matrix.cols, matrix.stored_entries
     c = (counts(matrix.row, matrix.col, rows, cols, _halfwidth(rows, cols),
                 row_counts=matrix.row_counts) if pattern and nnz else None)

@@ -4,6 +4,7 @@ one result is picked by name; a Matrix goes back to scipy."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -145,3 +146,53 @@ def test_runs_are_judged_on_a_spec_object_as_on_its_name() -> None:
     assert [j.violation for j in by_spec] == [False, True]
     with pytest.raises(OptionError, match="hw: one spec"):
         judge(runs, ["a100", "h100-sxm"])  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("call, named", [
+    (lambda: sparsroof.analyze(np.eye(10), launches=1.5), "launches: a whole number"),
+    (lambda: sparsroof.analyze(np.eye(10), cache_roof="no"), "cache_roof: True or False"),
+    (lambda: sparsroof.analyze(np.eye(10), cache_roof=np.array([1, 4])), "True or False"),
+    (lambda: sparsroof.analyze(np.eye(10), timing="sync", calls_per_sync=float("nan")),
+     "calls_per_sync: a whole number"),
+    (lambda: sparsroof.Config(dtype=["fp64"]), "dtype: a name, not ['fp64']"),
+    (lambda: sparsroof.analyze(np.eye(10), config=1), "config: a Config"),
+    (lambda: sparsroof.analyze(np.eye(10), name=["x"]), "name: a text"),
+    (lambda: sparsroof.load(np.eye(3)), "not a path: load reads a file"),
+    (lambda: sparsroof.peek(None), "not a path: peek reads a file"),
+    (lambda: sparsroof.load(LAP, max_memory=float("inf")), "max_memory: a positive number"),
+    (lambda: sparsroof.draw(sparsroof.analyze(np.eye(10)), dpi=0),
+     "dpi=0: a whole number from 30 to 1200"),
+    (lambda: sparsroof.analyze(sp.coo_array((1, 2**40))),
+     "too large to measure: its 1 x 1,099,511,627,776 shape, with 0 entries, needs about"),
+    (lambda: MeasuredRun("r", LAP, 1e-5, timing="sync", calls_per_sync=0),
+     "r: calls_per_sync is 0, expected a whole number"),
+    (lambda: MeasuredRun("r", None, 1e-5), "r: matrix is null, expected a path"),
+])
+def test_the_api_answers_in_its_own_errors(call: object, named: str) -> None:
+    """Values of the wrong kind name the parameter in a SparsroofError (they had raised
+    TypeError, ValueError, AttributeError, OverflowError or MemoryError)."""
+    with pytest.raises(sparsroof.SparsroofError, match=re.escape(named)):
+        call()  # type: ignore[operator]
+
+
+def test_options_as_a_person_writes_them() -> None:
+    """Numbers as text, as the command line gives them, and numpy's scalars."""
+    c = sparsroof.Config.from_options(launches="3", timing="sync", calls_per_sync="2",
+                                      reuse_factor="0.5", cache_roof=np.bool_(False))
+    assert (c.launches, c.calls_per_sync, c.reuse_factor, c.cache_roof) == (3, 2, 0.5, False)
+    a = sparsroof.analyze(np.eye(50), hw="a100")
+    assert a.result("csr", model="optimistic").traffic.model == "compulsory"
+
+
+def test_a_zero_working_set_leaves_the_bytes_to_the_fastest_level() -> None:
+    """footprint=0 had charged no level at all (a bound without a memory term)."""
+    s = sparsroof.measure(sp.random(2000, 2000, density=0.05, random_state=0))
+    t = sparsroof.traffic(s, kernel="spmm", width=16, storage="csr", model="compulsory",
+                          dtype="fp64", index="int32")
+    assert t is not None
+    none = sparsroof.bound(t, "a100", unit="simt", precision="fp64", launches=0, footprint=0)
+    tiny = sparsroof.bound(t, "a100", unit="simt", precision="fp64", launches=0, footprint=1)
+    assert none.memory_s == tiny.memory_s == pytest.approx(t.bytes_total / 5.5e12)
+    assert none.memory_level == "L2"
+    with pytest.raises(OptionError, match="spec: one spec"):
+        sparsroof.bound(t, None, unit="simt", precision="fp64")  # type: ignore[arg-type]
