@@ -112,7 +112,9 @@ class Matrix:
 
     def to_scipy(self) -> coo_array:
         """This matrix as a scipy COO array: its values, or ones for a pattern (or a
-        matrix loaded without values); the way back from :meth:`from_scipy`.
+        matrix loaded without values); the way back from :meth:`from_scipy`, which reads
+        a pattern's ones as a pattern again with ``pattern=True`` (read as values, ones
+        weigh in the value features, and a pruned pattern may classify otherwise).
 
         >>> import scipy.sparse as sp
         >>> Matrix.from_scipy(sp.csr_array([[1.0, 0.0], [0.0, 2.0]])).to_scipy().toarray()
