@@ -3,7 +3,6 @@ them ("1,4,16", "csr,ell", "all") turned into one."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from typing import Any
@@ -13,6 +12,7 @@ from ..hardware.spec import UNITS
 from ..model.timing import DEFAULT_TIMING, check_timing
 from ..model.traffic import INDEX_BYTES, KERNELS, MODELS, STORAGES, VALUE_BYTES
 from ..structure.reorder import ORDERINGS
+from ..userfile.fields import FieldError, flag, number, text, whole_number
 
 __all__ = ["MAX_RANKS", "MAX_WIDTH", "Config", "OptionValue", "whole_numbers"]
 
@@ -44,36 +44,33 @@ def _listed(value: OptionValue) -> list[Any]:
     return list(value)
 
 
-#: the kind of each single-valued field of :class:`Config`
-_KINDS = {"kernel": "name", "dtype": "name", "index": "name", "unit": "name",
-          "precision": "name", "timing": "name", "hyb_split": "name", "launches": "whole",
-          "block_size": "whole", "calls_per_sync": "whole", "reuse_factor": "real",
-          "hub_fraction": "real", "cache_roof": "flag"}
+#: the kind of each single-valued field of :class:`Config` (the least a whole number may
+#: be, for a whole number); a name is checked against its choices by the checks after
+_KINDS: dict[str, str | int] = {
+    "kernel": "name", "dtype": "name", "index": "name", "unit": "name", "precision": "name",
+    "timing": "name", "hyb_split": "name", "launches": 0, "block_size": 1,
+    "calls_per_sync": 1, "reuse_factor": "real", "hub_fraction": "real", "cache_roof": "flag"}
 #: the fields that may be None (the default chooses)
 _OPTIONAL = {"unit", "precision", "launches", "block_size"}
-_KIND_WORDS = {"name": "a name", "whole": "a whole number", "real": "a finite number",
-               "flag": "True or False"}
 
 
-def _flag(value: object) -> bool:
-    """True or False (numpy's too), never text or an array."""
+def _field(name: str, value: Any, from_text: bool = False) -> Any:
+    """``value`` of field ``name`` in its kind, read by the checks a user's file is read
+    by (:mod:`sparsroof.userfile.fields`: never a boolean for a number, numpy's scalars
+    as Python's), ``from_text`` as a person writes it ("3", "0.5"); else a usage error
+    naming the field."""
+    kind, what = _KINDS[name], f"{{opt:{name}}}"
     try:
-        return not isinstance(value, str) and value in (True, False)
-    except (TypeError, ValueError):  # an array's truth is ambiguous
-        return False
-
-
-def _read(name: str, value: OptionValue) -> Any:
-    """A single value as a person writes it: "3" for a whole number, "0.5" for a real
-    one; anything else as given (the Config checks its kind)."""
-    kind = _KINDS.get(name)
-    if isinstance(value, str) and kind in ("whole", "real"):
-        try:
-            return int(value.strip()) if kind == "whole" else float(value.strip())
-        except ValueError:
-            raise OptionError(f"{{opt:{name}}}: {value!r} is not "
-                              f"{_KIND_WORDS[kind]}") from None
-    return value
+        if kind == "name":
+            return text(value, what)
+        if kind == "real":
+            return number(value, what, from_text=from_text)
+        if kind == "flag":
+            return flag(value, what)
+        assert isinstance(kind, int)
+        return whole_number(value, what, from_text=from_text, minimum=kind)
+    except FieldError as err:
+        raise OptionError(str(err)) from None
 
 
 def _normalise(name: str, value: OptionValue) -> Any:
@@ -92,7 +89,7 @@ def _normalise(name: str, value: OptionValue) -> Any:
                       MODELS, extra=("auto",), option="model")
     if name == "reorder":
         return _names([str(v) for v in _listed(value)], list(ORDERINGS), option="reorder")
-    return _read(name, value)
+    return _field(name, value, from_text=True) if name in _KINDS else value
 
 
 @dataclass(frozen=True)
@@ -200,28 +197,12 @@ class Config:
         >>> Config(launches="3")
         Traceback (most recent call last):
         ...
-        sparsroof.errors.OptionError: launches: a whole number, not '3' (Config.from_options ...)
+        sparsroof.errors.OptionError: launches is the string '3', expected a whole number ...
         """
-        import numbers
-
-        for name, kind in _KINDS.items():
+        for name in _KINDS:
             value = getattr(self, name)
-            if value is None and name in _OPTIONAL:
-                continue
-            if kind == "flag" and _flag(value):
-                object.__setattr__(self, name, bool(value))
-            elif kind == "name" and isinstance(value, str):
-                pass
-            elif kind == "whole" and isinstance(value, numbers.Integral) \
-                    and not isinstance(value, bool):
-                object.__setattr__(self, name, int(value))
-            elif kind == "real" and isinstance(value, numbers.Real) \
-                    and not isinstance(value, bool) and math.isfinite(value):
-                object.__setattr__(self, name, float(value))
-            else:
-                raise OptionError(f"{{opt:{name}}}: {_KIND_WORDS[kind]}, not {value!r}"
-                                  + (" (Config.from_options reads text)"
-                                     if isinstance(value, str) else ""))
+            if not (value is None and name in _OPTIONAL):
+                object.__setattr__(self, name, _field(name, value))
 
     @classmethod
     def from_options(cls, **options: OptionValue) -> Config:

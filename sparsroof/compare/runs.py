@@ -143,6 +143,15 @@ class MeasuredRun:
             raise OptionError(f"{self.source}: {wrong}")
 
 
+def _whole(value: object, most: int = 2**31 - 1) -> bool:
+    """Whether ``value`` is a whole number from 1 to ``most``, as a file's field must be."""
+    try:
+        whole_number(value, "", maximum=most)
+    except FieldError:
+        return False
+    return True
+
+
 def _wrong_field(run: MeasuredRun) -> str:
     """What a run made in code holds that no file's row could, in words ("" when
     nothing)."""
@@ -151,14 +160,13 @@ def _wrong_field(run: MeasuredRun) -> str:
         ("kernel", run.kernel, isinstance(run.kernel, str), "a name"),
         ("storage", run.storage, isinstance(run.storage, str), "a name"),
         ("dtype", run.dtype, isinstance(run.dtype, str), "a name"),
-        ("width", run.width, isinstance(run.width, int) and not isinstance(run.width, bool)
-         and run.width >= 1, "a whole number, 1 or more"),
+        ("width", run.width, _whole(run.width, MAX_WIDTH), f"a whole number from 1 to "
+         f"{MAX_WIDTH:,}"),
         ("hw", run.hw, run.hw is None or isinstance(run.hw, str), "a spec's name or path"),
         ("timing", run.timing, run.timing is None or run.timing in TIMINGS,
          f"one of {', '.join(TIMINGS)}"),
-        ("calls_per_sync", run.calls_per_sync, run.calls_per_sync is None or (
-            isinstance(run.calls_per_sync, int) and not isinstance(run.calls_per_sync, bool)
-            and run.calls_per_sync >= 1), "a whole number, 1 or more"),
+        ("calls_per_sync", run.calls_per_sync, run.calls_per_sync is None
+         or _whole(run.calls_per_sync), "a whole number, 1 or more"),
     ]
     return next((f"{name} is {shown(value)}, expected {what}"
                  for name, value, ok, what in checks if not ok), "")

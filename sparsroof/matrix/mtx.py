@@ -171,15 +171,14 @@ def _a_path(path: object, reader: str) -> Path:
 def _check_memory_option(max_memory: object) -> None:
     """``max_memory``: None (the limits this process has) or a positive finite number of
     bytes."""
-    import math
-    import numbers
+    from ..userfile.fields import FieldError, number
 
     if max_memory is None:
         return
-    if isinstance(max_memory, bool) or not isinstance(max_memory, numbers.Real) \
-            or not 0 < float(max_memory) < math.inf:
-        raise OptionError(f"{{opt:max_memory}}: a positive number of bytes, not "
-                          f"{max_memory!r}")
+    try:
+        number(max_memory, "{opt:max_memory}", positive=True)
+    except FieldError as err:
+        raise OptionError(str(err)) from None
 
 
 def _check_readable(path: Path) -> None:

@@ -36,7 +36,6 @@ between two events when the matrix has no rows).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from ..errors import OptionError
@@ -326,29 +325,28 @@ def _given(t: Traffic, spec: HwSpec | str, unit: str, precision: str, launches: 
     if precision not in PRECISIONS:
         raise OptionError(f"unknown precision {precision!r} (choose from "
                           f"{', '.join(PRECISIONS)})")
-    import numbers
+    from ..userfile.fields import FieldError, number, whole_number
 
-    if isinstance(calls_per_sync, bool) or not isinstance(calls_per_sync, numbers.Integral):
-        raise OptionError(f"calls_per_sync={calls_per_sync!r}: a whole number, 1 or more")
-    check_timing(timing, int(calls_per_sync))
+    try:
+        calls_per_sync = whole_number(calls_per_sync, "calls_per_sync")
+        launches = None if launches is None else whole_number(launches, "launches", minimum=0)
+        if not isinstance(footprint, str) and footprint is not None:
+            footprint = number(footprint, "footprint", minimum=0)
+    except FieldError as err:
+        raise OptionError(str(err)) from None
+    check_timing(timing, calls_per_sync)
     if isinstance(spec, str):
         from ..hardware.library import load_spec
 
         spec = load_spec(spec)
     elif not isinstance(spec, HwSpec):
         raise OptionError(f"spec: one spec, by name, path or HwSpec, not {type(spec).__name__}")
-    if isinstance(footprint, str) and footprint == WORKING_SET:
-        footprint = t.bytes_total
-    elif footprint is not None:
-        if isinstance(footprint, (str, bool)) or not isinstance(footprint, numbers.Real) \
-                or not 0 <= footprint < math.inf:
+    if isinstance(footprint, str):
+        if footprint != WORKING_SET:
             raise OptionError(f"footprint={footprint!r}: give bytes, None (main memory) or "
                               f"{WORKING_SET!r} (the traffic's bytes)")
-        footprint = float(footprint)
-    if launches is not None and (isinstance(launches, bool) or not isinstance(
-            launches, numbers.Integral) or launches < 0):
-        raise OptionError(f"launches={launches!r}: a whole number, 0 or more")
-    return spec, launches_for(spec) if launches is None else int(launches), footprint
+        footprint = t.bytes_total
+    return spec, launches_for(spec) if launches is None else launches, footprint
 
 
 def launches_for(spec: HwSpec) -> int:

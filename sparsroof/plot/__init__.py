@@ -211,11 +211,12 @@ def _analyses(given: Any) -> list[Any]:
 
 def _check_dpi(dpi: Any) -> None:
     """Dots per inch as the command line takes them: a whole number from 30 to 1200."""
-    import numbers
+    from ..userfile.fields import FieldError, whole_number
 
-    if isinstance(dpi, bool) or not isinstance(dpi, numbers.Integral) \
-            or not 30 <= int(dpi) <= 1200:
-        raise FigureError(f"dpi={dpi!r}: a whole number from 30 to 1200")
+    try:
+        whole_number(dpi, "dpi", minimum=30, maximum=1200)
+    except FieldError as err:
+        raise FigureError(str(err)) from None
 
 
 def _check_size(size: Any) -> None:

@@ -88,8 +88,17 @@ def described(value: Any) -> str:
     return type(value).__name__
 
 
+def _plain(value: Any) -> Any:
+    """A numpy scalar as the Python number or boolean it holds (a library caller's value,
+    never a file's); anything else as it is."""
+    if type(value).__module__ == "numpy" and getattr(value, "ndim", None) == 0:
+        return value.item()
+    return value
+
+
 def _parsed(value: Any, from_text: bool) -> Any:
     """``value``, a CSV cell's text parsed as a number where ``from_text``."""
+    value = _plain(value)
     if not (from_text and isinstance(value, str)):
         return value
     try:
@@ -237,6 +246,7 @@ def flag(value: Any, what: str, *, from_text: bool = False) -> bool:
     ...
     sparsroof.userfile.fields.FieldError: completed is the string 'false', expected true or false
     """
+    value = _plain(value)
     if isinstance(value, bool):
         return value
     if from_text and isinstance(value, str) and value.strip().lower() in (*_TRUE, *_FALSE):

@@ -87,11 +87,14 @@ def test_bound_defaults_credit_the_cache_and_the_launch() -> None:
     ({"unit": "gpu", "precision": "fp64"}, "unknown compute unit 'gpu'"),
     ({"unit": "simt", "precision": "fp65"}, "unknown precision 'fp65'"),
     ({"unit": "simt", "precision": "fp64", "timing": "warm"}, "unknown method 'warm'"),
-    ({"unit": "simt", "precision": "fp64", "calls_per_sync": 0}, "at least 1 call"),
+    ({"unit": "simt", "precision": "fp64", "calls_per_sync": 0},
+     "calls_per_sync is 0, expected a whole number"),
     ({"unit": "simt", "precision": "fp64", "footprint": "all"}, "footprint='all'"),
-    ({"unit": "simt", "precision": "fp64", "footprint": True}, "footprint=True"),
-    ({"unit": "simt", "precision": "fp64", "footprint": -1.0}, "footprint=-1.0"),
-    ({"unit": "simt", "precision": "fp64", "launches": -1}, "launches=-1: a whole number"),
+    ({"unit": "simt", "precision": "fp64", "footprint": True},
+     "footprint is true, expected a finite number"),
+    ({"unit": "simt", "precision": "fp64", "footprint": -1.0}, "footprint is -1, below 0"),
+    ({"unit": "simt", "precision": "fp64", "launches": -1},
+     "launches is -1, expected a whole number from 0"),
 ])
 def test_bound_refuses_what_no_spec_holds(kwargs: dict[str, object], named: str) -> None:
     t = Traffic("spmv", 1, "csr", "compulsory", "fp64", "int32", 2e3, 2e3, 1.2e4, 800, 800)
